@@ -1,0 +1,3 @@
+from ttgen.cli import main
+
+raise SystemExit(main())

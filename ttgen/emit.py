@@ -1,0 +1,313 @@
+"""Kernel model -> launcher module text.
+
+One function per part of the generated module: header, imports, module-level aliases, and per
+kernel a TypedDict of its arguments, a `runtime.Launcher`, and a class whose ``run()`` is
+straight-line code: one predicate over every argument, the grid, the stream, the specialization
+key as one tuple, one cache lookup and one launch call.  The emitted text is deterministic.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from ttgen import model
+
+# Split so that this file is not itself taken for generated code by tools that grep for it.
+MARKER = "@" + "generated"
+
+# Launch options of run(): name, annotation, default (Triton's CUDA backend defaults).
+OPTIONS = (
+    ("num_warps", "int", "4"),
+    ("num_stages", "int", "3"),
+    ("num_ctas", "int", "1"),
+    ("maxnreg", "int | None", "None"),
+    ("launch_cooperative_grid", "bool", "False"),
+    ("launch_pdl", "bool", "False"),
+)
+# Locals of run(); a kernel parameter with one of these names would shadow them.
+LOCALS = ("_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch")
+MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")
+
+
+def reserved_names(kernel: model.Kernel) -> set[str]:
+    """Names the generated code for ``kernel`` uses, which its parameters must not take."""
+    names = set(LOCALS) | set(MODULE_NAMES) | {f"_{kernel.name}"}
+    names |= {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
+    names |= {_dtype_alias(d) for d in model.DTYPES}
+    return names
+
+
+def top_level_names(kernel: model.Kernel) -> tuple[str, ...]:
+    """Module-level names a kernel's launcher defines (for clash detection)."""
+    return (kernel.name, args_class(kernel), f"_{kernel.name}")
+
+
+def args_class(kernel: model.Kernel) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in kernel.name.split("_") if part) + "Args"
+
+
+@dataclass
+class _Writer:
+    lines: list[str] = field(default_factory=list)
+    dtypes: set[str] = field(default_factory=set)
+
+    def add(self, text: str = "", indent: int = 0) -> None:
+        self.lines.append("    " * indent + text if text else "")
+
+
+def emit_module(module: model.KernelModule, source_path: str) -> str:
+    """The launcher module for ``module``; ``source_path`` is shown relative to the output."""
+    body = _Writer()
+    for kernel in module.kernels:
+        _emit_kernel(body, module, kernel)
+    out = _Writer()
+    out.add(f"# {MARKER} by ttgen from {source_path} (sha256 {module.source_hash}).")
+    out.add("# Do not edit: re-run ttgen on the kernel module instead.")
+    out.add(f'"""Typed launchers for the Triton kernels in {module.module}."""')
+    out.add()
+    out.add("from __future__ import annotations")
+    out.add()
+    out.add("import typing as _typing")
+    out.add()
+    out.add("import torch as _torch")
+    out.add()
+    out.add(f"import {module.module} as _source")
+    out.add("import ttgen.runtime as _rt")
+    out.add()
+    out.add("_data_ptr = _rt.data_ptr")
+    out.add("_get_device = _rt.get_device")
+    for dtype in sorted(body.dtypes):
+        out.add(f"{_dtype_alias(dtype)} = _torch.{model.DTYPES[dtype][0]}")
+    out.lines.extend(body.lines)
+    return "\n".join(out.lines).rstrip("\n") + "\n"
+
+
+def _dtype_alias(dtype: str) -> str:
+    return f"_{dtype}"
+
+
+def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -> None:
+    launcher = f"_{kernel.name}"
+    args = args_class(kernel)
+    w.add()
+    w.add()
+    w.add(f"class {args}(_typing.TypedDict):")
+    w.add(f'"""The arguments of {kernel.name}, as a callable grid receives them."""', 1)
+    w.add()
+    for param in kernel.params:
+        w.add(f"{param.name}: {_annotation(param.type)}", 1)
+    if not kernel.params:
+        w.add("pass", 1)
+    w.add()
+    w.add()
+    w.add(f"{launcher} = _rt.Launcher(")
+    w.add("_source,", 1)
+    w.add(f'"{kernel.name}",', 1)
+    w.add(f'"{kernel.fingerprint}",', 1)
+    w.add("(", 1)
+    for param in kernel.params:
+        w.add(_spec(w, param) + ",", 2)
+    w.add("),", 1)
+    w.add(")")
+    w.add()
+    w.add()
+    w.add(f"class {kernel.name}:")
+    w.add(f'"""Launches ``{kernel.name}`` (line {kernel.position.line} of its module)."""', 1)
+    w.add()
+    w.add(f"Args = {args}", 1)
+    w.add()
+    w.add("@staticmethod", 1)
+    w.add("def run(", 1)
+    w.add("*,", 2)
+    for param in kernel.params:
+        w.add(f"{param.name}: {_annotation(param.type)}{_default(launcher, param)},", 2)
+    w.add(f"grid: _rt.Grid[{args}],", 2)
+    for name, annotation, default in OPTIONS:
+        w.add(f"{name}: {annotation} = {default},", 2)
+    w.add("stream: _rt.Stream = None,", 2)
+    w.add(") -> None:", 1)
+    _emit_body(w, kernel, launcher, args)
+
+
+def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
+    names = [p.name for p in kernel.params]
+    values = _tuple(names)
+    w.add("_device = _rt.current_device()", 2)
+    checks = [c for c in (_check(w, p) for p in kernel.params) if c != "True"]
+    if checks:
+        w.add("try:", 2)
+        w.add("_ok = (", 3)
+        for i, check in enumerate(checks):
+            w.add(("and " if i else "") + check, 4)
+        w.add(")", 3)
+        w.add("except (AttributeError, TypeError):", 2)
+        w.add("_ok = False", 3)
+        w.add("if not _ok:", 2)
+        w.add(f"{values} = {launcher}.accept(_device, {values})", 3)
+    call = ", ".join(f"{n}={n}" for n in names)
+    w.add("if grid.__class__ is tuple:", 2)
+    w.add("_grid = grid", 3)
+    w.add("else:", 2)
+    w.add(f"_grid = {launcher}.call_grid(grid, {args}({call}))", 3)
+    w.add(f"_g0, _g1, _g2 = {launcher}.grid3(_grid)", 2)
+    w.add("if stream is None:", 2)
+    w.add("_stream = _rt.current_stream(_device)", 3)
+    w.add("else:", 2)
+    w.add(f"_stream = {launcher}.as_stream(stream)", 3)
+    tensors = [p for p in kernel.params if isinstance(p.type, model.TensorType)]
+    for p in tensors:
+        read = f"_data_ptr({p.name})"
+        if p.type.optional:  # type: ignore[union-attr]
+            read = f"0 if {p.name} is None else {read}"
+        w.add(f"_ptr_{p.name} = {read}", 2)
+    w.add("_key = (", 2)
+    w.add("_device,", 3)
+    w.add(", ".join(name for name, _, _ in OPTIONS) + ",", 3)
+    w.add("_rt.knobs_key(),", 3)
+    for part in _key_parts(kernel):
+        w.add(part + ",", 3)
+    w.add(")", 2)
+    w.add(f"_launch = {launcher}.cache.get(_key)", 2)
+    w.add(f"if _launch is None or {launcher}.busy():", 2)
+    options = ", ".join(f"{name}={name}" for name, _, _ in OPTIONS)
+    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {values}, dict({options}))", 3)
+    w.add("else:", 2)
+    passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
+    w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
+
+
+def _tuple(items: list[str]) -> str:
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return f"({', '.join(items)})"
+
+
+def _annotation(kind: model.ParamType) -> str:
+    if isinstance(kind, model.TensorType):
+        return "_torch.Tensor | None" if kind.optional else "_torch.Tensor"
+    if isinstance(kind, model.ScalarType):
+        return kind.kind
+    if isinstance(kind, model.ConstexprType):
+        if kind.values is not None:
+            text = f"_typing.Literal[{', '.join(repr(v) for v in kind.values)}]"
+        elif kind.kind is not None:
+            text = kind.kind
+        else:
+            return "_typing.Any"
+        return f"{text} | None" if kind.optional else text
+    return "_typing.Any"
+
+
+def _default(launcher: str, param: model.Param) -> str:
+    default = param.default
+    if default is None:
+        return ""
+    if default.literal:
+        return f" = {default.value!r}"
+    return f' = {launcher}.default("{param.name}")'
+
+
+def _spec(w: _Writer, param: model.Param) -> str:
+    kind, name = param.type, f'"{param.name}"'
+    if isinstance(kind, model.TensorType):
+        w.dtypes.update(kind.dtypes)
+        dtypes = _tuple([_dtype_alias(d) for d in kind.dtypes]) if kind.dtypes else "()"
+        return f"_rt.Tensor({name}, {dtypes}{', optional=True' if kind.optional else ''})"
+    if isinstance(kind, model.ScalarType):
+        if kind.kind == "bool":
+            return f"_rt.Bool({name})"
+        if kind.kind == "float":
+            return f'_rt.Float({name}, "{kind.dtype}", {_FLOAT_MAX[kind.dtype]!r})'
+        low, high = model.INT_RANGES[kind.dtype]
+        return f'_rt.Int({name}, "{kind.dtype}", {low}, {high})'
+    if isinstance(kind, model.ConstexprType):
+        parts = [name]
+        if kind.kind is not None:
+            parts.append(kind.kind)
+        if kind.values is not None:
+            parts.append("values=" + _tuple([repr(v) for v in kind.values]))
+        if kind.optional:
+            parts.append("optional=True")
+        return f"_rt.Constexpr({', '.join(parts)})"
+    return f"_rt.Dynamic({name})"
+
+
+_FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}
+
+
+def _check(w: _Writer, param: model.Param) -> str:
+    """The inline predicate for one argument: a fast subset of its runtime.Spec's rules."""
+    kind, n = param.type, param.name
+    if isinstance(kind, model.TensorType):
+        aliases = [_dtype_alias(d) for d in kind.dtypes]
+        if not aliases:
+            dtype = f"{n}.dtype in _rt.POINTER_DTYPES"
+        elif len(aliases) == 1:
+            dtype = f"{n}.dtype is {aliases[0]}"
+        else:
+            dtype = "(" + " or ".join(f"{n}.dtype is {a}" for a in aliases) + ")"
+        check = f"{dtype} and _get_device({n}) == _device"
+        return f"({n} is None or {check})" if kind.optional else check
+    if isinstance(kind, model.ScalarType):
+        if kind.kind == "bool":
+            return f"{n}.__class__ is bool"
+        if kind.kind == "float":
+            largest = _FLOAT_MAX[kind.dtype]
+            if kind.dtype == "float64":
+                return f"{n}.__class__ is float"
+            return f"{n}.__class__ is float and {-largest!r} <= {n} <= {largest!r}"
+        low, high = model.INT_RANGES[kind.dtype]
+        return f"{n}.__class__ is int and {low} <= {n} <= {high}"
+    if isinstance(kind, model.ConstexprType):
+        if kind.values is not None:
+            kinds = {type(v).__name__ for v in kind.values}
+            if len(kinds) == 1:
+                check = f"{n}.__class__ is {kinds.pop()} and {n} in {_tuple([repr(v) for v in kind.values])}"
+            else:
+                pairs = [f"({type(v).__name__}, {v!r})" for v in kind.values]
+                check = f"({n}.__class__, {n}) in {_tuple(pairs)}"
+        elif kind.kind is not None:
+            check = f"{n}.__class__ is {kind.kind}"
+        else:
+            return f"{n}.__hash__ is not None"
+        return f"({n} is None or {check})" if kind.optional else check
+    return "True"
+
+
+def _key_parts(kernel: model.Kernel) -> list[str]:
+    """The specialization key: one component per way Triton can specialize an argument."""
+    parts: list[str] = []
+    aligned = [
+        p for p in kernel.params
+        if isinstance(p.type, model.TensorType) and p.specialize and p.specialize_alignment
+    ]
+    if len(aligned) == 1:
+        parts.append(f"_ptr_{aligned[0].name} & 15 == 0")
+    elif aligned:
+        # One test over the OR of all pointers; the per-pointer bits only when one is unaligned.
+        ored = " | ".join(f"_ptr_{p.name}" for p in aligned)
+        bits = ", ".join(f"_ptr_{p.name} & 15 == 0" for p in aligned)
+        parts.append(f"({ored}) & 15 == 0 or ({bits})")
+    for p in kernel.params:
+        kind, n = p.type, p.name
+        if isinstance(kind, model.TensorType):
+            if len(kind.dtypes) != 1:
+                parts.append(f"None if {n} is None else {n}.dtype" if kind.optional else f"{n}.dtype")
+            elif kind.optional:
+                parts.append(f"{n} is None")
+        elif isinstance(kind, model.ScalarType) and kind.kind == "int" and p.specialize:
+            if p.specialize_alignment:
+                parts.append(f"None if {n} == 1 else {n} & 15 == 0")
+            else:
+                parts.append(f"{n} == 1")
+        elif isinstance(kind, model.ConstexprType):
+            parts.append(n)
+        elif isinstance(kind, model.DynamicType):
+            parts.append(f"_rt.dynamic_key({n}, {p.specialize}, {p.specialize_alignment})")
+    return parts

@@ -1,0 +1,535 @@
+"""What generated launchers import at run time (torch and Triton only, never libcst).
+
+A generated ``run()`` does the cheap work inline: one predicate over all arguments, the
+specialization key as one tuple, one dict lookup, one call of a prepared launch function.  This
+module holds everything that is not on that straight line:
+
+* `Launcher`: one per kernel.  Checks at import that the kernel still has the signature the
+  launcher was generated from, owns the per-key cache of launch functions, explains rejected
+  arguments (`Launcher.accept`), and runs the slow path (`Launcher.launch_slow`): a cache miss,
+  active launch hooks, pre-run hooks, global-value checks and the interpreter all go through
+  Triton's own ``JITFunction.run``, so Triton compiles and picks the binary.
+* the argument specs (`Tensor`, `Int`, `Float`, `Bool`, `Constexpr`, `Dynamic`): the rules and
+  messages the inline predicate is a fast subset of.
+* the launch adapters (`_launch_function`): Triton's native launch entry point, called with the
+  calling convention of the installed Triton version, or ``CompiledKernel.run`` for versions and
+  kernels they do not cover.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import textwrap
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from types import ModuleType
+from typing import Any, TypeVar, Union
+
+import torch
+import triton
+import triton.language as tl
+from triton import knobs
+from triton.runtime.jit import JITFunction
+
+from ttgen.fingerprint import find_function, fingerprint
+
+# Unbound C methods: faster than bound lookups, and they reject non-tensors with TypeError.
+data_ptr = torch.Tensor.data_ptr
+get_device = torch.Tensor.get_device
+
+_T = TypeVar("_T")
+GridTuple = Union[tuple[int], tuple[int, int], tuple[int, int, int]]
+# A grid is 1 to 3 ints, or a callable that receives the arguments (a TypedDict) and returns one.
+Grid = Union[GridTuple, Callable[[_T], GridTuple]]
+Stream = Union[int, "torch.cuda.Stream", None]
+LaunchFunction = Callable[[int, int, int, int, tuple[Any, ...]], Any]
+
+# CUDA's grid limits: x up to 2**31 - 1 blocks, y and z up to 65535.
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+# Dtypes Triton can pass as pointers (complex and quantized dtypes make it fail).
+POINTER_DTYPES = frozenset(
+    {
+        torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+        torch.float16, torch.bfloat16, torch.float32, torch.float64,
+        torch.float8_e4m3fn, torch.float8_e5m2,
+    }
+    | {getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)}
+)
+_VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
+
+
+class StaleLauncherError(ImportError):
+    """The kernel's source no longer has the signature its launcher was generated from."""
+
+
+# -- current device and stream -------------------------------------------------------------------
+
+
+def current_device() -> int:
+    """The device launches go to.  Rebinds itself to the fastest exact query on first use."""
+    _resolve_device_functions()
+    return current_device()
+
+
+def current_stream(device: int) -> int:
+    """The raw handle of the current stream on ``device`` (torch's, as Triton uses)."""
+    _resolve_device_functions()
+    return current_stream(device)
+
+
+def _resolve_device_functions() -> None:
+    global current_device, current_stream
+    if knobs.runtime.interpret:
+        # The interpreter runs on the host; tensors live on the CPU unless CUDA is there.
+        if torch.cuda.is_available():
+            current_device = torch.cuda.current_device
+            current_stream = _torch_stream
+        else:
+            current_device, current_stream = _host_device, _host_stream
+        return
+    active = triton.runtime.driver.active
+    device, stream = active.get_current_device, active.get_current_stream
+    if device is torch.cuda.current_device:
+        device()  # torch's lazy CUDA initialisation, once; then the bare query is exact
+        device = torch._C._cuda_getDevice
+    current_device, current_stream = device, stream
+
+
+def _host_device() -> int:
+    return -1
+
+
+def _host_stream(device: int) -> int:
+    return 0
+
+
+def _torch_stream(device: int) -> int:
+    return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def device_name(device: int) -> str:
+    return "cpu" if device < 0 else f"cuda:{device}"
+
+
+# -- argument specs: the full rules behind the inline predicate ---------------------------------
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dtype} tensor on {value.device}"
+    if value is None:
+        return "None"
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+class ArgumentError(Exception):
+    """Raised by a spec; `Launcher.accept` turns it into TypeError or ValueError with context."""
+
+    def __init__(self, cls: type[Exception], expected: str, value: object) -> None:
+        super().__init__(expected)
+        self.cls, self.expected, self.value = cls, expected, value
+
+
+class Spec:
+    """One parameter's rules.  ``accept`` returns the value to launch with, or raises."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def accept(self, value: object, device: int) -> object:
+        raise NotImplementedError
+
+    def for_interpreter(self, value: object) -> object:
+        return value
+
+
+class Tensor(Spec):
+    def __init__(self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False) -> None:
+        super().__init__(name)
+        self.dtypes, self.optional = tuple(dtypes), optional
+
+    def expected(self, device: int) -> str:
+        kinds = " or ".join(str(d) for d in self.dtypes) if self.dtypes else "any-dtype"
+        text = f"a {kinds} tensor on {device_name(device)}"
+        return text + " or None" if self.optional else text
+
+    def accept(self, value: object, device: int) -> object:
+        if value is None and self.optional:
+            return None
+        if not isinstance(value, torch.Tensor):
+            raise ArgumentError(TypeError, self.expected(device), value)
+        if value.dtype not in (self.dtypes or POINTER_DTYPES):
+            raise ArgumentError(TypeError, self.expected(device), value)
+        if value.get_device() != device:
+            where = "the current device" if device >= 0 else "the host, as the interpreter runs"
+            raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
+        return value
+
+
+class Int(Spec):
+    def __init__(self, name: str, dtype: str, low: int, high: int) -> None:
+        super().__init__(name)
+        self.dtype, self.low, self.high = dtype, low, high
+
+    def accept(self, value: object, device: int) -> object:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ArgumentError(TypeError, f"an int ({self.dtype})", value)
+        if not self.low <= value <= self.high:
+            raise ArgumentError(
+                ValueError, f"an {self.dtype} in [{self.low}, {self.high}]", value
+            )
+        return int(value)
+
+
+class Float(Spec):
+    """A float scalar.  Ints are accepted and converted, as Python's numeric tower allows."""
+
+    def __init__(self, name: str, dtype: str, largest: float) -> None:
+        super().__init__(name)
+        self.dtype, self.largest = dtype, largest
+
+    def accept(self, value: object, device: int) -> object:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ArgumentError(TypeError, f"a float ({self.dtype})", value)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number) and abs(number) > self.largest:
+            raise ArgumentError(
+                ValueError, f"a finite float that fits {self.dtype} (|x| <= {self.largest:g})", value
+            )
+        if math.isinf(number) and not isinstance(value, float):
+            raise ArgumentError(ValueError, f"a float that fits {self.dtype}", value)
+        return number
+
+    def for_interpreter(self, value: object) -> object:
+        return value
+
+
+class Bool(Spec):
+    def accept(self, value: object, device: int) -> object:
+        if not isinstance(value, bool):
+            raise ArgumentError(TypeError, "a bool", value)
+        return value
+
+    def for_interpreter(self, value: object) -> object:
+        # Triton 3.6's interpreter cannot take a Python bool scalar (its _implicit_cvt makes an
+        # int32 array of an int1 type); an int is read the same way by `if flag:`.
+        return int(bool(value)) if _VERSION < (3, 7) else value
+
+
+class Constexpr(Spec):
+    def __init__(
+        self,
+        name: str,
+        kind: type | None = None,
+        values: tuple[object, ...] | None = None,
+        optional: bool = False,
+    ) -> None:
+        super().__init__(name)
+        self.kind, self.values, self.optional = kind, values, optional
+
+    def expected(self) -> str:
+        if self.values is not None:
+            text = "one of " + ", ".join(repr(v) for v in self.values)
+        elif self.kind is not None:
+            text = f"a {self.kind.__name__}"
+        else:
+            text = "a hashable value"
+        return text + " or None" if self.optional else text
+
+    def accept(self, value: object, device: int) -> object:
+        if value is None and (self.optional or self.kind is None and self.values is None):
+            return None
+        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if self.kind is not None and not _is_kind(value, self.kind):
+            raise ArgumentError(TypeError, self.expected(), value)
+        if self.values is not None and not any(
+            type(value) is type(v) and value == v for v in self.values
+        ):
+            raise ArgumentError(ValueError, self.expected(), value)
+        try:
+            hash(value)
+        except TypeError:
+            raise ArgumentError(TypeError, self.expected(), value) from None
+        return _exact(value, self.kind)
+
+    def for_interpreter(self, value: object) -> object:
+        return tl.constexpr(value)
+
+
+class Dynamic(Spec):
+    """An unannotated parameter: passed through as it comes; Triton specializes it."""
+
+    def accept(self, value: object, device: int) -> object:
+        return value
+
+
+def _is_kind(value: object, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _exact(value: object, kind: type | None) -> object:
+    """int/float/str subclasses (IntEnum, ...) become the base type, so keys stay exact."""
+    if kind is int and type(value) is not int:
+        return int(value)  # type: ignore[call-overload]
+    if kind is str and type(value) is not str:
+        return str(value)
+    return value
+
+
+# -- the slow path and the launch adapters -------------------------------------------------------
+
+
+class Launcher:
+    """Everything a generated launcher needs that is not on its inline fast path."""
+
+    def __init__(self, module: ModuleType, name: str, signature: str, params: Sequence[Spec]) -> None:
+        kernel = getattr(module, name, None)
+        if kernel is None or not hasattr(kernel, "fn"):
+            raise StaleLauncherError(
+                f"{module.__name__} has no Triton kernel '{name}' any more; re-run ttgen"
+            )
+        self.name = name
+        self.kernel: Any = kernel
+        self.params = tuple(params)
+        self.interpreted = not isinstance(kernel, JITFunction)
+        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        self.lock = threading.Lock()
+        self.defaults = {
+            p.name: p.default for p in inspect.signature(kernel.fn).parameters.values()
+        }
+        self._check_signature(module, signature)
+
+    def _check_signature(self, module: ModuleType, expected: str) -> None:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(self.kernel.fn)))
+            func = find_function(tree, self.name)
+            found = fingerprint(func) if func is not None else "missing"
+        except (OSError, SyntaxError):
+            found = "unreadable"
+        if found != expected:
+            raise StaleLauncherError(
+                f"kernel '{self.name}' in {module.__name__} ({inspect.getfile(module)}) changed "
+                "since its launcher was generated (its signature differs); re-run ttgen"
+            )
+
+    def default(self, name: str) -> Any:
+        """A non-literal parameter default, as the kernel's module computed it."""
+        return self.defaults[name]
+
+    # -- rejected arguments ------------------------------------------------------------------
+
+    def accept(self, device: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Check ``args`` against the full rules: the normalized args, or a clear error."""
+        accepted = []
+        for spec, value in zip(self.params, args):
+            try:
+                accepted.append(spec.accept(value, device))
+            except ArgumentError as exc:
+                raise exc.cls(
+                    f"{self.name}: argument '{spec.name}' expected {exc.expected}, "
+                    f"got {_describe(exc.value)}"
+                ) from None
+        return tuple(accepted)
+
+    def grid3(self, grid: object) -> tuple[int, int, int]:
+        if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
+            raise self._grid_error(grid)
+        dims = (*grid, 1, 1)[:3]
+        for dim, limit in zip(dims, GRID_LIMITS):
+            if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim <= limit:
+                raise self._grid_error(grid)
+        return dims[0], dims[1], dims[2]
+
+    def _grid_error(self, grid: object) -> Exception:
+        cls = TypeError if not isinstance(grid, (tuple, list)) else ValueError
+        if isinstance(grid, (tuple, list)) and any(
+            not isinstance(d, int) or isinstance(d, bool) for d in grid
+        ):
+            cls = TypeError
+        return cls(
+            f"{self.name}: grid expected a tuple of 1 to 3 ints, each in [0, limit] "
+            f"(limits {GRID_LIMITS[0]}, {GRID_LIMITS[1]}, {GRID_LIMITS[2]}), or a callable "
+            f"returning one, got {_describe(grid)}"
+        )
+
+    def call_grid(self, grid: object, args: Any) -> object:
+        if not callable(grid):
+            raise self._grid_error(grid)
+        return grid(args)
+
+    def as_stream(self, stream: object) -> int:
+        if isinstance(stream, torch.cuda.Stream):
+            return int(stream.cuda_stream)
+        if isinstance(stream, int) and not isinstance(stream, bool) and stream >= 0:
+            return int(stream)
+        raise TypeError(
+            f"{self.name}: stream expected None, a torch.cuda.Stream or a raw stream handle "
+            f"(an int >= 0), got {_describe(stream)}"
+        )
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        for key, value in options.items():
+            ok = isinstance(value, bool) if key.startswith("launch_") else (
+                isinstance(value, int) and not isinstance(value, bool) and value > 0
+            )
+            if not ok:
+                raise TypeError(
+                    f"{self.name}: launch option '{key}' expected "
+                    f"{'a bool' if key.startswith('launch_') else 'a positive int'}, "
+                    f"got {_describe(value)}"
+                )
+
+    # -- the slow path -------------------------------------------------------------------------
+
+    def busy(self) -> bool:
+        """True when a launch must go through Triton's own run() to behave as Triton does."""
+        kernel = self.kernel
+        enter, leave = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
+        return bool(
+            kernel.pre_run_hooks
+            or kernel.used_global_vals
+            or getattr(enter, "calls", True)
+            or getattr(leave, "calls", True)
+        )
+
+    def launch_slow(
+        self,
+        key: tuple[Any, ...],
+        grid: tuple[int, ...],
+        stream: int,
+        args: tuple[Any, ...],
+        options: dict[str, Any],
+    ) -> None:
+        """Launch through Triton's JITFunction.run; on a miss, remember what it compiled."""
+        options = {k: v for k, v in options.items() if v is not None}
+        self.check_options(options)
+        if self.interpreted:
+            self._interpret(grid, args)
+            return
+        with self._on_stream(key[0], stream):
+            if key in self.cache:
+                self.kernel.run(*args, grid=grid, warmup=False, **options)
+                return
+            with self.lock:  # one compile per key, however many threads miss at once
+                compiled = self.kernel.run(*args, grid=grid, warmup=False, **options)
+                if compiled is not None and key not in self.cache:
+                    if hasattr(compiled, "result") and not hasattr(compiled, "function"):
+                        compiled = compiled.result()
+                    self.cache[key] = _launch_function(compiled)
+
+    def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
+        if stream == current_stream(device):
+            return nullcontext()
+        return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device))
+
+    def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
+        values = [spec.for_interpreter(value) for spec, value in zip(self.params, args)]
+        self.kernel[grid](*values)
+
+
+def _launch_function(kernel: Any) -> LaunchFunction:
+    """A function ``(g0, g1, g2, stream, args)`` that launches ``kernel`` with no hooks.
+
+    Going below ``CompiledKernel.run`` saves Triton's Python launcher frame and its scratch
+    bookkeeping; each Triton version's native calling convention lives in one adapter below.
+    Kernels that need scratch memory, or versions with no adapter, use ``CompiledKernel.run``.
+    """
+    launcher = kernel.run  # first access loads the module on the current device
+    adapter = _ADAPTERS.get(_VERSION)
+    needs_scratch = getattr(launcher, "global_scratch_size", 1) or getattr(
+        launcher, "profile_scratch_size", 1
+    )
+    if adapter is not None and not needs_scratch:
+        direct = adapter(kernel, launcher)
+        if direct is not None:
+            return direct
+    function, metadata = kernel.function, kernel.packed_metadata
+
+    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
+        launcher(g0, g1, g2, stream, function, metadata, None, None, None, *args)
+
+    return launch
+
+
+def _adapter_36(kernel: Any, launcher: Any) -> LaunchFunction | None:
+    # 3.6: the per-signature C module's launch(gX, gY, gZ, stream, function, cooperative, pdl,
+    # global_scratch, profile_scratch, packed_metadata, launch_metadata, enter, exit, *args).
+    native, function, metadata = launcher.launch, kernel.function, kernel.packed_metadata
+    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
+
+    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
+        native(g0, g1, g2, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
+
+    return launch
+
+
+def _adapter_39(kernel: Any, launcher: Any) -> LaunchFunction | None:
+    # 3.9: the generic cuda_utils.launch(gX, gY, gZ, stream, function, cooperative, pdl,
+    # packed_metadata, launch_metadata, enter, exit, global_scratch, profile_scratch,
+    # arg_annotations, kernel_signature, args_tuple).  Tensor descriptors and GSan need the
+    # Python wrapper, so those kernels keep CompiledKernel.run.
+    native = launcher.launch
+    if getattr(launcher, "gsan_enabled", True) or native is not triton.runtime.driver.active.utils.launch:
+        return None
+    function, metadata = kernel.function, kernel.packed_metadata
+    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
+    annotations, signature = launcher.arg_annotations, launcher.kernel_signature
+
+    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
+        native(g0, g1, g2, stream, function, cooperative, pdl, metadata, None, None, None,
+               None, None, annotations, signature, args)
+
+    return launch
+
+
+_ADAPTERS: dict[tuple[int, ...], Callable[[Any, Any], LaunchFunction | None]] = {
+    (3, 6): _adapter_36,
+    (3, 9): _adapter_39,
+}
+
+
+def knobs_key() -> tuple[object, ...]:
+    """The knobs Triton folds into its in-memory cache key, read as Triton reads them."""
+    if _VERSION >= (3, 9):
+        return (
+            knobs.runtime.debug,
+            knobs.compilation.instrumentation_mode,
+            knobs.compilation.fpsan_homomorphic_casts,
+        )
+    return (knobs.runtime.debug, knobs.compilation.instrumentation_mode)
+
+
+def dynamic_key(value: object, specialize: bool, align: bool) -> object:
+    """The key of an unannotated argument: Triton's own specialization of it."""
+    return _specialize(_backend(), value, False, specialize, align)
+
+
+def _backend() -> Any:
+    global _BACKEND
+    if _BACKEND is None:
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler.compiler import make_backend
+
+        target = (
+            GPUTarget("cuda", 90, 32)
+            if knobs.runtime.interpret
+            else triton.runtime.driver.active.get_current_target()
+        )
+        _BACKEND = make_backend(target)
+    return _BACKEND
+
+
+_BACKEND: Any = None
+_specialize = triton._C.libtriton.native_specialize_impl
