@@ -26,7 +26,7 @@ OPTIONS = (
     ("launch_pdl", "bool", "False"),
 )
 # Locals of run(); a kernel parameter with one of these names would shadow them.
-LOCALS = ("_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch")
+LOCALS = ("_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch")
 MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")
 
 
@@ -133,7 +133,8 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
 def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
     names = [p.name for p in kernel.params]
     values = _tuple(names)
-    w.add("_device = _rt.current_device()", 2)
+    w.add("_state = _rt.launch_state()", 2)
+    w.add("_device = _state[0]", 2)
     checks = [c for c in (_check(w, p) for p in kernel.params) if c != "True"]
     if checks:
         w.add("try:", 2)
@@ -150,7 +151,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("_grid = grid", 3)
     w.add("else:", 2)
     w.add(f"_grid = {launcher}.call_grid(grid, {args}({call}))", 3)
-    w.add(f"_g0, _g1, _g2 = {launcher}.grid3(_grid)", 2)
+    w.add(f"_g0, _g1, _g2 = _rt.grid3(_grid) or {launcher}.checked_grid(_grid)", 2)
     w.add("if stream is None:", 2)
     w.add("_stream = _rt.current_stream(_device)", 3)
     w.add("else:", 2)
@@ -162,14 +163,13 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
             read = f"0 if {p.name} is None else {read}"
         w.add(f"_ptr_{p.name} = {read}", 2)
     w.add("_key = (", 2)
-    w.add("_device,", 3)
+    w.add("_state,", 3)
     w.add(", ".join(name for name, _, _ in OPTIONS) + ",", 3)
-    w.add("_rt.knobs_key(),", 3)
     for part in _key_parts(kernel):
         w.add(part + ",", 3)
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
-    w.add(f"if _launch is None or {launcher}.busy():", 2)
+    w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
     options = ", ".join(f"{name}={name}" for name, _, _ in OPTIONS)
     w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {values}, dict({options}))", 3)
     w.add("else:", 2)

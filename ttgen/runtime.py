@@ -166,7 +166,7 @@ class Tensor(Spec):
             raise ArgumentError(TypeError, self.expected(device), value)
         if value.dtype not in (self.dtypes or POINTER_DTYPES):
             raise ArgumentError(TypeError, self.expected(device), value)
-        if value.get_device() != device:
+        if value.get_device() != device or device < 0 and value.device.type != "cpu":
             where = "the current device" if device >= 0 else "the host, as the interpreter runs"
             raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
         return value
@@ -208,9 +208,6 @@ class Float(Spec):
         if math.isinf(number) and not isinstance(value, float):
             raise ArgumentError(ValueError, f"a float that fits {self.dtype}", value)
         return number
-
-    def for_interpreter(self, value: object) -> object:
-        return value
 
 
 class Bool(Spec):
@@ -305,6 +302,9 @@ class Launcher:
         self.params = tuple(params)
         self.interpreted = not isinstance(kernel, JITFunction)
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch
+        # goes through JITFunction.run, which calls the hooks.
+        self.pre_run_hooks: list[Any] = kernel.pre_run_hooks
         self.lock = threading.Lock()
         self.defaults = {
             p.name: p.default for p in inspect.signature(kernel.fn).parameters.values()
@@ -343,14 +343,15 @@ class Launcher:
                 ) from None
         return tuple(accepted)
 
-    def grid3(self, grid: object) -> tuple[int, int, int]:
+    def checked_grid(self, grid: object) -> tuple[int, int, int]:
+        """The full grid rules, for what `grid3` did not take: normalized (x, y, z), or raise."""
         if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
             raise self._grid_error(grid)
         dims = (*grid, 1, 1)[:3]
         for dim, limit in zip(dims, GRID_LIMITS):
             if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim <= limit:
                 raise self._grid_error(grid)
-        return dims[0], dims[1], dims[2]
+        return int(dims[0]), int(dims[1]), int(dims[2])
 
     def _grid_error(self, grid: object) -> Exception:
         cls = TypeError if not isinstance(grid, (tuple, list)) else ValueError
@@ -364,10 +365,16 @@ class Launcher:
             f"returning one, got {_describe(grid)}"
         )
 
-    def call_grid(self, grid: object, args: Any) -> object:
+    def call_grid(self, grid: object, args: Any) -> Any:
+        """The grid a list or a callable grid stands for (a tuple takes the inline path)."""
+        if isinstance(grid, (tuple, list)):
+            return grid
         if not callable(grid):
             raise self._grid_error(grid)
-        return grid(args)
+        result = grid(args)
+        if not isinstance(result, (tuple, list)):
+            raise self._grid_error(result)
+        return result
 
     def as_stream(self, stream: object) -> int:
         if isinstance(stream, torch.cuda.Stream):
@@ -393,17 +400,6 @@ class Launcher:
 
     # -- the slow path -------------------------------------------------------------------------
 
-    def busy(self) -> bool:
-        """True when a launch must go through Triton's own run() to behave as Triton does."""
-        kernel = self.kernel
-        enter, leave = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-        return bool(
-            kernel.pre_run_hooks
-            or kernel.used_global_vals
-            or getattr(enter, "calls", True)
-            or getattr(leave, "calls", True)
-        )
-
     def launch_slow(
         self,
         key: tuple[Any, ...],
@@ -415,19 +411,22 @@ class Launcher:
         """Launch through Triton's JITFunction.run; on a miss, remember what it compiled."""
         options = {k: v for k, v in options.items() if v is not None}
         self.check_options(options)
+        grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
             self._interpret(grid, args)
             return
-        with self._on_stream(key[0], stream):
-            if key in self.cache:
+        state = key[0]
+        with self._on_stream(state[0], stream):
+            if key in self.cache or state[1] is HOOKED:
                 self.kernel.run(*args, grid=grid, warmup=False, **options)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
                 compiled = self.kernel.run(*args, grid=grid, warmup=False, **options)
-                if compiled is not None and key not in self.cache:
-                    if hasattr(compiled, "result") and not hasattr(compiled, "function"):
-                        compiled = compiled.result()
-                    self.cache[key] = _launch_function(compiled)
+                if compiled is None or key in self.cache or self.kernel.used_global_vals:
+                    return  # nothing compiled (jit_cache_hook), or Triton must check globals
+                if hasattr(compiled, "result") and not hasattr(compiled, "function"):
+                    compiled = compiled.result()
+                self.cache[key] = _launch_function(compiled)
 
     def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
         if stream == current_stream(device):
@@ -435,6 +434,9 @@ class Launcher:
         return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device))
 
     def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
+        # The inline predicate cannot tell a host tensor from a meta one (both report device
+        # -1); the interpreter is slow anyway, so it gets the full rules.
+        args = self.accept(current_device(), args)
         values = [spec.for_interpreter(value) for spec, value in zip(self.params, args)]
         self.kernel[grid](*values)
 
@@ -500,15 +502,62 @@ _ADAPTERS: dict[tuple[int, ...], Callable[[Any, Any], LaunchFunction | None]] = 
 }
 
 
-def knobs_key() -> tuple[object, ...]:
-    """The knobs Triton folds into its in-memory cache key, read as Triton reads them."""
-    if _VERSION >= (3, 9):
-        return (
-            knobs.runtime.debug,
-            knobs.compilation.instrumentation_mode,
-            knobs.compilation.fpsan_homomorphic_casts,
-        )
-    return (knobs.runtime.debug, knobs.compilation.instrumentation_mode)
+# -- per-launch state ------------------------------------------------------------------------------
+
+HOOKED = "launch hooks registered"  # in place of the knobs while launch hooks must fire
+_runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
+
+
+def launch_state() -> tuple[object, ...]:
+    """``(device, *knobs)``: the current device and the knobs Triton folds into its cache key.
+
+    While a launch hook is registered the knobs are replaced by `HOOKED`, which no cache entry
+    holds, so the launch takes the slow path and Triton's run() fires the hooks.
+    """
+    enter, leave = _runtime_knobs.launch_enter_hook, _runtime_knobs.launch_exit_hook
+    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+        return (current_device(), HOOKED)
+    return (current_device(), _runtime_knobs.debug, _compilation_knobs.instrumentation_mode)
+
+
+def _launch_state_39() -> tuple[object, ...]:
+    enter, leave = _runtime_knobs.launch_enter_hook, _runtime_knobs.launch_exit_hook
+    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+        return (current_device(), HOOKED)
+    return (
+        current_device(),
+        _runtime_knobs.debug,
+        _compilation_knobs.instrumentation_mode,
+        _compilation_knobs.fpsan_homomorphic_casts,  # 3.9 also keys its cache on this knob
+    )
+
+
+if _VERSION >= (3, 9):
+    launch_state = _launch_state_39
+
+
+_GRID_X, _GRID_YZ = GRID_LIMITS[0], GRID_LIMITS[1]
+
+
+def grid3(grid: Any) -> tuple[int, int, int] | None:
+    """``(x, y, z)`` for a tuple of 1 to 3 plain ints within CUDA's limits, else None."""
+    size = len(grid)
+    if size == 1:
+        x = grid[0]
+        if x.__class__ is int and 0 <= x <= _GRID_X:
+            return (x, 1, 1)
+    elif size == 2:
+        x, y = grid
+        if x.__class__ is int and y.__class__ is int and 0 <= x <= _GRID_X and 0 <= y <= _GRID_YZ:
+            return (x, y, 1)
+    elif size == 3:
+        x, y, z = grid
+        if (
+            x.__class__ is int and y.__class__ is int and z.__class__ is int
+            and 0 <= x <= _GRID_X and 0 <= y <= _GRID_YZ and 0 <= z <= _GRID_YZ
+        ):
+            return (x, y, z)
+    return None
 
 
 def dynamic_key(value: object, specialize: bool, align: bool) -> object:

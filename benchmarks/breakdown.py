@@ -1,0 +1,74 @@
+"""Where a generated run() spends its time: each piece timed alone on the GPU machine.
+
+    python benchmarks/breakdown.py
+
+Builds the 3-tensor benchmark kernel with ttgen, then times (in ns per call, timeit, min of 5)
+the pieces a generated run() executes, the whole run() with its launch replaced by a no-op
+(pure Python overhead), and the real launch.  A tool for tuning the generated code.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import timeit
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import launch_overhead  # noqa: E402
+
+import ttgen.runtime as rt  # noqa: E402
+from triton import knobs  # noqa: E402
+
+
+def ns(stmt: str, env: dict[str, object], number: int = 100_000) -> float:
+    return min(timeit.repeat(stmt, globals=env, number=number, repeat=5)) / number * 1e9
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        launch_overhead.TENSOR_COUNTS = (3,)
+        launch_overhead.build(Path(folder))
+        import benchgen.k3_launch as gen
+
+        t = [torch.randn(1024, device="cuda") for _ in range(3)]
+        call = launch_overhead.literal_call("gen.k3.run", 3)
+        call.__globals__["gen"] = gen
+        call(t, 1024)
+        torch.cuda.synchronize()
+        env: dict[str, object] = dict(
+            rt=rt, torch=torch, knobs=knobs, t=t, t0=t[0], f32=torch.float32, d=rt.current_device(),
+            gd=rt.get_device, dp=rt.data_ptr, L=gen._k3, call=call, n=1024, g=(1,),
+        )
+        rows = {
+            "empty statement": "pass",
+            "rt.current_device()": "rt.current_device()",
+            "torch.cuda.current_device()": "torch.cuda.current_device()",
+            "torch._C._cuda_getDevice()": "torch._C._cuda_getDevice()",
+            "rt.current_stream(d)": "rt.current_stream(d)",
+            "rt.knobs_key()": "rt.knobs_key()",
+            "knobs.runtime.debug": "knobs.runtime.debug",
+            "L.busy()": "L.busy()",
+            "L.grid3(g)": "L.grid3(g)",
+            "t0.dtype is f32": "t0.dtype is f32",
+            "gd(t0) == d": "gd(t0) == d",
+            "dp(t0)": "dp(t0)",
+            "t0.data_ptr()": "t0.data_ptr()",
+            "n int check": "n.__class__ is int and -2147483648 <= n <= 2147483647",
+            "cache.get(13-tuple)": "L.cache.get((d, 4, 3, 1, None, False, False, (False, ''), True, None, 1024))",
+        }
+        for name, stmt in rows.items():
+            print(f"{name:32s} {ns(stmt, env):8.0f} ns")
+        launch = next(iter(gen._k3.cache.values()))
+        print(f"{'full run() (real launch)':32s} {ns('call(t, n)', env, 20_000):8.0f} ns")
+        for key in list(gen._k3.cache):
+            gen._k3.cache[key] = lambda *a: None
+        print(f"{'full run() (no-op launch)':32s} {ns('call(t, n)', env, 20_000):8.0f} ns")
+        del launch
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Example code for ttgen."""

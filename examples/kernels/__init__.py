@@ -1,0 +1,1 @@
+"""Example annotated Triton kernel modules that ttgen reads."""
