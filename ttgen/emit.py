@@ -12,19 +12,13 @@ import posixpath
 from dataclasses import dataclass, field
 
 from ttgen import model
+from ttgen.options import OPTIONS as _OPTIONS
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
 MARKER = "@" + "generated"
 
 # Launch options of run(): name, annotation, default (Triton's CUDA backend defaults).
-OPTIONS = (
-    ("num_warps", "int", "4"),
-    ("num_stages", "int", "3"),
-    ("num_ctas", "int", "1"),
-    ("maxnreg", "int | None", "None"),
-    ("launch_cooperative_grid", "bool", "False"),
-    ("launch_pdl", "bool", "False"),
-)
+OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # Locals of run(); a kernel parameter with one of these names would shadow them.
 LOCALS = ("_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch")
 MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")

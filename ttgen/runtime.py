@@ -35,6 +35,7 @@ from triton import knobs
 from triton.runtime.jit import JITFunction
 
 from ttgen.fingerprint import find_function, fingerprint
+from ttgen.options import OPTIONS
 
 # Unbound C methods: faster than bound lookups, and they reject non-tensors with TypeError.
 data_ptr = torch.Tensor.data_ptr
@@ -409,7 +410,9 @@ class Launcher:
         options: dict[str, Any],
     ) -> None:
         """Launch through Triton's JITFunction.run; on a miss, remember what it compiled."""
-        options = {k: v for k, v in options.items() if v is not None}
+        # Only what differs from Triton's defaults, as a plain kernel[grid](...) call passes it,
+        # so both share one entry (and one loaded module) in Triton's in-memory cache.
+        options = {k: v for k, v in options.items() if v is not None and v != OPTIONS[k][1]}
         self.check_options(options)
         grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
@@ -426,7 +429,9 @@ class Launcher:
                     return  # nothing compiled (jit_cache_hook), or Triton must check globals
                 if hasattr(compiled, "result") and not hasattr(compiled, "function"):
                     compiled = compiled.result()
-                self.cache[key] = _launch_function(compiled)
+                launch = _launch_function(compiled)
+                launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
+                self.cache[key] = launch
 
     def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
         if stream == current_stream(device):

@@ -1,0 +1,54 @@
+"""Without a GPU, ttgen's launches reach the driver exactly as ``kernel[grid](...)`` does.
+
+Triton's real JIT compiles (real ptxas) and its real C launcher runs against a recording stand-in
+for libcuda (tests/standins).  For every example, a JIT launch, ttgen's first launch (a miss,
+through JITFunction.run) and ttgen's second launch (a hit, through the native launch adapter)
+must hand the driver the same function, grid, block, shared memory, attributes and argument
+bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCRIPT = f"""
+    import importlib, json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import ttgen.runtime
+    from tests.cases import EXAMPLES
+
+    names = []
+    for example in EXAMPLES:
+        kernel = getattr(importlib.import_module(f"examples.kernels.{{example.module}}"), example.kernel)
+        launcher = getattr(importlib.import_module(f"examples.generated.{{example.module}}_launch"), example.kernel)
+        case = example.make(device="cpu", **example.options)
+        kernel[case.grid](**case.kwargs)
+        launcher.run(**case.kwargs, grid=case.grid)
+        launcher.run(**case.kwargs, grid=case.grid, stream=None)
+        names.append(example.kernel)
+    state = importlib.import_module("examples.generated.vector_add_launch")._add_kernel
+    adapter = next(iter(state.cache.values())).__qualname__
+    print(json.dumps({{"names": names, "adapter": adapter}}))
+"""
+
+
+def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(SCRIPT, session=stubcuda_lib)
+    import json
+
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    names = info["names"]
+    assert len(records) == 3 * len(names)
+    for i, name in enumerate(names):
+        jit, miss, hit = records[3 * i: 3 * i + 3]
+        assert jit.kernel == name
+        assert jit.params is not None and len(jit.params) >= 2
+        assert miss == jit, f"{name}: the first ttgen launch differs from the JIT's"
+        assert hit == jit, f"{name}: the cached ttgen launch differs from the JIT's"
+    # The hit went below CompiledKernel.run, through this Triton version's native adapter.
+    assert info["adapter"].startswith("_adapter_"), info["adapter"]
