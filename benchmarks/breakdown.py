@@ -28,6 +28,12 @@ def ns(stmt: str, env: dict[str, object], number: int = 100_000) -> float:
     return min(timeit.repeat(stmt, globals=env, number=number, repeat=5)) / number * 1e9
 
 
+def noop(*, p0: object, p1: object, p2: object, n: int, BLOCK: int = 1024, grid: object,
+         num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1, maxnreg: object = None,
+         launch_cooperative_grid: bool = False, launch_pdl: bool = False, stream: object = None) -> None:
+    """A function with run()'s signature and no body: the cost of the call alone."""
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         launch_overhead.TENSOR_COUNTS = (3,)
@@ -41,7 +47,7 @@ def main() -> None:
         torch.cuda.synchronize()
         env: dict[str, object] = dict(
             rt=rt, torch=torch, knobs=knobs, t=t, t0=t[0], f32=torch.float32, d=rt.current_device(),
-            gd=rt.get_device, dp=rt.data_ptr, L=gen._k3, call=call, n=1024, g=(1,),
+            gd=rt.get_device, dp=rt.data_ptr, L=gen._k3, call=call, n=1024, g=(1,), f=noop,
         )
         rows = {
             "empty statement": "pass",
@@ -49,16 +55,17 @@ def main() -> None:
             "torch.cuda.current_device()": "torch.cuda.current_device()",
             "torch._C._cuda_getDevice()": "torch._C._cuda_getDevice()",
             "rt.current_stream(d)": "rt.current_stream(d)",
-            "rt.knobs_key()": "rt.knobs_key()",
+            "rt.launch_state()": "rt.launch_state()",
             "knobs.runtime.debug": "knobs.runtime.debug",
-            "L.busy()": "L.busy()",
-            "L.grid3(g)": "L.grid3(g)",
+            "L.pre_run_hooks": "L.pre_run_hooks",
+            "rt.grid3(g)": "rt.grid3(g)",
             "t0.dtype is f32": "t0.dtype is f32",
             "gd(t0) == d": "gd(t0) == d",
             "dp(t0)": "dp(t0)",
             "t0.data_ptr()": "t0.data_ptr()",
             "n int check": "n.__class__ is int and -2147483648 <= n <= 2147483647",
-            "cache.get(13-tuple)": "L.cache.get((d, 4, 3, 1, None, False, False, (False, ''), True, None, 1024))",
+            "cache.get(11-tuple)": "L.cache.get(((d, False, ''), 4, 3, 1, None, False, False, True, None, 1024))",
+            "call with 5 kwargs": "f(p0=t0, p1=t0, p2=t0, n=n, grid=g)",
         }
         for name, stmt in rows.items():
             print(f"{name:32s} {ns(stmt, env):8.0f} ns")

@@ -23,4 +23,4 @@ def _same_class(cls: type, _params: object) -> type:
 
 for _cls in (_tl.tensor, _tl.constexpr):
     if "__class_getitem__" not in vars(_cls):
-        _cls.__class_getitem__ = classmethod(_same_class)  # type: ignore[attr-defined]
+        setattr(_cls, "__class_getitem__", classmethod(_same_class))

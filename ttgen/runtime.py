@@ -436,7 +436,7 @@ class Launcher:
     def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
         if stream == current_stream(device):
             return nullcontext()
-        return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device))
+        return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device))  # type: ignore[no-untyped-call]
 
     def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
         # The inline predicate cannot tell a host tensor from a meta one (both report device
@@ -513,32 +513,31 @@ HOOKED = "launch hooks registered"  # in place of the knobs while launch hooks m
 _runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
 
 
-def launch_state() -> tuple[object, ...]:
+def launch_state() -> tuple[Any, ...]:
     """``(device, *knobs)``: the current device and the knobs Triton folds into its cache key.
 
     While a launch hook is registered the knobs are replaced by `HOOKED`, which no cache entry
-    holds, so the launch takes the slow path and Triton's run() fires the hooks.
+    holds, so the launch takes the slow path and Triton's run() fires the hooks.  A hook that
+    is not a HookChain (no ``.calls``) counts as registered.
     """
-    enter, leave = _runtime_knobs.launch_enter_hook, _runtime_knobs.launch_exit_hook
-    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
+    try:
+        if _runtime_knobs.launch_enter_hook.calls or _runtime_knobs.launch_exit_hook.calls:
+            return (current_device(), HOOKED)
+    except AttributeError:
         return (current_device(), HOOKED)
     return (current_device(), _runtime_knobs.debug, _compilation_knobs.instrumentation_mode)
 
 
-def _launch_state_39() -> tuple[object, ...]:
-    enter, leave = _runtime_knobs.launch_enter_hook, _runtime_knobs.launch_exit_hook
-    if getattr(enter, "calls", True) or getattr(leave, "calls", True):
-        return (current_device(), HOOKED)
-    return (
-        current_device(),
-        _runtime_knobs.debug,
-        _compilation_knobs.instrumentation_mode,
-        _compilation_knobs.fpsan_homomorphic_casts,  # 3.9 also keys its cache on this knob
-    )
+def _launch_state_39() -> tuple[Any, ...]:
+    state = _launch_state_36()
+    if state[1] is HOOKED:
+        return state
+    # 3.9 also keys its cache on this knob, read from the environment on every launch.
+    return (*state, _compilation_knobs.fpsan_homomorphic_casts)
 
 
 if _VERSION >= (3, 9):
-    launch_state = _launch_state_39
+    _launch_state_36, launch_state = launch_state, _launch_state_39
 
 
 _GRID_X, _GRID_YZ = GRID_LIMITS[0], GRID_LIMITS[1]

@@ -18,7 +18,7 @@ def layer_norm_fwd(
     n_cols: int,
     eps: float,
     BLOCK: tl.constexpr[int],
-):
+) -> None:
     """Normalize one row per program; grid ``(n_rows,)``, ``BLOCK >= n_cols`` (a power of 2).
 
     ``x`` and ``y`` share the row stride ``stride``; ``mean`` and ``rstd`` get one fp32 value

@@ -23,7 +23,7 @@ def matmul_kernel(
     BLOCK_M: tl.constexpr[int],
     BLOCK_N: tl.constexpr[int],
     BLOCK_K: tl.constexpr[int],
-):
+) -> None:
     """One ``BLOCK_M x BLOCK_N`` tile of ``c`` per program; grid ``(cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))``.
 
     ``a`` is ``M x K``, ``b`` is ``K x N``; all blocks must be at least 16.

@@ -18,7 +18,7 @@ def scale_shift_kernel(
     relu: tl.int1,
     BLOCK: tl.constexpr["Literal[128, 256, 512]"] = 256,
     ACTIVATION: tl.constexpr["Literal['none', 'gelu']"] = "none",
-):
+) -> None:
     """Element-wise ``x * scale (+ bias)``, then ReLU if ``relu``, then ``ACTIVATION``.
 
     Grid ``(cdiv(n, BLOCK),)``.  ``bias`` (same length as ``x``) may be None; offsets are int64.

@@ -14,7 +14,7 @@ def softmax_kernel(
     out_row_stride: int,
     n_cols: int,
     BLOCK: tl.constexpr[int],
-):
+) -> None:
     """Softmax of one row per program; grid ``(n_rows,)``, ``BLOCK >= n_cols`` (a power of 2).
 
     Computes in fp32 and stores in ``out``'s dtype.

@@ -13,7 +13,7 @@ def add_kernel(
     out: tl.tensor[tl.float32],
     n: int,
     BLOCK: tl.constexpr[int] = 1024,
-):
+) -> None:
     """Add ``x`` and ``y`` into ``out``; grid ``(cdiv(n, BLOCK),)``."""
     pid = tl.program_id(axis=0)
     offsets = pid * BLOCK + tl.arange(0, BLOCK)

@@ -1,0 +1,2 @@
+class TritonError(Exception):
+    """Base class for all errors raised by Triton."""

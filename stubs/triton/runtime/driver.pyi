@@ -1,0 +1,16 @@
+"""Stubs for triton.runtime.driver: ``driver.active`` is the current backend's driver."""
+
+from triton.backends.driver import DriverBase, GPUDriver
+
+class DriverConfig:
+    def __init__(self) -> None: ...
+    # Annotated ``DriverBase`` at run time; every in-tree backend driver (CUDA, HIP) is a
+    # ``GPUDriver``, which is what provides ``get_current_device``/``get_current_stream``.
+    @property
+    def default(self) -> GPUDriver: ...
+    @property
+    def active(self) -> GPUDriver: ...
+    def set_active(self, driver: DriverBase) -> None: ...
+    def reset_active(self) -> None: ...
+
+driver: DriverConfig
