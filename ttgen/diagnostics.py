@@ -6,6 +6,7 @@ CI log viewers that understand mypy's output link straight to the problem.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -31,15 +32,31 @@ class Diagnostic:
         head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}  [{self.code}]"
         if not self.source_line.strip():
             return head
-        text = self.source_line.rstrip("\n").expandtabs(8)
-        caret = " " * (self.column - 1) + "^"
-        return f"{head}\n    {text}\n    {caret}"
+        line = self.source_line.rstrip("\r\n")
+        # The caret's indent is the width of the quoted text before it, shown the same way.
+        caret = " " * len(_shown(line[: self.column - 1])) + "^"
+        return f"{head}\n    {_shown(line)}\n    {caret}"
+
+
+def _shown(text: str) -> str:
+    """``text`` fit for a terminal: tabs expanded, control characters escaped."""
+    visible = "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
+    return visible.expandtabs(8)
 
 
 def at(
     path: str, source: str, line: int, column: int, message: str, code: str, severity: str = "error"
 ) -> Diagnostic:
     """A diagnostic for 1-based ``line``/``column`` in ``source``, quoting that line."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return Diagnostic(path, line, column, severity, message, code, text)
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of ``source`` as Python numbers them: str.splitlines also breaks at form feeds,
+    which Python takes for whitespace."""
+    return _LINE_BREAK.split(source)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")

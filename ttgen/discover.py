@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +24,9 @@ class Source:
 class Discovery:
     sources: list[Source]
     diagnostics: list[Diagnostic]
-    output_dirs: list[Path]  # folders whose ttgen-written files ttgen owns and may remove
+    # What ttgen may clean up: folders whose ttgen-written files it owns, or, for a file given
+    # by itself, that file's own output (its neighbours' launchers are none of this run's business).
+    owned: list[Path]
 
 
 def is_generated(path: Path) -> bool:
@@ -30,23 +34,38 @@ def is_generated(path: Path) -> bool:
     from ttgen.emit import MARKER
 
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(200)
+        head = read_regular(path, 200)
     except OSError:
         return False
     return head.startswith(f"# {MARKER} by ttgen".encode())
+
+
+def read_regular(path: Path, size: int = -1) -> bytes:
+    """The first ``size`` bytes (all by default) of a regular file.  A FIFO or device named
+    ``*.py`` is refused, never read: the open does not wait for a writer (O_NONBLOCK), and
+    nothing reads an endless stream."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read(size)
 
 
 def discover(paths: list[str], out: str | None) -> Discovery:
     """Every ``.py`` under ``paths`` in sorted order, with the output path of its launcher."""
     found = Discovery([], [], [])
     out_dir = Path(out) if out is not None else None
+    # os.path's tests never raise: a path that cannot be examined is reported when it is read.
+    if out_dir is not None and os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        found.diagnostics.append(_problem(out_dir, "--out must name a directory", "path"))
+        return found
     for given in paths:
         root = Path(given)
-        if not root.exists() and not root.is_symlink():
+        if not os.path.lexists(root):
             found.diagnostics.append(_problem(root, "no such file or directory", "path"))
-            continue
-        if out_dir is not None and root.is_dir() and _inside(out_dir, root):
+        elif not os.path.isdir(root):
+            _add_file(found, root, out_dir)
+        elif out_dir is not None and _inside(out_dir, root):
             found.diagnostics.append(
                 _problem(
                     out_dir,
@@ -54,36 +73,58 @@ def discover(paths: list[str], out: str | None) -> Discovery:
                     "out-inside-input",
                 )
             )
-            continue
-        files = [root] if not root.is_dir() else _walk(root, found.diagnostics)
-        base = root.parent if not root.is_dir() else root
-        if out_dir is not None:
-            found.output_dirs.append(out_dir)
         else:
-            found.output_dirs.append(base)
-        for path in files:
-            if path.suffix != ".py" or is_generated(path):
-                continue
-            relative = path.relative_to(base)
-            target_dir = (out_dir / relative.parent) if out_dir is not None else path.parent
-            output = target_dir / (path.stem + SUFFIX)
-            found.sources.append(Source(path, output, module_name(path)))
+            _add_folder(found, root, out_dir)
+    found.sources = list(dict.fromkeys(found.sources))  # a file named twice is read once
     return found
 
 
-def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
-    """Files under ``root``, sorted, following directory links once and reporting loops."""
-    files: list[Path] = []
-    seen: set[str] = set()
+def _add_file(found: Discovery, path: Path, out_dir: Path | None) -> None:
+    if path.suffix != ".py":
+        found.diagnostics.append(_problem(path, "not a Python file (*.py)", "path"))
+        return
+    if not is_generated(path):
+        source = _source(path, path.parent, out_dir)
+        found.sources.append(source)
+        found.owned.append(source.output)
 
-    def visit(folder: Path) -> None:
+
+def _add_folder(found: Discovery, root: Path, out_dir: Path | None) -> None:
+    found.owned.append(out_dir if out_dir is not None else root)
+    for path in _walk(root, found.diagnostics):
+        if not is_generated(path):
+            found.sources.append(_source(path, root, out_dir))
+
+
+def _source(path: Path, base: Path, out_dir: Path | None) -> Source:
+    """``path`` with its launcher beside it, or at the same place relative to ``out_dir``."""
+    folder = out_dir / path.parent.relative_to(base) if out_dir is not None else path.parent
+    return Source(path, folder / (path.stem + SUFFIX), module_name(path))
+
+
+def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
+    """``.py`` files under ``root``, sorted; folder links are followed, loops reported."""
+    files: list[Path] = []
+    seen: dict[str, Path] = {}  # real path -> the path it was read under
+
+    def visit(folder: Path, ancestors: tuple[str, ...]) -> None:
         real = os.path.realpath(folder)
-        if real in seen:
-            diagnostics.append(_problem(folder, f"symlink loop: {folder} leads back to {real}", "symlink-loop"))
+        if real in ancestors:
+            diagnostics.append(
+                _problem(folder, f"symlink loop: {folder} leads back to {seen[real]}", "symlink-loop")
+            )
             return
-        seen.add(real)
+        if real in seen:
+            diagnostics.append(
+                _problem(folder, f"{folder} is {seen[real]} again, through a link; reading it once",
+                         "symlink-duplicate", "warning")
+            )
+            return
+        seen[real] = folder
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            # Real folders before links, so that a folder linked from elsewhere in the tree is
+            # read (and mirrored under --out) where it really is.
+            entries = sorted(os.scandir(folder), key=lambda e: (e.is_symlink(), e.name))
         except OSError as exc:
             diagnostics.append(_problem(folder, f"cannot read directory: {exc.strerror}", "unreadable"))
             return
@@ -97,19 +138,22 @@ def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
                 diagnostics.append(_problem(path, f"cannot read: {exc.strerror}", "unreadable"))
                 continue
             if is_dir:
-                visit(path)
+                visit(path, (*ancestors, real))
             elif entry.name.endswith(".py"):
-                files.append(path)
+                files.append(path)  # links that lead nowhere are reported when read
 
-    visit(root)
+    visit(root, ())
     return files
 
 
 def module_name(path: Path) -> str:
-    """The dotted import name of ``path``: its packages (folders with __init__.py) and stem."""
+    """The dotted import name of ``path``: its packages (folders with __init__.py) and stem.
+
+    A link is named where it is, as the import system finds it, not where it points.
+    """
     parts = [path.stem]
-    folder = path.resolve().parent
-    while (folder / "__init__.py").exists() and folder.parent != folder:
+    folder = Path(os.path.abspath(path)).parent
+    while os.path.isfile(folder / "__init__.py") and folder.parent != folder:
         parts.append(folder.name)
         folder = folder.parent
     return ".".join(reversed(parts))
@@ -120,5 +164,5 @@ def _inside(child: Path, parent: Path) -> bool:
     return os.path.commonpath([child_real, parent_real]) == parent_real
 
 
-def _problem(path: Path, message: str, code: str) -> Diagnostic:
-    return Diagnostic(str(path), 1, 1, "error", message, code)
+def _problem(path: Path, message: str, code: str, severity: str = "error") -> Diagnostic:
+    return Diagnostic(str(path), 1, 1, severity, message, code)

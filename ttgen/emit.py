@@ -20,13 +20,24 @@ MARKER = "@" + "generated"
 # Launch options of run(): name, annotation, default (Triton's CUDA backend defaults).
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # Locals of run(); a kernel parameter with one of these names would shadow them.
-LOCALS = ("_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch")
+LOCALS = (
+    "_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch",
+    "_tune_key", "_tuned", "_config_options", "_pre_hook",
+)
 MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")
+# Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...):
+# a kernel or parameter of one of these names would shadow them.  tests/test_bad_inputs.py checks
+# that generated code uses no other builtin.
+BUILTINS = (
+    "int", "float", "bool", "str", "tuple", "dict", "getattr", "staticmethod",
+    "AttributeError", "TypeError",
+)
 
 
 def reserved_names(kernel: model.Kernel) -> set[str]:
     """Names the generated code for ``kernel`` uses, which its parameters must not take."""
-    names = set(LOCALS) | set(MODULE_NAMES) | {f"_{kernel.name}"}
+    names = set(LOCALS) | set(MODULE_NAMES) | set(BUILTINS)
+    names |= {launcher_name(kernel), args_class(kernel)}
     names |= {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
     names |= {_dtype_alias(d) for d in model.DTYPES}
     return names
@@ -34,7 +45,14 @@ def reserved_names(kernel: model.Kernel) -> set[str]:
 
 def top_level_names(kernel: model.Kernel) -> tuple[str, ...]:
     """Module-level names a kernel's launcher defines (for clash detection)."""
-    return (kernel.name, args_class(kernel), f"_{kernel.name}")
+    return (kernel.name, args_class(kernel), launcher_name(kernel))
+
+
+def launcher_name(kernel: model.Kernel) -> str:
+    """The module-level `runtime.Launcher` of ``kernel``: ``_<name>``, except that a private
+    kernel ``_fwd`` gets ``_launcher_fwd``, because Python mangles ``__fwd`` inside a class."""
+    name = kernel.name
+    return f"_launcher{name}" if name.startswith("_") else f"_{name}"
 
 
 def args_class(kernel: model.Kernel) -> str:
@@ -82,8 +100,9 @@ def _dtype_alias(dtype: str) -> str:
 
 
 def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -> None:
-    launcher = f"_{kernel.name}"
+    launcher = launcher_name(kernel)
     args = args_class(kernel)
+    given = _given(kernel)
     w.add()
     w.add()
     w.add(f"class {args}(_typing.TypedDict):")
@@ -103,6 +122,11 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
     for param in kernel.params:
         w.add(_spec(w, param) + ",", 2)
     w.add("),", 1)
+    if kernel.layers:
+        w.add("layers=(", 1)
+        for layer in kernel.layers:
+            w.add(f'("{layer.kind}", {_tuple([repr(n) for n in layer.supplies])}),', 2)
+        w.add("),", 1)
     w.add(")")
     w.add()
     w.add()
@@ -114,22 +138,40 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
     w.add("@staticmethod", 1)
     w.add("def run(", 1)
     w.add("*,", 2)
-    for param in kernel.params:
+    for param in given:
         w.add(f"{param.name}: {_annotation(param.type)}{_default(launcher, param)},", 2)
     w.add(f"grid: _rt.Grid[{args}],", 2)
-    for name, annotation, default in OPTIONS:
+    for name, annotation, default in _options(kernel):
         w.add(f"{name}: {annotation} = {default},", 2)
     w.add("stream: _rt.Stream = None,", 2)
     w.add(") -> None:", 1)
     _emit_body(w, kernel, launcher, args)
 
 
+def _given(kernel: model.Kernel) -> list[model.Param]:
+    """The parameters the caller passes: all but those configs and heuristics supply."""
+    return [p for p in kernel.params if p.name not in kernel.supplied]
+
+
+def _options(kernel: model.Kernel) -> tuple[tuple[str, str, str], ...]:
+    """Launch options of run(); an autotuned kernel's configs set the compile options."""
+    if kernel.autotuned:
+        return tuple(option for option in OPTIONS if option[0] in RUN_OPTIONS)
+    return OPTIONS
+
+
+# Options a config cannot set, so run() takes them even for autotuned kernels.
+RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
+
+
 def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
+    given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
-    values = _tuple(names)
+    run_options = ", ".join(f"{name}={name}" for name, _, _ in _options(kernel))
     w.add("_state = _rt.launch_state()", 2)
     w.add("_device = _state[0]", 2)
-    checks = [c for c in (_check(w, p) for p in kernel.params) if c != "True"]
+    checks = [c for c in (_check(w, p) for p in _given(kernel)) if c != "True"]
+    checks += _option_checks(kernel)
     if checks:
         w.add("try:", 2)
         w.add("_ok = (", 3)
@@ -139,17 +181,23 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         w.add("except (AttributeError, TypeError):", 2)
         w.add("_ok = False", 3)
         w.add("if not _ok:", 2)
-        w.add(f"{values} = {launcher}.accept(_device, {values})", 3)
+        if given:
+            w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
+        w.add(f"{launcher}.check_options(dict({run_options}))", 3)
+    w.add("if stream is None:", 2)
+    w.add("_stream = _rt.current_stream(_device)", 3)
+    w.add("else:", 2)
+    w.add(f"_stream = {launcher}.as_stream(stream)", 3)
+    known = list(given)
+    for index, layer in enumerate(kernel.layers):
+        _emit_layer(w, kernel, launcher, index, layer, known, run_options)
+        known += list(layer.supplies)
     call = ", ".join(f"{n}={n}" for n in names)
     w.add("if grid.__class__ is tuple:", 2)
     w.add("_grid = grid", 3)
     w.add("else:", 2)
     w.add(f"_grid = {launcher}.call_grid(grid, {args}({call}))", 3)
     w.add(f"_g0, _g1, _g2 = _rt.grid3(_grid) or {launcher}.checked_grid(_grid)", 2)
-    w.add("if stream is None:", 2)
-    w.add("_stream = _rt.current_stream(_device)", 3)
-    w.add("else:", 2)
-    w.add(f"_stream = {launcher}.as_stream(stream)", 3)
     tensors = [p for p in kernel.params if isinstance(p.type, model.TensorType)]
     for p in tensors:
         read = f"_data_ptr({p.name})"
@@ -158,17 +206,62 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         w.add(f"_ptr_{p.name} = {read}", 2)
     w.add("_key = (", 2)
     w.add("_state,", 3)
-    w.add(", ".join(name for name, _, _ in OPTIONS) + ",", 3)
+    if kernel.autotuned:
+        w.add("_config_options,", 3)
+    w.add(", ".join(name for name, _, _ in _options(kernel)) + ",", 3)
     for part in _key_parts(kernel):
         w.add(part + ",", 3)
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
     w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
-    options = ", ".join(f"{name}={name}" for name, _, _ in OPTIONS)
-    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {values}, dict({options}))", 3)
+    options = f"dict(_config_options, {run_options})" if kernel.autotuned else f"dict({run_options})"
+    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, {options})", 3)
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
     w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
+
+
+def _option_checks(kernel: model.Kernel) -> list[str]:
+    """The launch options' types, as chained tests (one per type) to keep the hot path short."""
+    options = {name: annotation for name, annotation, _ in _options(kernel)}
+    checks = []
+    for annotation in ("int", "bool"):
+        names = [name for name, kind in options.items() if kind == annotation]
+        if names:
+            checks.append(" is ".join(f"{name}.__class__" for name in names) + f" is {annotation}")
+    checks += [f"({name} is None or {name}.__class__ is int)" for name, kind in options.items() if kind == "int | None"]
+    return checks
+
+
+def _emit_layer(
+    w: _Writer, kernel: model.Kernel, launcher: str, index: int, layer: model.Layer,
+    known: list[str], run_options: str,
+) -> None:
+    """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
+    params = {p.name: p for p in kernel.params}
+    supplied = list(layer.supplies)
+    if layer.kind == "heuristics":
+        values = "{" + ", ".join(f'"{n}": {n}' for n in known) + "}"
+        w.add(f"{_tuple(supplied)} = {launcher}.heuristics({index}, {values}, grid)", 2)
+        return
+    # The autotune key: the key arguments, then what Triton appends for every argument that has
+    # a dtype (the dtype itself stands for its str() here: same classes, no string building).
+    parts = ["_device"] + [n for n in layer.keys if n in known]
+    for name in known:
+        kind = params[name].type
+        if isinstance(kind, model.TensorType):
+            parts.append(f"None if {name} is None else {name}.dtype" if kind.optional else f"{name}.dtype")
+        elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
+            parts.append(f'getattr({name}, "dtype", None)')
+    w.add(f"_tune_key = {_tuple(parts)}", 2)
+    w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
+    w.add("if _tuned is None:", 2)
+    w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, dict({run_options}))", 3)
+    w.add("return", 3)
+    w.add(f"{', '.join(supplied + ['_config_options', '_pre_hook'])} = _tuned", 2)
+    w.add("if _pre_hook is not None:", 2)
+    values = "{" + ", ".join(f'"{n}": {n}' for n in known + supplied) + "}"
+    w.add(f"{launcher}.run_pre_hook(_pre_hook, {values}, grid, _config_options)", 3)
 
 
 def _tuple(items: list[str]) -> str:

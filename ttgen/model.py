@@ -108,11 +108,34 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """One ``@triton.autotune`` or ``@triton.heuristics`` decorator, outermost first.
+
+    ``supplies``: the parameters it gives values to (config kwargs, heuristic names), which are
+    therefore not arguments of run().  ``keys``: the autotune key parameters.
+    """
+
+    kind: str  # "autotune" or "heuristics"
+    supplies: tuple[str, ...]
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     params: tuple[Param, ...]
     position: Position
     fingerprint: str
+    layers: tuple[Layer, ...] = ()
+
+    @property
+    def supplied(self) -> frozenset[str]:
+        """Parameters that configs or heuristics supply rather than the caller."""
+        return frozenset(name for layer in self.layers for name in layer.supplies)
+
+    @property
+    def autotuned(self) -> bool:
+        return any(layer.kind == "autotune" for layer in self.layers)
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
+import re
+import tokenize
+import unicodedata
 from collections.abc import Iterator
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen import fingerprint, model
-from ttgen.diagnostics import BuildError, Diagnostic, at
+from ttgen import fingerprint, model, tuning
+from ttgen.diagnostics import BuildError, Diagnostic, at, source_lines
 
 JIT = {"triton.jit", "triton.runtime.jit", "triton.runtime.jit.jit"}
-AUTOTUNE = {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
-HEURISTICS = {"triton.heuristics", "triton.runtime.heuristics", "triton.runtime.autotuner.heuristics"}
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
 
@@ -38,8 +40,11 @@ LAUNCH_OPTIONS = (
 # Names JITFunction.run takes for itself: a kernel parameter with one of them cannot be passed.
 TRITON_RESERVED = ("warmup", "debug", "instrumentation_mode", "device", "device_type")
 
+# How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
+_TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
+
 VOCABULARY = (
-    "tl.tensor, tl.tensor[<dtype>, ...], tl.tensor[...] | None, int, float, "
+    "tl.tensor, tl.tensor[<dtype>, ...], tl.tensor[...] | None, int, float, bool, "
     "tl.<dtype> (e.g. tl.int64, tl.uint32, tl.float64, tl.int1), tl.constexpr, "
     "tl.constexpr[int|bool|float|str], tl.constexpr[\"Literal[...]\"], tl.constexpr[...] | None"
 )
@@ -48,20 +53,58 @@ VOCABULARY = (
 class _Reader:
     """Reads one parsed module; collects diagnostics instead of stopping at the first."""
 
-    def __init__(self, path: str, source: str, tree: cst.Module) -> None:
+    def __init__(self, path: str, source: str, tree: cst.Module, syntax: ast.Module) -> None:
         self.path = path
         self.source = source
-        self.wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        self.positions = self.wrapper.resolve(PositionProvider)
+        self.tree = tree
+        self.lines = source_lines(source)
+        self.function: cst.FunctionDef | None = None  # the def being read, for `position`
+        self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
         self.aliases: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
-        self._ast: ast.Module | None = None
+        # Each top-level def as Python's ast sees it (the n-th libcst def is the n-th ast def),
+        # for fingerprints computed exactly as the runtime computes them.
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+        self.ast_defs = dict(
+            zip(
+                (stmt for stmt in tree.body if isinstance(stmt, cst.FunctionDef)),
+                (stmt for stmt in syntax.body if isinstance(stmt, functions)),
+            )
+        )
 
     # -- positions and diagnostics -------------------------------------------------------------
 
     def position(self, node: cst.CSTNode) -> model.Position:
-        where: CodeRange = self.positions[node]
-        return model.Position(where.start.line, where.start.column + 1)
+        """Where ``node``, part of the decorators or signature of the def being read, starts."""
+        if node not in self.positions:
+            assert self.function is not None
+            self._lay_out(self.function)
+        return self.positions[node]
+
+    def _lay_out(self, func: cst.FunctionDef) -> None:
+        """Positions for the nodes of ``func``'s decorators and signature.  libcst lays a whole
+        module out slowly (three quarters of a build's time when it did), so only when a
+        diagnostic needs a position, and only this header: the function alone, its body cut to
+        ``pass``, shifted to the line where Python's ast has its first decorator."""
+        stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        alone = self.tree.with_changes(body=[func.with_changes(body=stub)])
+        laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        first = laid_out[func.decorators[0].decorator].start.line
+        shift = self.ast_defs[func].decorator_list[0].lineno - first
+        for node, where in laid_out.items():
+            self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
+
+    def ast_position(self, line: int, offset: int) -> model.Position:
+        """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
+        before = self.lines[line - 1].encode()[:offset].decode(errors="replace")
+        return model.Position(line, len(before) + 1)
+
+    def name_position(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> model.Position:
+        """Where the name of kernel ``func`` is (ast has the position of its ``def`` only): on
+        the def line, which `_check_kernel_def` made sure reads 'def <name>('."""
+        found = _TRITON_DEF.match(self.lines[func.lineno - 1])
+        assert found is not None
+        return model.Position(func.lineno, found.start("name") + 1)
 
     def error(self, node: cst.CSTNode, message: str, code: str) -> BuildError:
         pos = self.position(node)
@@ -128,12 +171,7 @@ class _Reader:
         if name in ("int", "float"):
             return model.ScalarType("int32" if name == "int" else "float32")
         if name == "bool":
-            raise self.error(
-                node,
-                "Triton cannot compile a parameter annotated 'bool' (its code generator raises "
-                "NameError: bool is not defined); annotate a runtime flag as tl.int1",
-                "bool-annotation",
-            )
+            return model.ScalarType("int1")  # what Triton makes of it: u1
         short = self.language_name(node)
         if short == "tensor":
             return model.TensorType(())
@@ -237,11 +275,6 @@ class _Reader:
         kinds = {_kind_of(value) for value in values}
         return (kinds.pop() if len(kinds) == 1 else None), tuple(values)
 
-    def ast_tree(self) -> ast.Module:
-        if self._ast is None:
-            self._ast = ast.parse(self.source)
-        return self._ast
-
     # -- kernels -------------------------------------------------------------------------------
 
     def decorator_names(self, func: cst.FunctionDef) -> list[tuple[str | None, cst.Decorator]]:
@@ -265,32 +298,39 @@ class _Reader:
                 "keyword-only and positional-only kernel parameters are not supported",
                 "star-params",
             )
-        names = [param.name.value for param in params.params]
+        names = [_identifier(param.name) for param in params.params]
         no_spec = self.jit_name_list(jit, "do_not_specialize", names)
         no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
         read = []
-        for param in params.params:
-            name = param.name.value
+        for node, arg in zip(params.params, self.ast_defs[func].args.args):
+            name = _identifier(node.name)
             if name in LAUNCH_OPTIONS or name in TRITON_RESERVED:
                 raise self.error(
-                    param.name,
+                    node.name,
                     f"parameter '{name}' collides with a launch option of the same name; rename it",
                     "reserved-name",
                 )
             read.append(
                 model.Param(
                     name,
-                    self.read_param_type(func, param),
-                    self.read_default(param),
-                    self.position(param.name),
+                    self.read_param_type(func, node),
+                    self.read_default(node),
+                    self.ast_position(arg.lineno, arg.col_offset),
                     specialize=name not in no_spec,
                     specialize_alignment=name not in no_align,
                 )
             )
         for param in read:
             _check_default(self, params, param)
+        layers = tuning.read_layers(
+            self.decorator_names(func), names, self.tree, self.qualified, self.error
+        )
         return model.Kernel(
-            func.name.value, tuple(read), self.position(func.name), self.fingerprint_of(func)
+            _identifier(func.name),
+            tuple(read),
+            self.name_position(self.ast_defs[func]),
+            self.fingerprint_of(func),
+            layers,
         )
 
     def read_param_type(self, func: cst.FunctionDef, param: cst.Param) -> model.ParamType:
@@ -307,11 +347,16 @@ class _Reader:
     def read_default(self, param: cst.Param) -> model.Default | None:
         if param.default is None:
             return None
-        text = self.wrapper.module.code_for_node(param.default)
+        text = self.tree.code_for_node(param.default)
         try:
-            return model.Default(ast.literal_eval(text.strip()), True, text)
+            value = ast.literal_eval(text.strip())
+            # The launcher writes the value back as repr(value): it must read back as itself
+            # (1e999 is a literal, its repr 'inf' is not).
+            if ast.literal_eval(repr(value)) == value:
+                return model.Default(value, True, text)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return model.Default(None, False, text)
+            pass
+        return model.Default(None, False, text)
 
     def jit_name_list(self, jit: cst.Decorator, keyword: str, names: list[str]) -> set[str]:
         """The parameter names a literal ``do_not_specialize``-style list of @jit refers to."""
@@ -321,7 +366,7 @@ class _Reader:
             if arg.keyword is None or arg.keyword.value != keyword:
                 continue
             try:
-                items = ast.literal_eval(self.wrapper.module.code_for_node(arg.value).strip())
+                items = ast.literal_eval(self.tree.code_for_node(arg.value).strip())
             except (ValueError, SyntaxError):
                 items = None
             if not isinstance(items, (list, tuple)):
@@ -340,34 +385,78 @@ class _Reader:
         return set()
 
     def fingerprint_of(self, func: cst.FunctionDef) -> str:
-        line = self.position(func.name).line
-        for node in self.ast_tree().body:
-            if isinstance(node, ast.FunctionDef) and node.lineno == line:
-                return fingerprint.fingerprint(node)
-        raise AssertionError(f"ast and libcst disagree on {func.name.value}")  # pragma: no cover
+        return fingerprint.fingerprint(self.ast_defs[func])
 
 
 def parse_module(path: str, data: bytes, module: str) -> tuple[model.KernelModule | None, list[Diagnostic]]:
     """Read one file.  Returns its model (None if it failed) and the diagnostics it produced."""
     try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        message = f"file is not valid UTF-8 (byte {exc.start}: {exc.reason})"
-        return None, [Diagnostic(path, line, 1, "error", message, "encoding")]
-    try:
-        tree = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        return None, [at(path, source, exc.raw_line, exc.raw_column + 1, exc.message, "syntax")]
-    except RecursionError:
-        return None, [Diagnostic(path, 1, 1, "error", "file is nested too deeply to parse", "syntax")]
-    reader = _Reader(path, source, tree)
+        source = decode(path, data)
+        syntax = _python_tree(path, source)
+        tree = _cst_tree(path, source)
+    except BuildError as exc:
+        return None, [exc.diagnostic]
+    reader = _Reader(path, source, tree, syntax)
     kernels = _read_kernels(reader, tree)
     errors = [d for d in reader.diagnostics if d.severity == "error"]
     if errors:
         return None, reader.diagnostics
     digest = hashlib.sha256(data).hexdigest()[:16]
     return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
+
+
+def decode(path: str, data: bytes) -> str:
+    """The text of a source file, decoded as Python decodes it: BOM, coding line, else UTF-8."""
+    encoding = "utf-8"
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise BuildError(_undecodable(path, data, encoding, exc)) from None
+    except SyntaxError as exc:  # the first two lines are not UTF-8, or name an unknown codec
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as bad:
+            raise BuildError(_undecodable(path, data, encoding, bad)) from None
+        raise BuildError(at(path, text, 1, 1, exc.msg, "encoding")) from None
+
+
+def _undecodable(path: str, data: bytes, encoding: str, exc: UnicodeDecodeError) -> Diagnostic:
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    line_end = data.find(b"\n", exc.start)
+    line = data[line_start : line_end if line_end >= 0 else len(data)]
+    shown = line.decode(encoding, "backslashreplace")
+    column = len(data[line_start : exc.start].decode(encoding, "backslashreplace")) + 1
+    message = f"file is not valid {encoding.upper()} (byte {exc.start}: {exc.reason})"
+    return Diagnostic(path, data.count(b"\n", 0, exc.start) + 1, column, "error", message, "encoding", shown)
+
+
+def _python_tree(path: str, source: str) -> ast.Module:
+    """Python's own verdict first: libcst accepts code that Python rejects (a parameter named
+    twice, a non-default after a default, ...), and such a module would never import."""
+    null = source.find("\0")
+    if null >= 0:  # Python 3.11 reports it without a position
+        line, column = source.count("\n", 0, null) + 1, null - source.rfind("\n", 0, null)
+        raise BuildError(at(path, source, line, column, "source contains a null byte", "syntax"))
+    try:
+        tree = ast.parse(source, path)
+        compile(tree, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 1, max(exc.offset or 1, 1)
+        raise BuildError(at(path, source, line, column, exc.msg, "syntax")) from None
+    except (RecursionError, MemoryError):
+        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+    return tree
+
+
+def _cst_tree(path: str, source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
+        message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
+        raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
+    except RecursionError:
+        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
 
 
 def _read_kernels(reader: _Reader, tree: cst.Module) -> list[model.Kernel]:
@@ -379,46 +468,67 @@ def _read_kernels(reader: _Reader, tree: cst.Module) -> list[model.Kernel]:
             mechanism_seen = mechanism_seen or _imports_mechanism(stmt)
         elif isinstance(stmt, cst.FunctionDef):
             decorators = reader.decorator_names(stmt)
-            jit = [d for name, d in decorators if name in JIT]
-            if not jit:
+            jits = [d for name, d in decorators if name in JIT]
+            if not jits:
                 continue
-            tuned = any(name in AUTOTUNE or name in HEURISTICS for name, _ in decorators)
-            if tuned:
-                reader.warn(
-                    stmt.name,
-                    f"'{stmt.name.value}' is autotuned or uses heuristics; ttgen does not "
-                    "generate launchers for those yet, so it has none",
-                    "unsupported",
-                )
-                continue
-            candidates.append((stmt, jit[0], mechanism_seen))
-    called = {name for func, _, _ in candidates for name in _called_names(func)}
+            candidates.append((stmt, jits[0], mechanism_seen))
+    called = {name for func, _, _ in candidates for name in _called_names(reader.ast_defs[func])}
+    defined = _defined_twice(tree)
     kernels: list[model.Kernel] = []
-    seen: dict[str, cst.FunctionDef] = {}
     for func, jit, mechanism_before in candidates:
-        name = func.name.value
-        if name in called or _returns_value(func):
+        name = _identifier(func.name)
+        if name in called or _returns_value(reader.ast_defs[func]):
             continue  # a helper: other kernels call it, or it computes a value
+        reader.function = func
         try:
-            if name in seen:
-                raise reader.error(
-                    func.name,
-                    f"kernel '{name}' is defined twice in this module; their launchers would clash",
-                    "duplicate-kernel",
-                )
-            seen[name] = func
-            if not mechanism_before and _uses_subscripts(reader, func):
-                raise reader.error(
-                    func.name,
-                    f"'{name}' uses tl.tensor[...] or tl.constexpr[...], which Triton cannot "
-                    f"evaluate unless the module imports {MECHANISM} before its kernels "
-                    f"(add 'import {MECHANISM}  # noqa: F401')",
-                    "missing-import",
-                )
+            _check_kernel_def(reader, func, mechanism_before, defined)
             kernels.append(reader.read_kernel(func, jit))
         except BuildError as exc:
             reader.diagnostics.append(exc.diagnostic)
     return kernels
+
+
+def _check_kernel_def(
+    reader: _Reader, func: cst.FunctionDef, mechanism_before: bool, defined: set[str]
+) -> None:
+    name = _identifier(func.name)
+    if name in defined:
+        raise reader.error(
+            func.name,
+            f"'{name}' is defined more than once in this module; rename one (a launcher "
+            "launches the kernel of its name, and only the last definition of a name survives)",
+            "duplicate-kernel",
+        )
+    if func.asynchronous is not None:
+        raise reader.error(
+            func.name, f"kernel '{name}' is async; Triton kernels are plain functions", "async-kernel"
+        )
+    if not _TRITON_DEF.match(reader.lines[reader.ast_defs[func].lineno - 1]):
+        raise reader.error(
+            func.name,
+            f"Triton finds the source of '{name}' by a line 'def {name}(': put 'def', the name "
+            "and '(' on one line",
+            "def-line",
+        )
+    if not mechanism_before and _uses_subscripts(reader, func):
+        raise reader.error(
+            func.name,
+            f"'{name}' uses tl.tensor[...], tl.constexpr[...] or bool, which Triton cannot "
+            f"compile unless the module imports {MECHANISM} before its kernels "
+            f"(add 'import {MECHANISM}  # noqa: F401')",
+            "missing-import",
+        )
+
+
+def _defined_twice(tree: cst.Module) -> set[str]:
+    """Names that more than one top-level def or class binds (the last one wins at import)."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            name = _identifier(stmt.name)
+            (twice if name in seen else seen).add(name)
+    return twice
 
 
 def _check_default(reader: _Reader, params: cst.Parameters, param: model.Param) -> None:
@@ -426,7 +536,7 @@ def _check_default(reader: _Reader, params: cst.Parameters, param: model.Param) 
     default = param.default
     if default is None or not default.literal:
         return
-    node = next(p.default for p in params.params if p.name.value == param.name)
+    node = next(p.default for p in params.params if _identifier(p.name) == param.name)
     assert node is not None
     value, kind = default.value, param.type
     problem = None
@@ -499,6 +609,8 @@ def _uses_subscripts(reader: _Reader, func: cst.FunctionDef) -> bool:
                 "constexpr",
             ):
                 return True
+            if isinstance(node, cst.Name) and reader.qualified(node) == "bool":
+                return True  # Triton's code generator knows no `bool` without the mechanism
     return False
 
 
@@ -508,23 +620,25 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _walk(child)
 
 
-def _called_names(func: cst.FunctionDef) -> set[str]:
+# Helpers are found on Python's ast: walking libcst's nodes is many times slower.
+def _called_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {
-        node.func.value
-        for node in _walk(func.body)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+        node.func.id
+        for stmt in func.body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
 
 
-def _returns_value(func: cst.FunctionDef) -> bool:
-    def visit(node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not func:
-            return False
-        if isinstance(node, cst.Return) and node.value is not None:
+def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    def visit(node: ast.AST) -> bool:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False  # a nested scope's return is its own
+        if isinstance(node, ast.Return) and node.value is not None:
             return True
-        return any(visit(child) for child in node.children)
+        return any(visit(child) for child in ast.iter_child_nodes(node))
 
-    return visit(func.body)
+    return any(visit(stmt) for stmt in func.body)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -537,3 +651,8 @@ def _dotted(node: cst.BaseExpression | cst.Name | cst.Attribute) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     raise TypeError(f"not a dotted name: {node!r}")
+
+
+def _identifier(name: cst.Name) -> str:
+    """A name as Python binds it: identifiers are NFKC-normalized when parsed, strings are not."""
+    return unicodedata.normalize("NFKC", name.value)

@@ -32,6 +32,7 @@ import torch
 import triton
 import triton.language as tl
 from triton import knobs
+from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
 from ttgen.fingerprint import find_function, fingerprint
@@ -247,7 +248,10 @@ class Constexpr(Spec):
         if value is None and (self.optional or self.kind is None and self.values is None):
             return None
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise ArgumentError(ValueError, "a float (an int is converted)", value) from None
         if self.kind is not None and not _is_kind(value, self.kind):
             raise ArgumentError(TypeError, self.expected(), value)
         if self.values is not None and not any(
@@ -258,7 +262,7 @@ class Constexpr(Spec):
             hash(value)
         except TypeError:
             raise ArgumentError(TypeError, self.expected(), value) from None
-        return _exact(value, self.kind)
+        return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
 
     def for_interpreter(self, value: object) -> object:
         return tl.constexpr(value)
@@ -277,14 +281,6 @@ def _is_kind(value: object, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-def _exact(value: object, kind: type | None) -> object:
-    """int/float/str subclasses (IntEnum, ...) become the base type, so keys stay exact."""
-    if kind is int and type(value) is not int:
-        return int(value)  # type: ignore[call-overload]
-    if kind is str and type(value) is not str:
-        return str(value)
-    return value
-
 
 # -- the slow path and the launch adapters -------------------------------------------------------
 
@@ -292,23 +288,37 @@ def _exact(value: object, kind: type | None) -> object:
 class Launcher:
     """Everything a generated launcher needs that is not on its inline fast path."""
 
-    def __init__(self, module: ModuleType, name: str, signature: str, params: Sequence[Spec]) -> None:
-        kernel = getattr(module, name, None)
-        if kernel is None or not hasattr(kernel, "fn"):
+    def __init__(
+        self,
+        module: ModuleType,
+        name: str,
+        signature: str,
+        params: Sequence[Spec],
+        layers: Sequence[tuple[str, tuple[str, ...]]] = (),
+    ) -> None:
+        outer = getattr(module, name, None)
+        chain = _decorator_chain(outer)
+        if chain is None or [kind for kind, _ in layers] != [_kind(o) for o in chain[:-1]]:
             raise StaleLauncherError(
-                f"{module.__name__} has no Triton kernel '{name}' any more; re-run ttgen"
+                f"{module.__name__}.{name} is not the Triton kernel (with the autotune and "
+                "heuristics decorators) its launcher was generated for; re-run ttgen"
             )
         self.name = name
-        self.kernel: Any = kernel
+        self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
+        self.layers: list[Any] = chain[:-1]  # Autotuner / Heuristics objects, outermost first
+        self.kernel: Any = chain[-1]  # the JITFunction (or the interpreter's function)
         self.params = tuple(params)
-        self.interpreted = not isinstance(kernel, JITFunction)
+        supplied = {n for _, names in layers for n in names}
+        self.given = tuple(spec for spec in self.params if spec.name not in supplied)
+        self.interpreted = not isinstance(self.kernel, JITFunction)
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.lock = threading.Lock()
         # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch
         # goes through JITFunction.run, which calls the hooks.
-        self.pre_run_hooks: list[Any] = kernel.pre_run_hooks
-        self.lock = threading.Lock()
+        self.pre_run_hooks: list[Any] = self.kernel.pre_run_hooks
         self.defaults = {
-            p.name: p.default for p in inspect.signature(kernel.fn).parameters.values()
+            p.name: p.default for p in inspect.signature(self.kernel.fn).parameters.values()
         }
         self._check_signature(module, signature)
 
@@ -334,7 +344,7 @@ class Launcher:
     def accept(self, device: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """Check ``args`` against the full rules: the normalized args, or a clear error."""
         accepted = []
-        for spec, value in zip(self.params, args):
+        for spec, value in zip(self.given, args):
             try:
                 accepted.append(spec.accept(value, device))
             except ArgumentError as exc:
@@ -388,15 +398,21 @@ class Launcher:
         )
 
     def check_options(self, options: dict[str, Any]) -> None:
+        """Launch options of the types run() declares: positive ints, None where allowed, bools."""
         for key, value in options.items():
-            ok = isinstance(value, bool) if key.startswith("launch_") else (
-                isinstance(value, int) and not isinstance(value, bool) and value > 0
-            )
+            if key not in OPTIONS:
+                continue  # set by a config (ir_override, ...): Triton's to check
+            annotation = OPTIONS[key][0]
+            if annotation == "bool":
+                ok, expected = isinstance(value, bool), "a bool"
+            else:
+                ok = (value is None and "None" in annotation) or (
+                    isinstance(value, int) and not isinstance(value, bool) and value > 0
+                )
+                expected = "a positive int" + (" or None" if "None" in annotation else "")
             if not ok:
                 raise TypeError(
-                    f"{self.name}: launch option '{key}' expected "
-                    f"{'a bool' if key.startswith('launch_') else 'a positive int'}, "
-                    f"got {_describe(value)}"
+                    f"{self.name}: launch option '{key}' expected {expected}, got {_describe(value)}"
                 )
 
     # -- the slow path -------------------------------------------------------------------------
@@ -410,9 +426,7 @@ class Launcher:
         options: dict[str, Any],
     ) -> None:
         """Launch through Triton's JITFunction.run; on a miss, remember what it compiled."""
-        # Only what differs from Triton's defaults, as a plain kernel[grid](...) call passes it,
-        # so both share one entry (and one loaded module) in Triton's in-memory cache.
-        options = {k: v for k, v in options.items() if v is not None and v != OPTIONS[k][1]}
+        options = _non_default(options)
         self.check_options(options)
         grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
@@ -433,6 +447,54 @@ class Launcher:
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
                 self.cache[key] = launch
 
+    # -- autotune and heuristics -----------------------------------------------------------------
+
+    def tune(
+        self,
+        tune_key: tuple[Any, ...],
+        grid: object,
+        stream: int,
+        given: tuple[Any, ...],
+        options: dict[str, Any],
+    ) -> None:
+        """A new autotune key: launch through the decorators, as kernel[grid](...) does, so
+        Triton's Autotuner tunes (or reads its disk cache); remember the config it chose."""
+        options = _non_default(options)
+        self.check_options(options)
+        names = [spec.name for spec in self.given]
+        if self.interpreted:
+            values = [spec.for_interpreter(v) for spec, v in zip(self.given, self.accept(current_device(), given))]
+            positional, keywords = _split(self.kernel.arg_names, names, values)
+            self.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            return
+        positional, keywords = _split(self.kernel.arg_names, names, list(given))
+        with self._on_stream(tune_key[0], stream), self.lock:
+            self.outer.run(*positional, grid=grid, warmup=False, **keywords, **options)
+            tuner = next(layer for layer in self.layers if _kind(layer) == "autotune")
+            config = tuner.best_config
+            supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
+            settings = tuple(
+                (k, v) for k, v in config.all_kwargs().items() if k not in config.kwargs
+            )
+            self.tuned[tune_key] = (*supplied, settings, config.pre_hook)
+
+    def heuristics(self, index: int, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
+        """Layer ``index``'s heuristic values, each seeing the arguments and the earlier ones."""
+        layer = self.layers[index]
+        seen = {**values, "grid": grid, "warmup": False}
+        results = []
+        for name, function in layer.values.items():
+            seen[name] = function(seen)
+            results.append(seen[name])
+        return tuple(results)
+
+    def run_pre_hook(
+        self, hook: Callable[[dict[str, Any]], Any], values: dict[str, Any], grid: object,
+        settings: tuple[tuple[str, Any], ...],
+    ) -> None:
+        """A chosen config's pre_hook, with the arguments Triton's Autotuner gives it."""
+        hook({**values, "grid": grid, "warmup": False, **dict(settings)})
+
     def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
         if stream == current_stream(device):
             return nullcontext()
@@ -441,9 +503,53 @@ class Launcher:
     def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
         # The inline predicate cannot tell a host tensor from a meta one (both report device
         # -1); the interpreter is slow anyway, so it gets the full rules.
-        args = self.accept(current_device(), args)
-        values = [spec.for_interpreter(value) for spec, value in zip(self.params, args)]
+        given = self.accept(current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
+        checked = iter(given)
+        values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
         self.kernel[grid](*values)
+
+
+def _decorator_chain(outer: object) -> list[Any] | None:
+    """``[Autotuner/Heuristics..., JITFunction]`` from the outermost decorator inwards."""
+    chain = []
+    node: Any = outer
+    while node is not None and hasattr(node, "fn") and _kind(node) != "jit":
+        chain.append(node)
+        node = node.fn
+    if node is None or not hasattr(node, "fn") or not hasattr(node, "arg_names"):
+        return None
+    chain.append(node)
+    return chain
+
+
+def _kind(node: object) -> str:
+    """``autotune``, ``heuristics`` or ``jit`` for a link of a decorated kernel."""
+    if isinstance(node, Autotuner):
+        return "autotune"
+    if isinstance(node, Heuristics):
+        return "heuristics"
+    return "jit"
+
+
+def _split(arg_names: Sequence[str], names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """Positional values up to the first parameter the caller does not give, keywords after:
+    Triton's Autotuner reads its pre-hook arguments from the positional ones."""
+    given = dict(zip(names, values))
+    positional: list[Any] = []
+    for name in arg_names:
+        if name not in given:
+            break
+        positional.append(given.pop(name))
+    return positional, given
+
+
+def _non_default(options: dict[str, Any]) -> dict[str, Any]:
+    """Only what differs from Triton's defaults, as a plain kernel[grid](...) call passes it,
+    so both share one entry (and one loaded module) in Triton's in-memory cache."""
+    return {
+        k: v for k, v in options.items()
+        if v is not None and (k not in OPTIONS or v != OPTIONS[k][1])
+    }
 
 
 def _launch_function(kernel: Any) -> LaunchFunction:
@@ -532,8 +638,14 @@ def _launch_state_39() -> tuple[Any, ...]:
     state = _launch_state_36()
     if state[1] is HOOKED:
         return state
-    # 3.9 also keys its cache on this knob, read from the environment on every launch.
-    return (*state, _compilation_knobs.fpsan_homomorphic_casts)
+    # 3.9 also keys its cache on this knob, read from the environment on every launch, and on
+    # the hash a stages-inspection hook reports, asked on every launch.
+    inspection = _runtime_knobs.add_stages_inspection_hook
+    return (
+        *state,
+        _compilation_knobs.fpsan_homomorphic_casts,
+        None if inspection is None else inspection()[1],  # type: ignore[call-arg]  # as 3.9's run() calls it
+    )
 
 
 if _VERSION >= (3, 9):

@@ -1,11 +1,72 @@
 """Files on disk: write only what changed, atomically, so an interrupted run leaves every output
-either as it was or complete, never half-written."""
+either as it was or complete, never half-written, and no temporary file behind."""
 
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived.  Raised between two writes, never in the middle of one."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@dataclass
+class _Guard:
+    """Holds a signal back while a file is being replaced, and raises it right after."""
+
+    writing: bool = False
+    pending: int | None = None
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.writing:
+            self.pending = signum
+        else:
+            raise Interrupted(signum)
+
+    @contextmanager
+    def deferring(self) -> Iterator[None]:
+        self.writing = True
+        try:
+            yield
+        finally:
+            self.writing = False
+            signum, self.pending = self.pending, None
+            if signum is not None:
+                raise Interrupted(signum)
+
+
+_GUARD = _Guard()
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within: SIGINT and SIGTERM raise `Interrupted`, deferred while `write_atomic` runs.
+
+    Signal handlers belong to the main thread; elsewhere the process's handlers stay as they
+    are (and the writes are still atomic, only a kill may leave a temporary file)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _GUARD.handle) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 def current(path: Path) -> str | None:
@@ -19,17 +80,16 @@ def current(path: Path) -> str | None:
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename; a crash leaves the old file or none."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
+    with _GUARD.deferring():
+        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise
+            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(temp, 0o644)
+            os.replace(temp, path)
+        except BaseException:
+            with suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise

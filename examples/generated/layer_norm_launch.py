@@ -93,20 +93,24 @@ class layer_norm_fwd:
                 and n_cols.__class__ is int and -2147483648 <= n_cols <= 2147483647
                 and eps.__class__ is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38
                 and BLOCK.__class__ is int
+                and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
+                and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
+                and (maxnreg is None or maxnreg.__class__ is int)
             )
         except (AttributeError, TypeError):
             _ok = False
         if not _ok:
             (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
+            _layer_norm_fwd.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        if stream is None:
+            _stream = _rt.current_stream(_device)
+        else:
+            _stream = _layer_norm_fwd.as_stream(stream)
         if grid.__class__ is tuple:
             _grid = grid
         else:
             _grid = _layer_norm_fwd.call_grid(grid, LayerNormFwdArgs(x=x, y=y, weight=weight, bias=bias, mean=mean, rstd=rstd, stride=stride, n_cols=n_cols, eps=eps, BLOCK=BLOCK))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _layer_norm_fwd.checked_grid(_grid)
-        if stream is None:
-            _stream = _rt.current_stream(_device)
-        else:
-            _stream = _layer_norm_fwd.as_stream(stream)
         _ptr_x = _data_ptr(x)
         _ptr_y = _data_ptr(y)
         _ptr_weight = _data_ptr(weight)

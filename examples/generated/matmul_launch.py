@@ -112,20 +112,24 @@ class matmul_kernel:
                 and BLOCK_M.__class__ is int
                 and BLOCK_N.__class__ is int
                 and BLOCK_K.__class__ is int
+                and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
+                and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
+                and (maxnreg is None or maxnreg.__class__ is int)
             )
         except (AttributeError, TypeError):
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
+            _matmul_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        if stream is None:
+            _stream = _rt.current_stream(_device)
+        else:
+            _stream = _matmul_kernel.as_stream(stream)
         if grid.__class__ is tuple:
             _grid = grid
         else:
             _grid = _matmul_kernel.call_grid(grid, MatmulKernelArgs(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak, stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm, stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _matmul_kernel.checked_grid(_grid)
-        if stream is None:
-            _stream = _rt.current_stream(_device)
-        else:
-            _stream = _matmul_kernel.as_stream(stream)
         _ptr_a = _data_ptr(a)
         _ptr_b = _data_ptr(b)
         _ptr_c = _data_ptr(c)

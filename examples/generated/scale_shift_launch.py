@@ -83,20 +83,24 @@ class scale_shift_kernel:
                 and relu.__class__ is bool
                 and BLOCK.__class__ is int and BLOCK in (128, 256, 512)
                 and ACTIVATION.__class__ is str and ACTIVATION in ('none', 'gelu')
+                and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
+                and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
+                and (maxnreg is None or maxnreg.__class__ is int)
             )
         except (AttributeError, TypeError):
             _ok = False
         if not _ok:
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
+            _scale_shift_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        if stream is None:
+            _stream = _rt.current_stream(_device)
+        else:
+            _stream = _scale_shift_kernel.as_stream(stream)
         if grid.__class__ is tuple:
             _grid = grid
         else:
             _grid = _scale_shift_kernel.call_grid(grid, ScaleShiftKernelArgs(x=x, bias=bias, out=out, n=n, scale=scale, relu=relu, BLOCK=BLOCK, ACTIVATION=ACTIVATION))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _scale_shift_kernel.checked_grid(_grid)
-        if stream is None:
-            _stream = _rt.current_stream(_device)
-        else:
-            _stream = _scale_shift_kernel.as_stream(stream)
         _ptr_x = _data_ptr(x)
         _ptr_bias = 0 if bias is None else _data_ptr(bias)
         _ptr_out = _data_ptr(out)

@@ -77,20 +77,24 @@ class softmax_kernel:
                 and out_row_stride.__class__ is int and -2147483648 <= out_row_stride <= 2147483647
                 and n_cols.__class__ is int and -2147483648 <= n_cols <= 2147483647
                 and BLOCK.__class__ is int
+                and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
+                and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
+                and (maxnreg is None or maxnreg.__class__ is int)
             )
         except (AttributeError, TypeError):
             _ok = False
         if not _ok:
             (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
+            _softmax_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        if stream is None:
+            _stream = _rt.current_stream(_device)
+        else:
+            _stream = _softmax_kernel.as_stream(stream)
         if grid.__class__ is tuple:
             _grid = grid
         else:
             _grid = _softmax_kernel.call_grid(grid, SoftmaxKernelArgs(out=out, inp=inp, in_row_stride=in_row_stride, out_row_stride=out_row_stride, n_cols=n_cols, BLOCK=BLOCK))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _softmax_kernel.checked_grid(_grid)
-        if stream is None:
-            _stream = _rt.current_stream(_device)
-        else:
-            _stream = _softmax_kernel.as_stream(stream)
         _ptr_out = _data_ptr(out)
         _ptr_inp = _data_ptr(inp)
         _key = (

@@ -71,20 +71,24 @@ class add_kernel:
                 and out.dtype is _float32 and _get_device(out) == _device
                 and n.__class__ is int and -2147483648 <= n <= 2147483647
                 and BLOCK.__class__ is int
+                and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
+                and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
+                and (maxnreg is None or maxnreg.__class__ is int)
             )
         except (AttributeError, TypeError):
             _ok = False
         if not _ok:
             (x, y, out, n, BLOCK) = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
+            _add_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        if stream is None:
+            _stream = _rt.current_stream(_device)
+        else:
+            _stream = _add_kernel.as_stream(stream)
         if grid.__class__ is tuple:
             _grid = grid
         else:
             _grid = _add_kernel.call_grid(grid, AddKernelArgs(x=x, y=y, out=out, n=n, BLOCK=BLOCK))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _add_kernel.checked_grid(_grid)
-        if stream is None:
-            _stream = _rt.current_stream(_device)
-        else:
-            _stream = _add_kernel.as_stream(stream)
         _ptr_x = _data_ptr(x)
         _ptr_y = _data_ptr(y)
         _ptr_out = _data_ptr(out)

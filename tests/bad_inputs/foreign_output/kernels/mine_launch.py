@@ -1,0 +1,3 @@
+"""Written by hand: ttgen must never overwrite it."""
+
+HAND_WRITTEN = True

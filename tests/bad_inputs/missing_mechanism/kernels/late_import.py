@@ -1,0 +1,10 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x: tl.tensor[tl.float32]):
+    pass
+
+
+import ttgen.annotations  # noqa: E402,F401

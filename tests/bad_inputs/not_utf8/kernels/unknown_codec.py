@@ -1,0 +1,5 @@
+# -*- coding: klingon -*-
+import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401

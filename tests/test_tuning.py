@@ -1,0 +1,93 @@
+"""@triton.autotune and @triton.heuristics through ttgen's launchers.
+
+Autotuning needs a driver (Triton's Autotuner benchmarks), so on the CPU it runs on the launch
+stand-in (tests/standins) with a deterministic benchmarker; heuristics alone run under the
+interpreter like every other example.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from examples.generated.axpy_launch import AxpyKernelArgs, axpy_kernel
+from tests.conftest import DEVICE
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("n", [1000, 1024, 5])
+def test_heuristics_kernel_supplies_its_parameters(n: int) -> None:
+    x, y = torch.randn(n, device=DEVICE), torch.randn(n, device=DEVICE)
+    out = torch.full_like(x, float("nan"))
+    seen: list[AxpyKernelArgs] = []
+
+    def grid(meta: AxpyKernelArgs) -> tuple[int]:
+        seen.append(meta)
+        return ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],)
+
+    axpy_kernel.run(x=x, y=y, out=out, alpha=2.0, n=n, grid=grid)
+    torch.testing.assert_close(out, 2.0 * x + y)
+    block = min(1024, 1 << (n - 1).bit_length())
+    assert seen[0]["BLOCK"] == block and seen[0]["EVEN"] == (n % block == 0)
+
+
+def test_supplied_parameters_are_not_arguments() -> None:
+    x = torch.randn(8, device=DEVICE)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'BLOCK'"):
+        axpy_kernel.run(x=x, y=x, out=x, alpha=1.0, n=8, BLOCK=8, grid=(1,))  # type: ignore[call-arg]
+
+
+SCRIPT = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch, triton
+    from examples.kernels.matmul_autotuned import matmul_autotuned as kernel
+    from examples.generated.matmul_autotuned_launch import matmul_autotuned as launcher, _matmul_autotuned as state
+
+    # Deterministic benchmarker: per key, the times of the three configs in turn.
+    times = iter([3.0, 1.0, 2.0, 2.0, 3.0, 1.0])
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        t = next(times)
+        return [t, t, t]
+
+    kernel._do_bench = bench
+    grid = lambda meta: (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
+    report = []
+    for M, N, K in [(64, 64, 64), (96, 32, 48)]:
+        a, b, c = torch.randn(M, K), torch.randn(K, N), torch.empty(M, N)
+        args = dict(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=a.stride(0), stride_ak=a.stride(1),
+                    stride_bk=b.stride(0), stride_bn=b.stride(1), stride_cm=c.stride(0), stride_cn=c.stride(1))
+        launcher.run(**args, grid=grid)  # a new key: Triton's Autotuner benchmarks, then launches
+        launcher.run(**args, grid=grid)  # ttgen's fast path
+        kernel[grid](*args.values())  # Triton itself, for comparison
+        chosen = kernel.cache[(M, N, K, "torch.float32", "torch.float32", "torch.float32")]
+        (ours,) = [v for k, v in state.tuned.items() if k[1:4] == (M, N, K)]
+        report.append(dict(triton=chosen.kwargs, warps=chosen.num_warps, stages=chosen.num_stages,
+                           ttgen=list(ours[:3]), settings=dict(ours[3])))
+    print(json.dumps(report))
+"""
+
+
+def test_autotuned_kernel_takes_triton_s_config_and_launches_like_triton(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(SCRIPT, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    expected = [({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, 4, 3), ({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, 8, 3)]
+    for entry, (config, warps, stages) in zip(report, expected):
+        assert entry["triton"] == config and (entry["warps"], entry["stages"]) == (warps, stages)
+        assert entry["ttgen"] == [config["BLOCK_M"], config["BLOCK_N"], config["BLOCK_K"]]
+        assert entry["settings"]["num_warps"] == warps and entry["settings"]["num_stages"] == stages
+    # Per key: 3 benchmark launches, the launch after tuning, ttgen's fast launch, Triton's launch.
+    assert len(records) == 12
+    for first in (0, 6):
+        tuned, fast, triton_launch = records[first + 3: first + 6]
+        for ours in (tuned, fast):
+            assert (ours.grid, ours.block, ours.shared, ours.params) == (
+                triton_launch.grid, triton_launch.block, triton_launch.shared, triton_launch.params)
