@@ -6,7 +6,7 @@ Run on a CUDA machine from the repository root::
 
 Method (../shared/GPU.md): tiny kernels (one block of 1024 elements); bursts of 100 launches
 timed with perf_counter, torch.cuda.synchronize() between bursts and never inside the timed
-region, median over 200 bursts after warm-up.  All paths run side by side in one process and are
+region, median over 200 bursts after warm-up; the paths take turns burst by burst.  All paths run side by side in one process and are
 reported as ratios.  Also: 2,000 back-to-back launches timed until the GPU is done, and a plot
 of overhead against the number of tensor arguments for the JIT and ttgen.
 
@@ -58,12 +58,31 @@ def k{count}({params}, n: int, BLOCK: tl.constexpr[int]):
 '''
 
 
+AUTOTUNED = '''import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 1024}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8)],
+    key=["n"],
+)
+@triton.jit
+def tuned(p0: tl.tensor[tl.float32], p1: tl.tensor[tl.float32], p2: tl.tensor[tl.float32], n: int,
+          BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
+'''
+
+
 def build(folder: Path) -> None:
     kernels = folder / "benchkernels"
     kernels.mkdir()
     (kernels / "__init__.py").write_text("")
     for count in TENSOR_COUNTS:
         (kernels / f"k{count}.py").write_text(kernel_source(count))
+    (kernels / "tuned.py").write_text(AUTOTUNED)
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
     sys.path.insert(0, str(folder))
@@ -77,19 +96,23 @@ def literal_call(target: str, count: int) -> Callable[[list[torch.Tensor], int],
     return namespace["call"]  # type: ignore[no-any-return]
 
 
-def burst_time(launch: Callable[[], Any], bursts: int, per_burst: int = 100) -> float:
-    """Median microseconds per launch over ``bursts`` timed bursts of ``per_burst`` launches."""
-    for _ in range(20):
-        launch()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(bursts):
-        start = time.perf_counter()
-        for _ in range(per_burst):
+def burst_times(paths: dict[str, Callable[[], Any]], bursts: int, per_burst: int = 100) -> dict[str, float]:
+    """Median microseconds per launch of each path over ``bursts`` timed bursts of ``per_burst``
+    launches.  The paths take turns burst by burst, so drift in the machine's speed (these are
+    shared virtual machines) moves all of them alike and the ratios stay fair."""
+    for launch in paths.values():
+        for _ in range(20):
             launch()
-        samples.append((time.perf_counter() - start) / per_burst * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(samples)
+    torch.cuda.synchronize()
+    samples: dict[str, list[float]] = {name: [] for name in paths}
+    for _ in range(bursts):
+        for name, launch in paths.items():
+            start = time.perf_counter()
+            for _ in range(per_burst):
+                launch()
+            samples[name].append((time.perf_counter() - start) / per_burst * 1e6)
+            torch.cuda.synchronize()
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def back_to_back(launch: Callable[[], Any], count: int = 2000) -> float:
@@ -141,10 +164,30 @@ def measure(count: int, bursts: int) -> dict[str, float]:
     torch.cuda.synchronize()
     expected = sum(tensors[:-1], torch.zeros_like(tensors[0])) if count > 1 else torch.zeros_like(tensors[0])
     assert torch.allclose(tensors[-1], expected), "ttgen's launch computed the wrong result"
-    return {name: burst_time(path, bursts) for name, path in paths.items()} | {
+    return burst_times(paths, bursts) | {
         "b2b_jit": back_to_back(paths["jit"]),
         "b2b_ttgen": back_to_back(paths["ttgen"]),
     }
+
+
+def measure_autotuned(bursts: int) -> dict[str, float]:
+    """An autotuned 3-tensor kernel after tuning: Triton's JIT + Autotuner against ttgen."""
+    from benchgen.tuned_launch import tuned as launcher
+    from benchkernels.tuned import tuned as kernel
+
+    p0, p1, p2 = (torch.randn(BLOCK, device="cuda") for _ in range(3))
+    n = BLOCK
+    launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,))  # tunes once, through Triton's Autotuner
+    launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,))
+    torch.cuda.synchronize()
+    assert torch.allclose(p2, p0 + p1)
+    return burst_times(
+        {
+            "jit_autotuner": lambda: kernel[(1,)](p0, p1, p2, n),
+            "ttgen": lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,)),
+        },
+        bursts,
+    )
 
 
 def table(results: dict[int, dict[str, float]]) -> str:
@@ -194,10 +237,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         build(Path(folder))
         results = {c: measure(c, options.bursts) for c in map(int, options.counts.split(","))}
-    (out / "results.json").write_text(json.dumps(results, indent=1))
+        tuned = measure_autotuned(options.bursts)
+    (out / "results.json").write_text(json.dumps({"plain": results, "autotuned": tuned}, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(table(results))
+    print(
+        f"autotuned, 3 tensors, after tuning: JIT+Autotuner {tuned['jit_autotuner']:.2f} us, "
+        f"ttgen {tuned['ttgen']:.2f} us, ttgen/(JIT+Autotuner) {tuned['ttgen'] / tuned['jit_autotuner']:.3f}"
+    )
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0
 

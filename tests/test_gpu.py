@@ -171,3 +171,49 @@ def test_launch_on_a_second_stream_runs_there(as_handle: bool) -> None:
     side.synchronize()
     assert torch.isnan(early).all(), "the kernel ran on the default stream"
     torch.testing.assert_close(out, x + y)
+
+
+def test_autotuned_kernel_matches_triton_and_takes_its_config() -> None:
+    import triton
+
+    from examples.generated.matmul_autotuned_launch import _matmul_autotuned, matmul_autotuned
+    from examples.kernels.matmul_autotuned import matmul_autotuned as kernel
+
+    M, N, K = 256, 192, 320
+    a, b = torch.randn(M, K, device="cuda", dtype=torch.float16), torch.randn(K, N, device="cuda", dtype=torch.float16)
+    ours, theirs = torch.empty(M, N, device="cuda"), torch.empty(M, N, device="cuda")
+
+    def args(c: torch.Tensor) -> dict[str, Any]:
+        return dict(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=a.stride(0), stride_ak=a.stride(1),
+                    stride_bk=b.stride(0), stride_bn=b.stride(1), stride_cm=c.stride(0), stride_cn=c.stride(1))
+
+    def grid(meta: Any) -> tuple[int, int]:
+        return (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
+
+    matmul_autotuned.run(**args(ours), grid=grid)  # tunes through Triton's Autotuner
+    matmul_autotuned.run(**args(ours), grid=grid)  # the fast path
+    kernel[grid](*args(theirs).values())
+    torch.cuda.synchronize()
+    chosen = kernel.cache[(M, N, K, "torch.float16", "torch.float16", "torch.float32")]
+    (tuned,) = [v for k, v in _matmul_autotuned.tuned.items() if k[1:4] == (M, N, K)]
+    assert list(tuned[:3]) == [chosen.kwargs[n] for n in ("BLOCK_M", "BLOCK_N", "BLOCK_K")]
+    assert dict(tuned[3])["num_warps"] == chosen.num_warps
+    assert torch.equal(ours, theirs)
+    torch.testing.assert_close(ours, (a.float() @ b.float()), atol=2e-2, rtol=2e-2)
+
+
+def test_heuristics_kernel_matches_triton() -> None:
+    import triton
+
+    from examples.generated.axpy_launch import axpy_kernel
+    from examples.kernels.axpy import axpy_kernel as kernel
+
+    for n in (4096, 1000):
+        x, y = torch.randn(n, device="cuda", dtype=torch.float16), torch.randn(n, device="cuda", dtype=torch.float16)
+        ours, theirs = torch.empty_like(x), torch.empty_like(x)
+        grid = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)  # noqa: E731
+        axpy_kernel.run(x=x, y=y, out=ours, alpha=0.5, n=n, grid=grid)
+        kernel[grid](x, y, theirs, 0.5, n)
+        torch.cuda.synchronize()
+        assert torch.equal(ours, theirs)
+        torch.testing.assert_close(ours, 0.5 * x + y)

@@ -36,9 +36,8 @@ BUILTINS = (
 
 def reserved_names(kernel: model.Kernel) -> set[str]:
     """Names the generated code for ``kernel`` uses, which its parameters must not take."""
-    names = set(LOCALS) | set(MODULE_NAMES) | set(BUILTINS)
+    names = _locals(kernel) | set(MODULE_NAMES) | set(BUILTINS)
     names |= {launcher_name(kernel), args_class(kernel)}
-    names |= {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
     names |= {_dtype_alias(d) for d in model.DTYPES}
     return names
 
@@ -49,10 +48,19 @@ def top_level_names(kernel: model.Kernel) -> tuple[str, ...]:
 
 
 def launcher_name(kernel: model.Kernel) -> str:
-    """The module-level `runtime.Launcher` of ``kernel``: ``_<name>``, except that a private
-    kernel ``_fwd`` gets ``_launcher_fwd``, because Python mangles ``__fwd`` inside a class."""
+    """The module-level `runtime.Launcher` of ``kernel``: ``_<name>``, except where that would
+    be mangled inside the class (a private kernel ``_fwd``: ``__fwd``) or shadowed by a local
+    of its run() (a kernel ``tuned``: ``_tuned``); then ``_launcher_<name>``."""
     name = kernel.name
-    return f"_launcher{name}" if name.startswith("_") else f"_{name}"
+    plain = f"_{name}"
+    if name.startswith("_") or plain in _locals(kernel):
+        return f"_launcher_{name}"  # one leading underscore: never mangled, never a local
+    return plain
+
+
+def _locals(kernel: model.Kernel) -> set[str]:
+    """The local names of ``kernel``'s run() besides its parameters."""
+    return set(LOCALS) | {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
 
 
 def args_class(kernel: model.Kernel) -> str:
