@@ -17,7 +17,9 @@ if not torch.cuda.is_available():
 
 import triton  # noqa: E402
 
+from examples.generated.axpy_launch import AxpyKernelArgs, axpy_kernel  # noqa: E402
 from examples.generated.layer_norm_launch import layer_norm_fwd  # noqa: E402
+from examples.generated.matmul_autotuned_launch import MatmulAutotunedArgs, matmul_autotuned  # noqa: E402
 from examples.generated.matmul_launch import MatmulKernelArgs, matmul_kernel  # noqa: E402
 from examples.generated.scale_shift_launch import scale_shift_kernel  # noqa: E402
 from examples.generated.softmax_launch import softmax_kernel  # noqa: E402
@@ -70,6 +72,33 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return c
 
 
+def matmul_tuned(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Autotuned: the configs choose BLOCK_M/N/K and num_warps; the grid reads what they chose."""
+    (m, k), (_, n) = a.shape, b.shape
+    c = torch.empty((m, n), dtype=torch.float32, device=a.device)
+
+    def grid(meta: MatmulAutotunedArgs) -> tuple[int, int]:
+        return (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
+
+    matmul_autotuned.run(
+        a=a, b=b, c=c, M=m, N=n, K=k,
+        stride_am=a.stride(0), stride_ak=a.stride(1), stride_bk=b.stride(0), stride_bn=b.stride(1),
+        stride_cm=c.stride(0), stride_cn=c.stride(1), grid=grid,
+    )
+    return c
+
+
+def axpy(alpha: float, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Heuristics choose BLOCK and EVEN from n; the grid reads BLOCK."""
+    out = torch.empty_like(x)
+
+    def grid(meta: AxpyKernelArgs) -> tuple[int]:
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    axpy_kernel.run(x=x, y=y, out=out, alpha=alpha, n=x.numel(), grid=grid)
+    return out
+
+
 def scale_shift(x: torch.Tensor, bias: torch.Tensor | None, scale: float, stream: torch.cuda.Stream | None) -> torch.Tensor:
     out = torch.empty_like(x)
     n = x.numel()
@@ -88,6 +117,9 @@ def main() -> None:
     torch.testing.assert_close(layer_norm(x, w, b), torch.nn.functional.layer_norm(x, (300,), w, b), atol=1e-4, rtol=1e-4)
     a, bm = torch.randn(40, 50, device=DEVICE), torch.randn(50, 30, device=DEVICE)
     torch.testing.assert_close(matmul(a, bm), a @ bm, atol=2e-2, rtol=2e-2)
+    torch.testing.assert_close(axpy(0.5, x.flatten(), x.flatten()), 1.5 * x.flatten())
+    if DEVICE == "cuda":  # Triton's Autotuner benchmarks on a GPU; the interpreter has none
+        torch.testing.assert_close(matmul_tuned(a, bm), a @ bm, atol=2e-2, rtol=2e-2)
     stream = torch.cuda.Stream() if DEVICE == "cuda" else None  # type: ignore[no-untyped-call]
     flat = x.flatten()
     got = scale_shift(flat, None, 2.0, stream)

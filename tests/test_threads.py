@@ -118,9 +118,9 @@ def stand_in(launcher: rt.Launcher) -> Iterator[FakeJIT]:
 
 # -- the calls: several keys, one unique tag each ----------------------------------------------------
 
-X = torch.zeros(512)
-BIAS = torch.zeros(512)
-OUT = torch.zeros(512)
+X = torch.zeros(512, device=DEVICE)
+BIAS = torch.zeros(512, device=DEVICE)
+OUT = torch.zeros(512, device=DEVICE)
 # Distinct keys: BLOCK x ACTIVATION x bias present or None.
 VARIANTS = [
     dict(BLOCK=block, ACTIVATION=activation, bias=bias)

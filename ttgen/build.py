@@ -53,24 +53,10 @@ def plan(paths: list[str], out: str | None) -> Plan:
             if result.errors > errors_before:
                 result.kept.add(source.output)  # keep its last good launcher, if any
             continue
-        previous = claimed.get(source.output)
-        if previous is not None:
-            result.diagnostics.append(
-                Diagnostic(
-                    str(source.path), 1, 1, "error",
-                    f"its launcher {source.output} would overwrite the one of {previous.path}",
-                    "output-clash",
-                )
-            )
-            continue
-        if os.path.lexists(source.output) and not is_generated(source.output):
-            result.diagnostics.append(
-                Diagnostic(
-                    str(source.path), 1, 1, "error",
-                    f"{source.output} exists and was not written by ttgen; not overwriting it",
-                    "foreign-output",
-                )
-            )
+        problem = _output_problem(source, claimed)
+        if problem is not None:
+            message, code = problem
+            result.diagnostics.append(Diagnostic(str(source.path), 1, 1, "error", message, code))
             continue
         claimed[source.output] = source
         result.outputs[source.output] = text
@@ -82,6 +68,16 @@ def plan(paths: list[str], out: str | None) -> Plan:
         result.stale = _stale(found.owned, result)
     result.diagnostics.sort()
     return result
+
+
+def _output_problem(source: Source, claimed: dict[Path, Source]) -> tuple[str, str] | None:
+    """Why ``source``'s launcher cannot be written where it goes (message, code), if it cannot."""
+    previous = claimed.get(source.output)
+    if previous is not None:
+        return f"its launcher {source.output} would overwrite the one of {previous.path}", "output-clash"
+    if os.path.lexists(source.output) and not is_generated(source.output):
+        return f"{source.output} exists and was not written by ttgen; not overwriting it", "foreign-output"
+    return None
 
 
 def _launcher_text(source: Source, diagnostics: list[Diagnostic]) -> str | None:

@@ -8,7 +8,6 @@ key as one tuple, one cache lookup and one launch call.  The emitted text is det
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 
 from ttgen import model

@@ -281,7 +281,6 @@ def _is_kind(value: object, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-
 # -- the slow path and the launch adapters -------------------------------------------------------
 
 
