@@ -197,7 +197,7 @@ def test_autotuned_kernel_matches_triton_and_takes_its_config() -> None:
     chosen = kernel.cache[(M, N, K, "torch.float16", "torch.float16", "torch.float32")]
     (tuned,) = [v for k, v in _matmul_autotuned.tuned.items() if k[1:4] == (M, N, K)]
     assert list(tuned[:3]) == [chosen.kwargs[n] for n in ("BLOCK_M", "BLOCK_N", "BLOCK_K")]
-    assert dict(tuned[3])["num_warps"] == chosen.num_warps
+    assert tuned[3].settings["num_warps"] == chosen.num_warps
     assert torch.equal(ours, theirs)
     torch.testing.assert_close(ours, (a.float() @ b.float()), atol=2e-2, rtol=2e-2)
 

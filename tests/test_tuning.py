@@ -71,7 +71,7 @@ SCRIPT = f"""
         chosen = kernel.cache[(M, N, K, "torch.float32", "torch.float32", "torch.float32")]
         (ours,) = [v for k, v in state.tuned.items() if k[1:4] == (M, N, K)]
         report.append(dict(triton=chosen.kwargs, warps=chosen.num_warps, stages=chosen.num_stages,
-                           ttgen=list(ours[:3]), settings=dict(ours[3])))
+                           ttgen=list(ours[:3]), settings=ours[3].settings))
     print(json.dumps(report))
 """
 
@@ -91,3 +91,53 @@ def test_autotuned_kernel_takes_triton_s_config_and_launches_like_triton(stubcud
         for ours in (tuned, fast):
             assert (ours.grid, ours.block, ours.shared, ours.params) == (
                 triton_launch.grid, triton_launch.block, triton_launch.shared, triton_launch.params)
+
+
+PRE_HOOK_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+SEEN = []
+
+
+def zero_out(nargs):
+    SEEN.append(sorted(nargs))
+    nargs["out"].zero_()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4, pre_hook=zero_out)], key=["n"])
+@triton.jit
+def accumulate(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.atomic_add(out + offsets, tl.load(x + offsets, mask=mask), mask=mask)
+"""
+
+PRE_HOOK_SCRIPT = """
+    import json, torch
+    import tuned_kernels
+    from generated.tuned_kernels_launch import accumulate
+    x, out = torch.ones(300), torch.zeros(300)
+    counts = []
+    for _ in range(3):
+        before = len(tuned_kernels.SEEN)
+        accumulate.run(x=x, out=out, n=300, grid=(3,))
+        counts.append(len(tuned_kernels.SEEN) - before)
+    before = len(tuned_kernels.SEEN)
+    tuned_kernels.accumulate[(3,)](x, out, 300)
+    print(json.dumps({"ttgen": counts, "triton": len(tuned_kernels.SEEN) - before, "seen": tuned_kernels.SEEN[-1]}))
+"""
+
+
+def test_config_pre_hook_runs_on_every_launch_like_triton(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    from ttgen.cli import main as ttgen
+
+    (tmp_path / "tuned_kernels.py").write_text(PRE_HOOK_MODULE)
+    assert ttgen([str(tmp_path / "tuned_kernels.py"), "--out", str(tmp_path / "generated"), "-q"]) == 0
+    files = {"tuned_kernels.py": PRE_HOOK_MODULE}
+    files |= {f"generated/{p.name}": p.read_text() for p in (tmp_path / "generated").glob("*.py")}
+    records = run_recorded(PRE_HOOK_SCRIPT, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["ttgen"] == [1, 1, 1] and report["triton"] == 1
+    assert {"x", "out", "n", "BLOCK", "num_warps"} <= set(report["seen"])

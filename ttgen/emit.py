@@ -21,7 +21,7 @@ OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default
 # Locals of run(); a kernel parameter with one of these names would shadow them.
 LOCALS = (
     "_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch",
-    "_tune_key", "_tuned", "_config_options", "_pre_hook",
+    "_tune_key", "_tuned", "_choice",
 )
 MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")
 # Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...):
@@ -214,14 +214,14 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("_key = (", 2)
     w.add("_state,", 3)
     if kernel.autotuned:
-        w.add("_config_options,", 3)
+        w.add("_choice,", 3)
     w.add(", ".join(name for name, _, _ in _options(kernel)) + ",", 3)
     for part in _key_parts(kernel):
         w.add(part + ",", 3)
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
     w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
-    options = f"dict(_config_options, {run_options})" if kernel.autotuned else f"dict({run_options})"
+    options = f"dict(_choice.settings, {run_options})" if kernel.autotuned else f"dict({run_options})"
     w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, {options})", 3)
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
@@ -265,10 +265,10 @@ def _emit_layer(
     w.add("if _tuned is None:", 2)
     w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, dict({run_options}))", 3)
     w.add("return", 3)
-    w.add(f"{', '.join(supplied + ['_config_options', '_pre_hook'])} = _tuned", 2)
-    w.add("if _pre_hook is not None:", 2)
+    w.add(f"{', '.join(supplied + ['_choice'])} = _tuned", 2)
+    w.add("if _choice.pre_hook is not None:", 2)
     values = "{" + ", ".join(f'"{n}": {n}' for n in known + supplied) + "}"
-    w.add(f"{launcher}.run_pre_hook(_pre_hook, {values}, grid, _config_options)", 3)
+    w.add(f"{launcher}.run_pre_hook(_choice, {values}, grid)", 3)
 
 
 def _tuple(items: list[str]) -> str:

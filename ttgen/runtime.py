@@ -472,10 +472,7 @@ class Launcher:
             tuner = next(layer for layer in self.layers if _kind(layer) == "autotune")
             config = tuner.best_config
             supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
-            settings = tuple(
-                (k, v) for k, v in config.all_kwargs().items() if k not in config.kwargs
-            )
-            self.tuned[tune_key] = (*supplied, settings, config.pre_hook)
+            self.tuned[tune_key] = (*supplied, Choice(config))
 
     def heuristics(self, index: int, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
         """Layer ``index``'s heuristic values, each seeing the arguments and the earlier ones."""
@@ -487,12 +484,10 @@ class Launcher:
             results.append(seen[name])
         return tuple(results)
 
-    def run_pre_hook(
-        self, hook: Callable[[dict[str, Any]], Any], values: dict[str, Any], grid: object,
-        settings: tuple[tuple[str, Any], ...],
-    ) -> None:
+    def run_pre_hook(self, choice: Choice, values: dict[str, Any], grid: object) -> None:
         """A chosen config's pre_hook, with the arguments Triton's Autotuner gives it."""
-        hook({**values, "grid": grid, "warmup": False, **dict(settings)})
+        assert choice.pre_hook is not None
+        choice.pre_hook({**values, "grid": grid, "warmup": False, **choice.settings})
 
     def _on_stream(self, device: int, stream: int) -> AbstractContextManager[Any]:
         if stream == current_stream(device):
@@ -506,6 +501,22 @@ class Launcher:
         checked = iter(given)
         values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
         self.kernel[grid](*values)
+
+
+class Choice:
+    """The config Triton's Autotuner chose for a key, as a generated launcher uses it.
+
+    It stands for the config in the launcher's specialization key: hashed by identity, which
+    is cheaper than hashing the options and at least as fine as Triton's own options key."""
+
+    __slots__ = ("settings", "pre_hook")
+
+    def __init__(self, config: Any) -> None:
+        # What the config sets besides the kernel's parameters: num_warps, num_stages, ...
+        self.settings: dict[str, Any] = {
+            k: v for k, v in config.all_kwargs().items() if k not in config.kwargs
+        }
+        self.pre_hook: Callable[[dict[str, Any]], Any] | None = config.pre_hook
 
 
 def _decorator_chain(outer: object) -> list[Any] | None:

@@ -124,9 +124,9 @@ class matmul_autotuned:
         if _tuned is None:
             _matmul_autotuned.tune(_tune_key, grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
             return
-        BLOCK_M, BLOCK_N, BLOCK_K, _config_options, _pre_hook = _tuned
-        if _pre_hook is not None:
-            _matmul_autotuned.run_pre_hook(_pre_hook, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid, _config_options)
+        BLOCK_M, BLOCK_N, BLOCK_K, _choice = _tuned
+        if _choice.pre_hook is not None:
+            _matmul_autotuned.run_pre_hook(_choice, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)
         (EVEN_K,) = _matmul_autotuned.heuristics(1, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)
         if grid.__class__ is tuple:
             _grid = grid
@@ -138,7 +138,7 @@ class matmul_autotuned:
         _ptr_c = _data_ptr(c)
         _key = (
             _state,
-            _config_options,
+            _choice,
             launch_cooperative_grid, launch_pdl,
             (_ptr_a | _ptr_b | _ptr_c) & 15 == 0 or (_ptr_a & 15 == 0, _ptr_b & 15 == 0, _ptr_c & 15 == 0),
             a.dtype,
@@ -159,6 +159,6 @@ class matmul_autotuned:
         )
         _launch = _matmul_autotuned.cache.get(_key)
         if _launch is None or _matmul_autotuned.pre_run_hooks:
-            _matmul_autotuned.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(_config_options, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_autotuned.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(_choice.settings, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
             _launch(_g0, _g1, _g2, _stream, (_ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K))
