@@ -11,14 +11,17 @@ through Triton's slow path, for nothing).  Triton picks the binary through its m
 
 How each side is obtained without a GPU:
 
-* ttgen: the launcher's ``cache`` is replaced by a dict whose ``get`` records the key and hands
-  back a no-op launch function, so ``run()`` goes all the way to its lookup and stops there.
-  Under the interpreter ``launch_state()`` reports device -1, which CPU tensors match.
+* ttgen: the launcher's ``cache`` is replaced by a dict whose ``get`` records the key and
+  misses, and its kernel by a `FakeKernel`, so ``run()`` computes its key, looks it up, and
+  goes on to ``Launcher.launch_slow``, which hands the fake ``JITFunction.run`` exactly what a
+  real miss hands Triton (the arguments as ttgen normalized them, the options as it trims
+  them); nothing is compiled or cached.  Under the interpreter ``launch_state()`` reports
+  device -1, which CPU tensors match.
 * Triton: ``create_function_from_signature(jf.signature, jf.params, backend)`` for a
   ``JITFunction`` of the same Python function (with the same ``do_not_specialize`` lists) and an
-  sm_90 CUDA backend, called with the arguments and with the options ttgen hands
-  ``JITFunction.run`` on a miss (the launch options that are not None), plus what ``run`` itself
-  adds (``debug``, ``instrumentation_mode``, and on 3.9 ``fpsan_homomorphic_casts``).
+  sm_90 CUDA backend, called with what ttgen handed the fake run, plus what ``JITFunction.run``
+  itself adds (``debug``, ``instrumentation_mode``, on 3.9 ``fpsan_homomorphic_casts``; checked
+  against the real ``run`` in `test_binder_emulation_is_what_jitfunction_run_computes`).
 
 Besides the equivalence, every call is checked against an oracle written from the annotations
 (the ``P`` descriptors below, not ttgen's runtime specs): ttgen raises TypeError or ValueError
@@ -107,15 +110,18 @@ class P:
 
     def convert(self, value: object) -> object:
         """An allowed value as the annotation promises the kernel gets it: an int subclass
-        (IntEnum) for an int its int value, an int for a float constexpr that float, a str
-        subclass for a str constexpr the same text as an exact str."""
-        plain = self.kind == "int" or (self.kind == "constexpr" and self.values is None)
-        if plain and self.ckind in (int, None) and type(value) is not int and isinstance(value, int) \
-                and not isinstance(value, bool) and (self.kind == "int" or self.ckind is int):
-            return int.__index__(value)
-        if plain and self.ckind is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        if plain and self.ckind is str and isinstance(value, str):
+        (IntEnum) for an int annotation or an int constexpr its int value, an int for a float
+        constexpr that float, a str subclass for a str constexpr the same text as a str."""
+        number = isinstance(value, int) and not isinstance(value, bool)
+        if self.kind == "int" and number:
+            return int.__index__(value)  # type: ignore[arg-type]
+        if self.kind != "constexpr" or self.values is not None:
+            return value
+        if self.ckind is int and number:
+            return int.__index__(value)  # type: ignore[arg-type]
+        if self.ckind is float and number:
+            return float(value)  # type: ignore[arg-type]
+        if self.ckind is str and isinstance(value, str):
             return str.__str__(value)
         return value
 

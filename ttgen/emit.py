@@ -185,7 +185,9 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         for i, check in enumerate(checks):
             w.add(("and " if i else "") + check, 4)
         w.add(")", 3)
-        w.add("except (AttributeError, TypeError):", 2)
+        _emit_pointers(w, kernel)
+        # Whatever an odd argument raises here (no dtype, no storage...), the full rules explain.
+        w.add("except Exception:", 2)
         w.add("_ok = False", 3)
         w.add("if not _ok:", 2)
         if given:
@@ -205,12 +207,6 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("else:", 2)
     w.add(f"_grid = {launcher}.call_grid(grid, {args}({call}))", 3)
     w.add(f"_g0, _g1, _g2 = _rt.grid3(_grid) or {launcher}.checked_grid(_grid)", 2)
-    tensors = [p for p in kernel.params if isinstance(p.type, model.TensorType)]
-    for p in tensors:
-        read = f"_data_ptr({p.name})"
-        if p.type.optional:  # type: ignore[union-attr]
-            read = f"0 if {p.name} is None else {read}"
-        w.add(f"_ptr_{p.name} = {read}", 2)
     w.add("_key = (", 2)
     w.add("_state,", 3)
     if kernel.autotuned:
@@ -226,6 +222,17 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
     w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
+
+
+def _emit_pointers(w: _Writer, kernel: model.Kernel) -> None:
+    """The tensors' data pointers, read inside the checks' try: a tensor without storage (sparse,
+    mkldnn) passes the dtype and device tests and raises only here."""
+    for p in kernel.params:
+        if isinstance(p.type, model.TensorType):
+            read = f"_data_ptr({p.name})"
+            if p.type.optional:
+                read = f"0 if {p.name} is None else {read}"
+            w.add(f"_ptr_{p.name} = {read}", 3)
 
 
 def _option_checks(kernel: model.Kernel) -> list[str]:

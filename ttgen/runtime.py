@@ -121,10 +121,14 @@ def device_name(device: int) -> str:
 
 def _describe(value: object) -> str:
     if isinstance(value, torch.Tensor):
-        return f"a {value.dtype} tensor on {value.device}"
+        layout = "" if value.layout is torch.strided else f"{str(value.layout).replace('torch.', '')} "
+        return f"a {value.dtype} {layout}tensor on {value.device}"
     if value is None:
         return "None"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not hide the real error
+        text = "<unprintable>"
     if len(text) > 40:
         text = text[:37] + "..."
     return f"{type(value).__name__} {text}"
@@ -166,7 +170,7 @@ class Tensor(Spec):
             return None
         if not isinstance(value, torch.Tensor):
             raise ArgumentError(TypeError, self.expected(device), value)
-        if value.dtype not in (self.dtypes or POINTER_DTYPES):
+        if value.dtype not in (self.dtypes or POINTER_DTYPES) or value.layout is not torch.strided:
             raise ArgumentError(TypeError, self.expected(device), value)
         if value.get_device() != device or device < 0 and value.device.type != "cpu":
             where = "the current device" if device >= 0 else "the host, as the interpreter runs"

@@ -83,7 +83,10 @@ class axpy_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-        except (AttributeError, TypeError):
+            _ptr_x = _data_ptr(x)
+            _ptr_y = _data_ptr(y)
+            _ptr_out = _data_ptr(out)
+        except Exception:
             _ok = False
         if not _ok:
             (x, y, out, alpha, n) = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
@@ -98,9 +101,6 @@ class axpy_kernel:
         else:
             _grid = _axpy_kernel.call_grid(grid, AxpyKernelArgs(x=x, y=y, out=out, alpha=alpha, n=n, BLOCK=BLOCK, EVEN=EVEN))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _axpy_kernel.checked_grid(_grid)
-        _ptr_x = _data_ptr(x)
-        _ptr_y = _data_ptr(y)
-        _ptr_out = _data_ptr(out)
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,

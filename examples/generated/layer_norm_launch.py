@@ -97,7 +97,13 @@ class layer_norm_fwd:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-        except (AttributeError, TypeError):
+            _ptr_x = _data_ptr(x)
+            _ptr_y = _data_ptr(y)
+            _ptr_weight = _data_ptr(weight)
+            _ptr_bias = _data_ptr(bias)
+            _ptr_mean = _data_ptr(mean)
+            _ptr_rstd = _data_ptr(rstd)
+        except Exception:
             _ok = False
         if not _ok:
             (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
@@ -111,12 +117,6 @@ class layer_norm_fwd:
         else:
             _grid = _layer_norm_fwd.call_grid(grid, LayerNormFwdArgs(x=x, y=y, weight=weight, bias=bias, mean=mean, rstd=rstd, stride=stride, n_cols=n_cols, eps=eps, BLOCK=BLOCK))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _layer_norm_fwd.checked_grid(_grid)
-        _ptr_x = _data_ptr(x)
-        _ptr_y = _data_ptr(y)
-        _ptr_weight = _data_ptr(weight)
-        _ptr_bias = _data_ptr(bias)
-        _ptr_mean = _data_ptr(mean)
-        _ptr_rstd = _data_ptr(rstd)
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,

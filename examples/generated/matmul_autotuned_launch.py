@@ -110,7 +110,10 @@ class matmul_autotuned:
                 and stride_cn.__class__ is int and -2147483648 <= stride_cn <= 2147483647
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
             )
-        except (AttributeError, TypeError):
+            _ptr_a = _data_ptr(a)
+            _ptr_b = _data_ptr(b)
+            _ptr_c = _data_ptr(c)
+        except Exception:
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn) = _matmul_autotuned.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn))
@@ -133,9 +136,6 @@ class matmul_autotuned:
         else:
             _grid = _matmul_autotuned.call_grid(grid, MatmulAutotunedArgs(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak, stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm, stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, EVEN_K=EVEN_K))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _matmul_autotuned.checked_grid(_grid)
-        _ptr_a = _data_ptr(a)
-        _ptr_b = _data_ptr(b)
-        _ptr_c = _data_ptr(c)
         _key = (
             _state,
             _choice,

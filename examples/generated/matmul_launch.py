@@ -116,7 +116,10 @@ class matmul_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-        except (AttributeError, TypeError):
+            _ptr_a = _data_ptr(a)
+            _ptr_b = _data_ptr(b)
+            _ptr_c = _data_ptr(c)
+        except Exception:
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
@@ -130,9 +133,6 @@ class matmul_kernel:
         else:
             _grid = _matmul_kernel.call_grid(grid, MatmulKernelArgs(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak, stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm, stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _matmul_kernel.checked_grid(_grid)
-        _ptr_a = _data_ptr(a)
-        _ptr_b = _data_ptr(b)
-        _ptr_c = _data_ptr(c)
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,

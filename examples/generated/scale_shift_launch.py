@@ -87,7 +87,10 @@ class scale_shift_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-        except (AttributeError, TypeError):
+            _ptr_x = _data_ptr(x)
+            _ptr_bias = 0 if bias is None else _data_ptr(bias)
+            _ptr_out = _data_ptr(out)
+        except Exception:
             _ok = False
         if not _ok:
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
@@ -101,9 +104,6 @@ class scale_shift_kernel:
         else:
             _grid = _scale_shift_kernel.call_grid(grid, ScaleShiftKernelArgs(x=x, bias=bias, out=out, n=n, scale=scale, relu=relu, BLOCK=BLOCK, ACTIVATION=ACTIVATION))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _scale_shift_kernel.checked_grid(_grid)
-        _ptr_x = _data_ptr(x)
-        _ptr_bias = 0 if bias is None else _data_ptr(bias)
-        _ptr_out = _data_ptr(out)
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,

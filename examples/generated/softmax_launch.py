@@ -81,7 +81,9 @@ class softmax_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-        except (AttributeError, TypeError):
+            _ptr_out = _data_ptr(out)
+            _ptr_inp = _data_ptr(inp)
+        except Exception:
             _ok = False
         if not _ok:
             (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
@@ -95,8 +97,6 @@ class softmax_kernel:
         else:
             _grid = _softmax_kernel.call_grid(grid, SoftmaxKernelArgs(out=out, inp=inp, in_row_stride=in_row_stride, out_row_stride=out_row_stride, n_cols=n_cols, BLOCK=BLOCK))
         _g0, _g1, _g2 = _rt.grid3(_grid) or _softmax_kernel.checked_grid(_grid)
-        _ptr_out = _data_ptr(out)
-        _ptr_inp = _data_ptr(inp)
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,

@@ -4,6 +4,8 @@ The bodies are empty: tests/test_parity.py never launches them, it only compares
 generated ``run()`` computes with the specialization Triton's own binder gives the same call.
 """
 
+from typing import Literal  # noqa: F401  (read by mypy in the Literal constexpr string below)
+
 import triton
 import triton.language as tl
 
