@@ -236,9 +236,9 @@ def test_real_interpreter_from_8_threads() -> None:
 
     Triton's interpreter is not thread-safe (GridExecutor patches triton.language and the
     tensor methods for the duration of a launch and restores them after, process-wide; see
-    test_interpreter_is_not_thread_safe), so the launches are serialized by a lock around the
-    interpreter -- what a program calling launchers from several threads on a CPU machine
-    must do too.  The threads still race through everything of ttgen's before it.
+    test_interpreter_is_not_thread_safe), so ttgen's launchers take turns around the
+    interpreter (runtime.INTERPRETER_LOCK).  The threads still race through everything of
+    ttgen's before it.
     """
     from examples.generated import vector_add_launch
     from examples.generated.vector_add_launch import add_kernel
@@ -246,19 +246,7 @@ def test_real_interpreter_from_8_threads() -> None:
     launcher = vector_add_launch._add_kernel
     if not launcher.interpreted:
         pytest.skip("the interpreter only runs without CUDA")
-    real, serial = launcher.kernel, threading.Lock()
-
-    class Serialized:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
-
-        def __getitem__(self, grid: Any) -> Any:
-            def launch(*args: Any, **kwargs: Any) -> Any:
-                with serial:
-                    return real[grid](*args, **kwargs)
-            return launch
-
-    results = _add_from_threads(add_kernel, launcher, Serialized())
+    results = _add_from_threads(add_kernel, launcher, launcher.kernel)
     for x, y, out in results:
         torch.testing.assert_close(out, x + y)
 
@@ -297,8 +285,11 @@ def _add_from_threads(add_kernel: Any, launcher: rt.Launcher, kernel: Any, threa
 
 
 UNSERIALIZED = """
+import contextlib
 import torch
 import tests.test_threads as t
+import ttgen.runtime
+ttgen.runtime.INTERPRETER_LOCK = contextlib.nullcontext()  # as if ttgen did not take turns
 from examples.generated import vector_add_launch
 from examples.generated.vector_add_launch import add_kernel
 launcher = vector_add_launch._add_kernel
@@ -317,7 +308,7 @@ else:
 
 
 def test_interpreter_is_not_thread_safe() -> None:
-    """Documents why the test above serializes: unserialized, concurrent interpreter launches
+    """Documents why ttgen's launchers take turns in the interpreter: unserialized, concurrent launches
     fail (InterpreterError: "Did you forget to add @triton.jit ?", "x >= grid_dim[0]") or
     compute wrong results.  Runs in a subprocess, so that the interpreter's process-wide patches,
     left in whatever state the race leaves them, cannot affect other tests.  If it starts

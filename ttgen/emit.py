@@ -29,7 +29,7 @@ MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device
 # that generated code uses no other builtin.
 BUILTINS = (
     "int", "float", "bool", "str", "tuple", "dict", "getattr", "staticmethod",
-    "AttributeError", "TypeError",
+    "Exception",
 )
 
 
@@ -185,13 +185,14 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         for i, check in enumerate(checks):
             w.add(("and " if i else "") + check, 4)
         w.add(")", 3)
-        _emit_pointers(w, kernel)
+        _emit_pointers(w, kernel, 3)
         # Whatever an odd argument raises here (no dtype, no storage...), the full rules explain.
         w.add("except Exception:", 2)
         w.add("_ok = False", 3)
         w.add("if not _ok:", 2)
         if given:
             w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
+            _emit_pointers(w, kernel, 3)  # the try may have stopped before it read them
         w.add(f"{launcher}.check_options(dict({run_options}))", 3)
     w.add("if stream is None:", 2)
     w.add("_stream = _rt.current_stream(_device)", 3)
@@ -224,7 +225,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
 
 
-def _emit_pointers(w: _Writer, kernel: model.Kernel) -> None:
+def _emit_pointers(w: _Writer, kernel: model.Kernel, indent: int) -> None:
     """The tensors' data pointers, read inside the checks' try: a tensor without storage (sparse,
     mkldnn) passes the dtype and device tests and raises only here."""
     for p in kernel.params:
@@ -232,7 +233,7 @@ def _emit_pointers(w: _Writer, kernel: model.Kernel) -> None:
             read = f"_data_ptr({p.name})"
             if p.type.optional:
                 read = f"0 if {p.name} is None else {read}"
-            w.add(f"_ptr_{p.name} = {read}", 3)
+            w.add(f"_ptr_{p.name} = {read}", indent)
 
 
 def _option_checks(kernel: model.Kernel) -> list[str]:

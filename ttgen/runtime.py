@@ -63,6 +63,12 @@ POINTER_DTYPES = frozenset(
 _VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
 
 
+# Triton's interpreter patches triton.language process-wide for the length of a launch, so two
+# threads interpreting at once break each other (tests/test_threads.py shows it): launchers
+# take turns there.
+INTERPRETER_LOCK = threading.Lock()
+
+
 class StaleLauncherError(ImportError):
     """The kernel's source no longer has the signature its launcher was generated from."""
 
@@ -468,7 +474,8 @@ class Launcher:
         if self.interpreted:
             values = [spec.for_interpreter(v) for spec, v in zip(self.given, self.accept(current_device(), given))]
             positional, keywords = _split(self.kernel.arg_names, names, values)
-            self.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            with INTERPRETER_LOCK:
+                self.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
             return
         positional, keywords = _split(self.kernel.arg_names, names, list(given))
         with self._on_stream(tune_key[0], stream), self.lock:
@@ -504,7 +511,8 @@ class Launcher:
         given = self.accept(current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
         checked = iter(given)
         values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
-        self.kernel[grid](*values)
+        with INTERPRETER_LOCK:
+            self.kernel[grid](*values)
 
 
 class Choice:

@@ -90,6 +90,9 @@ class axpy_kernel:
             _ok = False
         if not _ok:
             (x, y, out, alpha, n) = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
+            _ptr_x = _data_ptr(x)
+            _ptr_y = _data_ptr(y)
+            _ptr_out = _data_ptr(out)
             _axpy_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

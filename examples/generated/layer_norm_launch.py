@@ -107,6 +107,12 @@ class layer_norm_fwd:
             _ok = False
         if not _ok:
             (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
+            _ptr_x = _data_ptr(x)
+            _ptr_y = _data_ptr(y)
+            _ptr_weight = _data_ptr(weight)
+            _ptr_bias = _data_ptr(bias)
+            _ptr_mean = _data_ptr(mean)
+            _ptr_rstd = _data_ptr(rstd)
             _layer_norm_fwd.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

@@ -117,6 +117,9 @@ class matmul_autotuned:
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn) = _matmul_autotuned.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn))
+            _ptr_a = _data_ptr(a)
+            _ptr_b = _data_ptr(b)
+            _ptr_c = _data_ptr(c)
             _matmul_autotuned.check_options(dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

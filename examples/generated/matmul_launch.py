@@ -123,6 +123,9 @@ class matmul_kernel:
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
+            _ptr_a = _data_ptr(a)
+            _ptr_b = _data_ptr(b)
+            _ptr_c = _data_ptr(c)
             _matmul_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

@@ -94,6 +94,9 @@ class scale_shift_kernel:
             _ok = False
         if not _ok:
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
+            _ptr_x = _data_ptr(x)
+            _ptr_bias = 0 if bias is None else _data_ptr(bias)
+            _ptr_out = _data_ptr(out)
             _scale_shift_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

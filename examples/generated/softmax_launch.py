@@ -87,6 +87,8 @@ class softmax_kernel:
             _ok = False
         if not _ok:
             (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
+            _ptr_out = _data_ptr(out)
+            _ptr_inp = _data_ptr(inp)
             _softmax_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)

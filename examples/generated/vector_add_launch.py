@@ -82,6 +82,9 @@ class add_kernel:
             _ok = False
         if not _ok:
             (x, y, out, n, BLOCK) = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
+            _ptr_x = _data_ptr(x)
+            _ptr_y = _data_ptr(y)
+            _ptr_out = _data_ptr(out)
             _add_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         if stream is None:
             _stream = _rt.current_stream(_device)
