@@ -7,8 +7,10 @@ module holds everything that is not on that straight line:
 * `Launcher`: one per kernel.  Checks at import that the kernel still has the signature the
   launcher was generated from, owns the per-key cache of launch functions, explains rejected
   arguments (`Launcher.accept`), and runs the slow path (`Launcher.launch_slow`): a cache miss,
-  active launch hooks, pre-run hooks, global-value checks and the interpreter all go through
-  Triton's own ``JITFunction.run``, so Triton compiles and picks the binary.
+  active launch hooks, pre-run hooks and global-value checks go through Triton's own
+  ``JITFunction.run``, so Triton compiles and picks the binary; under ``TRITON_INTERPRET=1``
+  the kernel runs in Triton's interpreter.  For autotuned kernels it also remembers the config
+  Triton's Autotuner chose per key (`Launcher.tune`) and applies heuristics.
 * the argument specs (`Tensor`, `Int`, `Float`, `Bool`, `Constexpr`, `Dynamic`): the rules and
   messages the inline predicate is a fast subset of.
 * the launch adapters (`_launch_function`): Triton's native launch entry point, called with the
