@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ttgen import fingerprint, model, tuning
+from ttgen.options import OPTIONS
 from ttgen.diagnostics import BuildError, Diagnostic, at, source_lines
 
 JIT = {"triton.jit", "triton.runtime.jit", "triton.runtime.jit.jit"}
@@ -27,17 +28,8 @@ LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
 
 # Keyword arguments of the generated run() besides the kernel's own parameters.
-LAUNCH_OPTIONS = (
-    "grid",
-    "num_warps",
-    "num_stages",
-    "num_ctas",
-    "maxnreg",
-    "launch_cooperative_grid",
-    "launch_pdl",
-    "stream",
-)
-# Names JITFunction.run takes for itself: a kernel parameter with one of them cannot be passed.
+LAUNCH_OPTIONS = ("grid", *OPTIONS, "stream")
+
 TRITON_RESERVED = ("warmup", "debug", "instrumentation_mode", "device", "device_type")
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
