@@ -20,10 +20,10 @@ MARKER = "@" + "generated"
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # Locals of run(); a kernel parameter with one of these names would shadow them.
 LOCALS = (
-    "_state", "_device", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream", "_key", "_launch",
-    "_tune_key", "_tuned", "_choice",
+    "_state", "_device", "_tensors", "_aligned", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream",
+    "_key", "_launch", "_tune_key", "_tuned", "_choice",
 )
-MODULE_NAMES = ("_typing", "_torch", "_source", "_rt", "_data_ptr", "_get_device")
+MODULE_NAMES = ("_typing", "_torch", "_source", "_rt")
 # Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...):
 # a kernel or parameter of one of these names would shadow them.  tests/test_bad_inputs.py checks
 # that generated code uses no other builtin.
@@ -93,9 +93,8 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     out.add()
     out.add(f"import {module.module} as _source")
     out.add("import ttgen.runtime as _rt")
-    out.add()
-    out.add("_data_ptr = _rt.data_ptr")
-    out.add("_get_device = _rt.get_device")
+    if body.dtypes:
+        out.add()
     for dtype in sorted(body.dtypes):
         out.add(f"{_dtype_alias(dtype)} = _torch.{model.DTYPES[dtype][0]}")
     out.lines.extend(body.lines)
@@ -177,23 +176,27 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     run_options = ", ".join(f"{name}={name}" for name, _, _ in _options(kernel))
     w.add("_state = _rt.launch_state()", 2)
     w.add("_device = _state[0]", 2)
-    checks = [c for c in (_check(w, p) for p in _given(kernel)) if c != "True"]
-    checks += _option_checks(kernel)
-    if checks:
-        w.add("try:", 2)
-        w.add("_ok = (", 3)
-        for i, check in enumerate(checks):
-            w.add(("and " if i else "") + check, 4)
-        w.add(")", 3)
-        _emit_pointers(w, kernel, 3)
-        # Whatever an odd argument raises here (no dtype, no storage...), the full rules explain.
-        w.add("except Exception:", 2)
-        w.add("_ok = False", 3)
-        w.add("if not _ok:", 2)
-        if given:
-            w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
-            _emit_pointers(w, kernel, 3)  # the try may have stopped before it read them
-        w.add(f"{launcher}.check_options(dict({run_options}))", 3)
+    tensors = [p.name for p in kernel.params if isinstance(p.type, model.TensorType)]
+    checks = [c for c in (_check(p) for p in _given(kernel)) if c != "True"]
+    checks = (["_tensors is not None"] if tensors else []) + checks + _option_checks(kernel)
+    w.add("try:", 2)
+    if tensors:
+        w.add(f"_tensors = {launcher}.tensors(_device, {', '.join(tensors)})", 3)
+    w.add("_ok = (", 3)
+    for i, check in enumerate(checks):
+        w.add(("and " if i else "") + check, 4)
+    w.add(")", 3)
+    # Whatever an odd argument raises here (a hostile __eq__...), the full rules explain.
+    w.add("except Exception:", 2)
+    w.add("_ok = False", 3)
+    w.add("if not _ok:", 2)
+    if given:
+        w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
+    if tensors:
+        w.add(f"_tensors = {launcher}.pointers(_device, {_tuple(tensors)})", 3)
+    w.add(f"{launcher}.check_options(dict({run_options}))", 3)
+    if tensors:
+        w.add(", ".join(["_aligned"] + [f"_ptr_{name}" for name in tensors]) + " = _tensors", 2)
     w.add("if stream is None:", 2)
     w.add("_stream = _rt.current_stream(_device)", 3)
     w.add("else:", 2)
@@ -223,17 +226,6 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
     w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
-
-
-def _emit_pointers(w: _Writer, kernel: model.Kernel, indent: int) -> None:
-    """The tensors' data pointers, read inside the checks' try: a tensor without storage (sparse,
-    mkldnn) passes the dtype and device tests and raises only here."""
-    for p in kernel.params:
-        if isinstance(p.type, model.TensorType):
-            read = f"_data_ptr({p.name})"
-            if p.type.optional:
-                read = f"0 if {p.name} is None else {read}"
-            w.add(f"_ptr_{p.name} = {read}", indent)
 
 
 def _option_checks(kernel: model.Kernel) -> list[str]:
@@ -315,7 +307,8 @@ def _spec(w: _Writer, param: model.Param) -> str:
     if isinstance(kind, model.TensorType):
         w.dtypes.update(kind.dtypes)
         dtypes = _tuple([_dtype_alias(d) for d in kind.dtypes]) if kind.dtypes else "()"
-        return f"_rt.Tensor({name}, {dtypes}{', optional=True' if kind.optional else ''})"
+        flags = (", optional=True" if kind.optional else "") + ("" if _aligned(param) else ", aligned=False")
+        return f"_rt.Tensor({name}, {dtypes}{flags})"
     if isinstance(kind, model.ScalarType):
         if kind.kind == "bool":
             return f"_rt.Bool({name})"
@@ -343,19 +336,11 @@ _FLOAT_MAX = {
 }
 
 
-def _check(w: _Writer, param: model.Param) -> str:
+def _check(param: model.Param) -> str:
     """The inline predicate for one argument: a fast subset of its runtime.Spec's rules."""
     kind, n = param.type, param.name
     if isinstance(kind, model.TensorType):
-        aliases = [_dtype_alias(d) for d in kind.dtypes]
-        if not aliases:
-            dtype = f"{n}.dtype in _rt.POINTER_DTYPES"
-        elif len(aliases) == 1:
-            dtype = f"{n}.dtype is {aliases[0]}"
-        else:
-            dtype = "(" + " or ".join(f"{n}.dtype is {a}" for a in aliases) + ")"
-        check = f"{dtype} and _get_device({n}) == _device"
-        return f"({n} is None or {check})" if kind.optional else check
+        return "True"  # dtype, device and pointer: the launcher's `tensors`, in C
     if isinstance(kind, model.ScalarType):
         if kind.kind == "bool":
             return f"{n}.__class__ is bool"
@@ -382,20 +367,16 @@ def _check(w: _Writer, param: model.Param) -> str:
     return "True"
 
 
+def _aligned(param: model.Param) -> bool:
+    """Whether Triton specializes ``param``'s pointer on 16-byte alignment."""
+    return isinstance(param.type, model.TensorType) and param.specialize and param.specialize_alignment
+
+
 def _key_parts(kernel: model.Kernel) -> list[str]:
     """The specialization key: one component per way Triton can specialize an argument."""
     parts: list[str] = []
-    aligned = [
-        p for p in kernel.params
-        if isinstance(p.type, model.TensorType) and p.specialize and p.specialize_alignment
-    ]
-    if len(aligned) == 1:
-        parts.append(f"_ptr_{aligned[0].name} & 15 == 0")
-    elif aligned:
-        # One test over the OR of all pointers; the per-pointer bits only when one is unaligned.
-        ored = " | ".join(f"_ptr_{p.name}" for p in aligned)
-        bits = ", ".join(f"_ptr_{p.name} & 15 == 0" for p in aligned)
-        parts.append(f"({ored}) & 15 == 0 or ({bits})")
+    if any(_aligned(p) for p in kernel.params):
+        parts.append("_aligned")  # from the launcher's `tensors`: True, or one bit per pointer
     for p in kernel.params:
         kind, n = p.type, p.name
         if isinstance(kind, model.TensorType):

@@ -21,12 +21,14 @@ module holds everything that is not on that straight line:
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import math
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar, Union
 
@@ -35,6 +37,7 @@ import triton
 import triton.language as tl
 from triton import knobs
 from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.build import compile_module_from_src
 from triton.runtime.jit import JITFunction
 
 from ttgen.fingerprint import find_function, fingerprint
@@ -164,9 +167,17 @@ class Spec:
 
 
 class Tensor(Spec):
-    def __init__(self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False) -> None:
+    """A tensor parameter; ``aligned``: Triton specializes its pointer on 16-byte alignment."""
+
+    def __init__(
+        self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False, aligned: bool = True
+    ) -> None:
         super().__init__(name)
-        self.dtypes, self.optional = tuple(dtypes), optional
+        self.dtypes, self.optional, self.aligned = tuple(dtypes), optional, aligned
+
+    def kind(self) -> tuple[object, bool, bool]:
+        """This parameter's entry in a `TensorCheck`."""
+        return (self.dtypes or POINTER_DTYPES, self.optional, self.aligned)
 
     def expected(self, device: int) -> str:
         kinds = " or ".join(str(d) for d in self.dtypes) if self.dtypes else "any-dtype"
@@ -180,7 +191,7 @@ class Tensor(Spec):
             raise ArgumentError(TypeError, self.expected(device), value)
         if value.dtype not in (self.dtypes or POINTER_DTYPES) or value.layout is not torch.strided:
             raise ArgumentError(TypeError, self.expected(device), value)
-        if value.get_device() != device or device < 0 and value.device.type != "cpu":
+        if get_device(value) != device or device < 0 and value.device.type != "cpu":
             where = "the current device" if device >= 0 else "the host, as the interpreter runs"
             raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
         return value
@@ -293,6 +304,30 @@ def _is_kind(value: object, kind: type) -> bool:
     return isinstance(value, kind)
 
 
+# -- the per-tensor tests, in C -------------------------------------------------------------------
+
+
+def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
+    """``check(device, *tensors)``: each tensor's dtype, device and pointer tested in C (see
+    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails."""
+    kinds = tuple(spec.kind() for spec in specs)
+    return _fastpath().TensorCheck(kinds, get_device, data_ptr).check  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _fastpath() -> ModuleType:
+    """fastpath.c, compiled once per source and platform with Triton's own build helper (the
+    one that builds Triton's launchers, cached in Triton's cache directory)."""
+    source = Path(__file__).with_name("fastpath.c")
+    try:
+        return compile_module_from_src(source.read_text(), "ttgen_fastpath")
+    except Exception as exc:
+        raise ImportError(
+            f"ttgen could not build its C helper {source} with Triton's build helper; it needs "
+            f"what Triton's own launchers need (a C compiler, Python's headers): {exc}"
+        ) from exc
+
+
 # -- the slow path and the launch adapters -------------------------------------------------------
 
 
@@ -321,6 +356,9 @@ class Launcher:
         self.params = tuple(params)
         supplied = {n for _, names in layers for n in names}
         self.given = tuple(spec for spec in self.params if spec.name not in supplied)
+        self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
+        # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
+        self.tensors: Callable[..., Any] = tensor_check(self.tensor_specs)
         self.interpreted = not isinstance(self.kernel, JITFunction)
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -364,6 +402,18 @@ class Launcher:
                     f"got {_describe(exc.value)}"
                 ) from None
         return tuple(accepted)
+
+    def pointers(self, device: int, tensors: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``(alignment, ptr, ...)`` of tensors `accept` took, as `tensors` gives them."""
+        found = self.tensors(device, *tensors)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        for spec, tensor in zip(self.tensor_specs, tensors):
+            if tensor is not None:
+                data_ptr(tensor)  # a tensor without storage: torch's own error says why
+        raise TypeError(
+            f"{self.name}: a tensor argument reported a different dtype or device when read again"
+        )
 
     def checked_grid(self, grid: object) -> tuple[int, int, int]:
         """The full grid rules, for what `grid3` did not take: normalized (x, y, z), or raise."""

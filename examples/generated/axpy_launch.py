@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.axpy as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _float16 = _torch.float16
 _float32 = _torch.float32
 
@@ -73,27 +71,22 @@ class axpy_kernel:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _axpy_kernel.tensors(_device, x, y, out)
             _ok = (
-                (x.dtype is _float32 or x.dtype is _float16) and _get_device(x) == _device
-                and (y.dtype is _float32 or y.dtype is _float16) and _get_device(y) == _device
-                and (out.dtype is _float32 or out.dtype is _float16) and _get_device(out) == _device
+                _tensors is not None
                 and alpha.__class__ is float and -3.4028234663852886e+38 <= alpha <= 3.4028234663852886e+38
                 and n.__class__ is int and -2147483648 <= n <= 2147483647
                 and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_out = _data_ptr(out)
         except Exception:
             _ok = False
         if not _ok:
             (x, y, out, alpha, n) = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_out = _data_ptr(out)
+            _tensors = _axpy_kernel.pointers(_device, (x, y, out))
             _axpy_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_x, _ptr_y, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -107,7 +100,7 @@ class axpy_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_x | _ptr_y | _ptr_out) & 15 == 0 or (_ptr_x & 15 == 0, _ptr_y & 15 == 0, _ptr_out & 15 == 0),
+            _aligned,
             x.dtype,
             y.dtype,
             out.dtype,

@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.layer_norm as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _bfloat16 = _torch.bfloat16
 _float16 = _torch.float16
 _float32 = _torch.float32
@@ -82,13 +80,9 @@ class layer_norm_fwd:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _layer_norm_fwd.tensors(_device, x, y, weight, bias, mean, rstd)
             _ok = (
-                (x.dtype is _float16 or x.dtype is _bfloat16 or x.dtype is _float32) and _get_device(x) == _device
-                and (y.dtype is _float16 or y.dtype is _bfloat16 or y.dtype is _float32) and _get_device(y) == _device
-                and (weight.dtype is _float16 or weight.dtype is _bfloat16 or weight.dtype is _float32) and _get_device(weight) == _device
-                and (bias.dtype is _float16 or bias.dtype is _bfloat16 or bias.dtype is _float32) and _get_device(bias) == _device
-                and mean.dtype is _float32 and _get_device(mean) == _device
-                and rstd.dtype is _float32 and _get_device(rstd) == _device
+                _tensors is not None
                 and stride.__class__ is int and -2147483648 <= stride <= 2147483647
                 and n_cols.__class__ is int and -2147483648 <= n_cols <= 2147483647
                 and eps.__class__ is float and -3.4028234663852886e+38 <= eps <= 3.4028234663852886e+38
@@ -97,23 +91,13 @@ class layer_norm_fwd:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_weight = _data_ptr(weight)
-            _ptr_bias = _data_ptr(bias)
-            _ptr_mean = _data_ptr(mean)
-            _ptr_rstd = _data_ptr(rstd)
         except Exception:
             _ok = False
         if not _ok:
             (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_weight = _data_ptr(weight)
-            _ptr_bias = _data_ptr(bias)
-            _ptr_mean = _data_ptr(mean)
-            _ptr_rstd = _data_ptr(rstd)
+            _tensors = _layer_norm_fwd.pointers(_device, (x, y, weight, bias, mean, rstd))
             _layer_norm_fwd.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -126,7 +110,7 @@ class layer_norm_fwd:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_x | _ptr_y | _ptr_weight | _ptr_bias | _ptr_mean | _ptr_rstd) & 15 == 0 or (_ptr_x & 15 == 0, _ptr_y & 15 == 0, _ptr_weight & 15 == 0, _ptr_bias & 15 == 0, _ptr_mean & 15 == 0, _ptr_rstd & 15 == 0),
+            _aligned,
             x.dtype,
             y.dtype,
             weight.dtype,

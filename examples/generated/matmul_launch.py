@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.matmul as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _float16 = _torch.float16
 _float32 = _torch.float32
 
@@ -96,10 +94,9 @@ class matmul_kernel:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _matmul_kernel.tensors(_device, a, b, c)
             _ok = (
-                (a.dtype is _float16 or a.dtype is _float32) and _get_device(a) == _device
-                and (b.dtype is _float16 or b.dtype is _float32) and _get_device(b) == _device
-                and c.dtype is _float32 and _get_device(c) == _device
+                _tensors is not None
                 and M.__class__ is int and -2147483648 <= M <= 2147483647
                 and N.__class__ is int and -2147483648 <= N <= 2147483647
                 and K.__class__ is int and -2147483648 <= K <= 2147483647
@@ -116,17 +113,13 @@ class matmul_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_a = _data_ptr(a)
-            _ptr_b = _data_ptr(b)
-            _ptr_c = _data_ptr(c)
         except Exception:
             _ok = False
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
-            _ptr_a = _data_ptr(a)
-            _ptr_b = _data_ptr(b)
-            _ptr_c = _data_ptr(c)
+            _tensors = _matmul_kernel.pointers(_device, (a, b, c))
             _matmul_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_a, _ptr_b, _ptr_c = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -139,7 +132,7 @@ class matmul_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_a | _ptr_b | _ptr_c) & 15 == 0 or (_ptr_a & 15 == 0, _ptr_b & 15 == 0, _ptr_c & 15 == 0),
+            _aligned,
             a.dtype,
             b.dtype,
             None if M == 1 else M & 15 == 0,

@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.scale_shift as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _float32 = _torch.float32
 
 
@@ -74,10 +72,9 @@ class scale_shift_kernel:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _scale_shift_kernel.tensors(_device, x, bias, out)
             _ok = (
-                x.dtype is _float32 and _get_device(x) == _device
-                and (bias is None or bias.dtype is _float32 and _get_device(bias) == _device)
-                and out.dtype is _float32 and _get_device(out) == _device
+                _tensors is not None
                 and n.__class__ is int and -9223372036854775808 <= n <= 9223372036854775807
                 and scale.__class__ is float and -3.4028234663852886e+38 <= scale <= 3.4028234663852886e+38
                 and relu.__class__ is bool
@@ -87,17 +84,13 @@ class scale_shift_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_x = _data_ptr(x)
-            _ptr_bias = 0 if bias is None else _data_ptr(bias)
-            _ptr_out = _data_ptr(out)
         except Exception:
             _ok = False
         if not _ok:
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
-            _ptr_x = _data_ptr(x)
-            _ptr_bias = 0 if bias is None else _data_ptr(bias)
-            _ptr_out = _data_ptr(out)
+            _tensors = _scale_shift_kernel.pointers(_device, (x, bias, out))
             _scale_shift_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_x, _ptr_bias, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -110,7 +103,7 @@ class scale_shift_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_x | _ptr_bias | _ptr_out) & 15 == 0 or (_ptr_x & 15 == 0, _ptr_bias & 15 == 0, _ptr_out & 15 == 0),
+            _aligned,
             bias is None,
             None if n == 1 else n & 15 == 0,
             BLOCK,

@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.softmax as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _bfloat16 = _torch.bfloat16
 _float16 = _torch.float16
 _float32 = _torch.float32
@@ -70,9 +68,9 @@ class softmax_kernel:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _softmax_kernel.tensors(_device, out, inp)
             _ok = (
-                (out.dtype is _float32 or out.dtype is _float16 or out.dtype is _bfloat16) and _get_device(out) == _device
-                and (inp.dtype is _float32 or inp.dtype is _float16 or inp.dtype is _bfloat16) and _get_device(inp) == _device
+                _tensors is not None
                 and in_row_stride.__class__ is int and -2147483648 <= in_row_stride <= 2147483647
                 and out_row_stride.__class__ is int and -2147483648 <= out_row_stride <= 2147483647
                 and n_cols.__class__ is int and -2147483648 <= n_cols <= 2147483647
@@ -81,15 +79,13 @@ class softmax_kernel:
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_out = _data_ptr(out)
-            _ptr_inp = _data_ptr(inp)
         except Exception:
             _ok = False
         if not _ok:
             (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
-            _ptr_out = _data_ptr(out)
-            _ptr_inp = _data_ptr(inp)
+            _tensors = _softmax_kernel.pointers(_device, (out, inp))
             _softmax_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_out, _ptr_inp = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -102,7 +98,7 @@ class softmax_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_out | _ptr_inp) & 15 == 0 or (_ptr_out & 15 == 0, _ptr_inp & 15 == 0),
+            _aligned,
             out.dtype,
             inp.dtype,
             None if in_row_stride == 1 else in_row_stride & 15 == 0,

@@ -11,8 +11,6 @@ import torch as _torch
 import examples.kernels.vector_add as _source
 import ttgen.runtime as _rt
 
-_data_ptr = _rt.data_ptr
-_get_device = _rt.get_device
 _float32 = _torch.float32
 
 
@@ -65,27 +63,22 @@ class add_kernel:
         _state = _rt.launch_state()
         _device = _state[0]
         try:
+            _tensors = _add_kernel.tensors(_device, x, y, out)
             _ok = (
-                x.dtype is _float32 and _get_device(x) == _device
-                and y.dtype is _float32 and _get_device(y) == _device
-                and out.dtype is _float32 and _get_device(out) == _device
+                _tensors is not None
                 and n.__class__ is int and -2147483648 <= n <= 2147483647
                 and BLOCK.__class__ is int
                 and num_warps.__class__ is num_stages.__class__ is num_ctas.__class__ is int
                 and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool
                 and (maxnreg is None or maxnreg.__class__ is int)
             )
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_out = _data_ptr(out)
         except Exception:
             _ok = False
         if not _ok:
             (x, y, out, n, BLOCK) = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
-            _ptr_x = _data_ptr(x)
-            _ptr_y = _data_ptr(y)
-            _ptr_out = _data_ptr(out)
+            _tensors = _add_kernel.pointers(_device, (x, y, out))
             _add_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+        _aligned, _ptr_x, _ptr_y, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
@@ -98,7 +91,7 @@ class add_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            (_ptr_x | _ptr_y | _ptr_out) & 15 == 0 or (_ptr_x & 15 == 0, _ptr_y & 15 == 0, _ptr_out & 15 == 0),
+            _aligned,
             None if n == 1 else n & 15 == 0,
             BLOCK,
         )
