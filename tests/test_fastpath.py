@@ -1,10 +1,12 @@
-"""ttgen/fastpath.c: the tensors' dtype, device and pointer tests in C, as the hot path uses them.
+"""ttgen/fastpath.c: the tensor tests, grid3 and KeywordCall, as the hot path uses them.
 
 Built here with Triton's own build helper, as on the GPU machine; run on CPU tensors (device -1)
 or on the GPU's (device 0) alike."""
 
 from __future__ import annotations
 
+import enum
+import inspect
 from typing import Any
 
 import pytest
@@ -114,3 +116,89 @@ def test_a_tensor_that_answers_differently_on_a_second_read_is_an_error(monkeypa
     with pytest.raises(TypeError, match="scale_shift_kernel: a tensor argument reported a different dtype"):
         scale_shift_kernel.run(**kwargs, grid=case.grid)
     assert not launched
+
+
+# -- KeywordCall: run()'s keywords mapped to slots once per call shape --------------------------
+
+
+def _record(*, a: int, b: int = 2, c: object = None, d: str = "d") -> tuple[object, ...]:
+    """A keyword-only function like run()."""
+    return (a, b, c, d)
+
+
+FAST = rt.keyword_call(_record)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(a=1), dict(a=1, b=5), dict(d="x", a=1), dict(c=[1], b=0, a=-1, d=""), dict(b=2, a=1, c=None)],
+)
+def test_keyword_call_gives_what_the_function_gives(kwargs: dict[str, Any]) -> None:
+    assert FAST(**kwargs) == _record(**kwargs)
+    assert FAST(**kwargs) == _record(**kwargs)  # again, from the remembered call shape
+
+
+def test_keyword_names_built_at_run_time_are_matched_by_text() -> None:
+    names = ["".join(["a"]), "".join(["b", ""])]  # equal to the parameter names, not interned
+    assert FAST(**dict(zip(names, (7, 8)))) == (7, 8, None, "d")
+
+
+def test_many_call_shapes_each_keep_their_meaning() -> None:
+    shapes = [dict(a=i) if i % 3 == 0 else dict(a=i, b=i) if i % 3 == 1 else dict(d=str(i), a=i) for i in range(30)]
+    for kwargs in shapes * 2:
+        assert FAST(**kwargs) == _record(**kwargs)
+
+
+def test_unusual_calls_get_pythons_own_errors() -> None:
+    cases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [((1,), {}), ((), {}), ((), dict(b=1)), ((), dict(a=1, e=2))]
+    for args, kwargs in cases:
+        with pytest.raises(TypeError) as fast:
+            FAST(*args, **kwargs)
+        with pytest.raises(TypeError) as plain:
+            _record(*args, **kwargs)
+        assert str(fast.value) == str(plain.value)
+
+
+def test_a_function_with_more_parameters_than_the_stack_holds_still_works() -> None:
+    names = [f"p{i}" for i in range(120)]
+    namespace: dict[str, Any] = {}
+    exec(f"def wide(*, {', '.join(names)}, last=0):\n    return ({', '.join(names)}, last)", namespace)
+    fast = rt.keyword_call(namespace["wide"])
+    assert fast(**{name: i for i, name in enumerate(names)}) == (*range(120), 0)
+
+
+def test_the_wrapper_looks_like_the_function() -> None:
+    assert FAST.__name__ == "_record" and FAST.__doc__ == _record.__doc__
+    assert inspect.signature(FAST) == inspect.signature(_record)
+
+
+def test_errors_inside_the_body_keep_their_traceback() -> None:
+    with pytest.raises(TypeError, match="not supported between") as caught:
+        scale_shift_kernel.run(**{**good_kwargs(), "grid": lambda meta: (meta["n"] < "x",)})
+    assert any(entry.path.name == "scale_shift_launch.py" for entry in caught.traceback)
+
+
+def good_kwargs() -> dict[str, Any]:
+    case = make_scale_shift_kernel_case(device=DEVICE, n=300, activation="none")
+    return {**case.kwargs, "grid": case.grid}
+
+
+# -- grid3 ----------------------------------------------------------------------------------------
+
+
+class Port(enum.IntEnum):
+    ONE = 1
+
+
+@pytest.mark.parametrize(
+    ("grid", "expected"),
+    [
+        ((5,), (5, 1, 1)), ([5, 6], (5, 6, 1)), ((5, 6, 7), (5, 6, 7)), ((0,), (0, 1, 1)),
+        ((2**31 - 1, 65535, 65535), (2**31 - 1, 65535, 65535)),
+        ((), None), ((1, 1, 1, 1), None), ((-1,), None), ((2**31,), None), ((1, 65536), None),
+        ((1, 1, 65536), None), ((2**80,), None), ((True,), None), ((1.0,), None), ((Port.ONE,), None),
+        (4, None), ("abc", None), (None, None), (range(3), None),
+    ],
+)
+def test_grid3_takes_plain_ints_within_cudas_limits(grid: object, expected: object) -> None:
+    assert rt.grid3(grid) == expected

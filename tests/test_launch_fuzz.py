@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import inspect
 import math
 import os
 import random
@@ -381,8 +382,7 @@ for _name in ("launch_cooperative_grid", "launch_pdl"):
 def slots(example: Example) -> list[str]:
     """What a fuzzed call may change: the launcher's arguments, grid, stream, options."""
     run = getattr(importlib.import_module(f"examples.generated.{example.module}"), example.kernel).run
-    names = list(run.__code__.co_varnames[: run.__code__.co_kwonlyargcount])
-    return names
+    return list(inspect.signature(run).parameters)
 
 
 def pool(slot: str) -> list[tuple[str, Any]]:

@@ -142,6 +142,7 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
     w.add(f"Args = {args}", 1)
     w.add()
     w.add("@staticmethod", 1)
+    w.add("@_rt.keyword_call", 1)
     w.add("def run(", 1)
     w.add("*,", 2)
     for param in given:

@@ -1,12 +1,13 @@
-/* The per-tensor part of a generated run()'s checks, in C.
+/* Two pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
  *
- * In Python each tensor argument costs three attribute reads or calls (dtype, get_device,
- * data_ptr) plus the interpreter's work around them: ~0.5 us per tensor, the largest share of a
- * launch with many tensors.  The reads themselves are torch's; this file only saves the
- * interpreter.  ttgen.runtime builds it with Triton's own C build helper (as Triton builds its
+ * ttgen.runtime builds this file with Triton's own C build helper (as Triton builds its
  * launchers), so it needs nothing that Triton does not already need.
  *
- *   TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
+ * 1. TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
+ *
+ * In Python each tensor argument costs three attribute reads or calls (dtype, get_device,
+ * data_ptr) plus the interpreter's work around them, the largest share of a launch with many
+ * tensors.  The reads themselves stay torch's; this only saves the interpreter.
  *
  * ``kinds`` holds one (dtypes, optional, aligned) triple per tensor parameter: ``dtypes`` is a
  * tuple of accepted torch dtypes (compared by identity) or a frozenset (membership); ``optional``
@@ -17,9 +18,27 @@
  * raises an Exception (the launcher's full rules then explain).  ``alignment`` is True when every
  * aligned pointer is a multiple of 16, else a tuple of one bool per aligned pointer: the
  * alignment part of the specialization key.
+ *
+ * 2. grid3(grid) -> (x, y, z) or None
+ *
+ * A tuple or list of 1 to 3 plain ints within CUDA's grid limits (x < 2**31, y and z < 2**16),
+ * padded with ones; None for anything else (the launcher's full rules then explain).
+ *
+ * 3. KeywordCall(body, original, names, defaults, required)
+ *
+ * run() takes keyword arguments only.  CPython matches each keyword of a call against the
+ * parameter names one by one (quadratic in their number), and compiles a call with more than
+ * ~30 arguments into building a dict: with 64 tensors that is ~5 us before run() starts.  A
+ * KeywordCall maps a call's keyword names to parameter slots once per distinct set of names,
+ * then calls ``body`` (run()'s own code with its parameters made positional) with the values in
+ * order and the defaults filled in.  Anything unusual (positional arguments, an unknown or
+ * missing keyword) calls ``original``, run() itself, so that Python raises its own error.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
+
+/* -- 1. TensorCheck ---------------------------------------------------------------------------- */
 
 typedef struct {
     PyObject *dtypes; /* tuple (identity) or frozenset (membership) */
@@ -205,22 +224,232 @@ static PyTypeObject TensorCheckType = {
     .tp_methods = methods,
 };
 
+
+/* -- 2. grid3 ---------------------------------------------------------------------------------- */
+
+static PyObject *grid3(PyObject *module, PyObject *grid) {
+    static const long long limits[3] = {2147483647LL, 65535, 65535};
+    if (!PyTuple_CheckExact(grid) && !PyList_CheckExact(grid))
+        Py_RETURN_NONE;
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(grid);
+    if (size < 1 || size > 3)
+        Py_RETURN_NONE;
+    PyObject *dims[3] = {NULL, NULL, NULL};
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i);
+        int overflow;
+        long long value = PyLong_CheckExact(dim) ? PyLong_AsLongLongAndOverflow(dim, &overflow) : -1;
+        if (!PyLong_CheckExact(dim) || overflow || value < 0 || value > limits[i])
+            Py_RETURN_NONE;
+        dims[i] = dim;
+    }
+    if (size == 3 && PyTuple_CheckExact(grid))
+        return Py_NewRef(grid);
+    PyObject *one = PyLong_FromLong(1);
+    PyObject *result = PyTuple_Pack(3, dims[0], dims[1] ? dims[1] : one, dims[2] ? dims[2] : one);
+    Py_DECREF(one);
+    return result;
+}
+
+static PyMethodDef functions[] = {
+    {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
+    {NULL},
+};
+
+/* -- 3. KeywordCall --------------------------------------------------------------------------- */
+
+#define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
+#define ON_STACK 96
+
+typedef struct {
+    PyObject *kwnames; /* owned; NULL while the entry is free */
+    Py_ssize_t *slots; /* the parameter slot of each keyword */
+} Mapping;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *body, *original, *names, *defaults, *required, *dict;
+    Mapping cache[CACHED];
+    int next;
+} KeywordCall;
+
+static Py_ssize_t slot_of(const KeywordCall *self, PyObject *name) {
+    Py_ssize_t count = PyTuple_GET_SIZE(self->names);
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (PyTuple_GET_ITEM(self->names, j) == name)
+            return j;
+    /* Not interned (a ** dict built at run time): compare the text. */
+    for (Py_ssize_t j = 0; j < count; j++) {
+        int same = PyUnicode_Check(name) ? PyUnicode_Compare(PyTuple_GET_ITEM(self->names, j), name) : 1;
+        if (same == 0)
+            return j;
+        if (same == -1 && PyErr_Occurred())
+            return -2;
+    }
+    return -1;
+}
+
+/* The slots of ``kwnames``, remembered; NULL with no error set for a call Python must refuse. */
+static const Py_ssize_t *slots_for(KeywordCall *self, PyObject *kwnames) {
+    Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    for (int c = 0; c < CACHED && self->cache[c].kwnames != NULL; c++) {
+        PyObject *known = self->cache[c].kwnames;
+        if (known == kwnames)
+            return self->cache[c].slots;
+        if (PyTuple_GET_SIZE(known) != n)
+            continue;
+        Py_ssize_t i = 0;
+        while (i < n && PyTuple_GET_ITEM(known, i) == PyTuple_GET_ITEM(kwnames, i))
+            i++;
+        if (i == n)
+            return self->cache[c].slots;
+    }
+    Py_ssize_t *slots = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        slots[i] = slot_of(self, PyTuple_GET_ITEM(kwnames, i));
+        if (slots[i] < 0) {
+            PyMem_Free(slots);
+            return NULL;
+        }
+    }
+    Mapping *entry = &self->cache[self->next];
+    self->next = (self->next + 1) % CACHED;
+    Py_XDECREF(entry->kwnames);
+    PyMem_Free(entry->slots);
+    Py_INCREF(kwnames);
+    *entry = (Mapping){kwnames, slots};
+    return slots;
+}
+
+static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    KeywordCall *self = (KeywordCall *)op;
+    Py_ssize_t count = PyTuple_GET_SIZE(self->names);
+    if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL || count > ON_STACK)
+        goto refused;
+    const Py_ssize_t *slots = slots_for(self, kwnames);
+    if (slots == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        goto refused;
+    }
+    PyObject *stack[ON_STACK];
+    for (Py_ssize_t j = 0; j < count; j++)
+        stack[j] = PyTuple_GET_ITEM(self->defaults, j);
+    Py_ssize_t given = PyTuple_GET_SIZE(kwnames); /* CPython never passes a keyword twice */
+    for (Py_ssize_t i = 0; i < given; i++)
+        stack[slots[i]] = args[i];
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (stack[j] == self->required)
+            goto refused;
+    return PyObject_Vectorcall(self->body, stack, count, NULL);
+refused:
+    return PyObject_Vectorcall(self->original, args, nargsf, kwnames);
+}
+
+static PyObject *keyword_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *body, *original, *names, *defaults, *required;
+    static char *keywords[] = {"body", "original", "names", "defaults", "required", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!O!O", keywords, &body, &original, &PyTuple_Type,
+                                     &names, &PyTuple_Type, &defaults, &required))
+        return NULL;
+    if (PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(defaults)) {
+        PyErr_SetString(PyExc_ValueError, "one default (or required) per name");
+        return NULL;
+    }
+    KeywordCall *self = (KeywordCall *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = keyword_call;
+    PyObject **fields[] = {&self->body, &self->original, &self->names, &self->defaults, &self->required};
+    PyObject *values[] = {body, original, names, defaults, required};
+    for (int i = 0; i < 5; i++) {
+        Py_INCREF(values[i]);
+        *fields[i] = values[i];
+    }
+    return (PyObject *)self;
+}
+
+static int keyword_traverse(KeywordCall *self, visitproc visit, void *arg) {
+    Py_VISIT(self->body);
+    Py_VISIT(self->original);
+    Py_VISIT(self->names);
+    Py_VISIT(self->defaults);
+    Py_VISIT(self->required);
+    Py_VISIT(self->dict);
+    for (int c = 0; c < CACHED; c++)
+        Py_VISIT(self->cache[c].kwnames);
+    return 0;
+}
+
+static int keyword_clear(KeywordCall *self) {
+    Py_CLEAR(self->body);
+    Py_CLEAR(self->original);
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->defaults);
+    Py_CLEAR(self->required);
+    Py_CLEAR(self->dict);
+    for (int c = 0; c < CACHED; c++) {
+        Py_CLEAR(self->cache[c].kwnames);
+        PyMem_Free(self->cache[c].slots);
+        self->cache[c].slots = NULL;
+    }
+    return 0;
+}
+
+static void keyword_dealloc(KeywordCall *self) {
+    PyObject_GC_UnTrack(self);
+    keyword_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyGetSetDef keyword_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject KeywordCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen_fastpath.KeywordCall",
+    .tp_basicsize = sizeof(KeywordCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A keyword-only function, called with its keywords mapped to slots once per call shape.",
+    .tp_new = keyword_new,
+    .tp_dealloc = (destructor)keyword_dealloc,
+    .tp_traverse = (traverseproc)keyword_traverse,
+    .tp_clear = (inquiry)keyword_clear,
+    .tp_vectorcall_offset = offsetof(KeywordCall, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dictoffset = offsetof(KeywordCall, dict),
+    .tp_getset = keyword_getset,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ttgen_fastpath", "ttgen's per-tensor launch checks.", -1, NULL,
+    PyModuleDef_HEAD_INIT, "ttgen_fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
 };
 
 PyMODINIT_FUNC PyInit_ttgen_fastpath(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
-    if (dtype_name == NULL || PyType_Ready(&TensorCheckType) < 0)
+    if (dtype_name == NULL || PyType_Ready(&TensorCheckType) < 0 || PyType_Ready(&KeywordCallType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    Py_INCREF(&TensorCheckType);
-    if (PyModule_AddObject(m, "TensorCheck", (PyObject *)&TensorCheckType) < 0) {
-        Py_DECREF(&TensorCheckType);
-        Py_DECREF(m);
-        return NULL;
+    PyTypeObject *types[] = {&TensorCheckType, &KeywordCallType};
+    const char *names[] = {"TensorCheck", "KeywordCall"};
+    for (int i = 0; i < 2; i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            Py_DECREF(m);
+            return NULL;
+        }
     }
     return m;
 }

@@ -26,11 +26,12 @@ import inspect
 import math
 import textwrap
 import threading
+import types
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar, Union, cast
 
 import torch
 import triton
@@ -48,6 +49,7 @@ data_ptr = torch.Tensor.data_ptr
 get_device = torch.Tensor.get_device
 
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
 GridTuple = Union[tuple[int], tuple[int, int], tuple[int, int, int]]
 # A grid is 1 to 3 ints, or a callable that receives the arguments (a TypedDict) and returns one.
 Grid = Union[GridTuple, Callable[[_T], GridTuple]]
@@ -304,7 +306,7 @@ def _is_kind(value: object, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-# -- the per-tensor tests, in C -------------------------------------------------------------------
+# -- the hot path's helpers in C ------------------------------------------------------------------
 
 
 def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
@@ -312,6 +314,26 @@ def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
     fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails."""
     kinds = tuple(spec.kind() for spec in specs)
     return _fastpath().TensorCheck(kinds, get_device, data_ptr).check  # type: ignore[no-any-return]
+
+
+def keyword_call(function: _F) -> _F:
+    """``function`` (keyword-only parameters, like every run()) as a `KeywordCall` (see
+    fastpath.c): its keywords mapped to slots once per call shape instead of on every call."""
+    code = function.__code__
+    count = code.co_kwonlyargcount
+    body = types.FunctionType(
+        code.replace(co_argcount=count, co_kwonlyargcount=0),
+        function.__globals__, function.__name__, None, function.__closure__,
+    )
+    names = code.co_varnames[:count]
+    given = function.__kwdefaults__ or {}
+    defaults = tuple(given.get(name, _REQUIRED) for name in names)
+    call = _fastpath().KeywordCall(body, function, names, defaults, _REQUIRED)
+    functools.update_wrapper(call, function)  # name, docstring, and __wrapped__ for inspect
+    return cast(_F, call)
+
+
+_REQUIRED = object()  # in place of the default of a parameter that has none
 
 
 @functools.cache
@@ -726,28 +748,9 @@ if _VERSION >= (3, 9):
     _launch_state_36, launch_state = launch_state, _launch_state_39
 
 
-_GRID_X, _GRID_YZ = GRID_LIMITS[0], GRID_LIMITS[1]
-
-
-def grid3(grid: Any) -> tuple[int, int, int] | None:
-    """``(x, y, z)`` for a tuple of 1 to 3 plain ints within CUDA's limits, else None."""
-    size = len(grid)
-    if size == 1:
-        x = grid[0]
-        if x.__class__ is int and 0 <= x <= _GRID_X:
-            return (x, 1, 1)
-    elif size == 2:
-        x, y = grid
-        if x.__class__ is int and y.__class__ is int and 0 <= x <= _GRID_X and 0 <= y <= _GRID_YZ:
-            return (x, y, 1)
-    elif size == 3:
-        x, y, z = grid
-        if (
-            x.__class__ is int and y.__class__ is int and z.__class__ is int
-            and 0 <= x <= _GRID_X and 0 <= y <= _GRID_YZ and 0 <= z <= _GRID_YZ
-        ):
-            return (x, y, z)
-    return None
+# ``grid3(grid)``: ``(x, y, z)`` for a tuple or list of 1 to 3 plain ints within GRID_LIMITS,
+# padded with ones; None for anything else (`Launcher.checked_grid` then explains).  In C.
+grid3: Callable[[Any], "tuple[int, int, int] | None"] = _fastpath().grid3
 
 
 def dynamic_key(value: object, specialize: bool, align: bool) -> object:

@@ -52,6 +52,7 @@ class axpy_kernel:
     Args = AxpyKernelArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         x: _torch.Tensor,

@@ -56,6 +56,7 @@ class layer_norm_fwd:
     Args = LayerNormFwdArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         x: _torch.Tensor,

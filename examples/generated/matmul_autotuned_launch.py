@@ -71,6 +71,7 @@ class matmul_autotuned:
     Args = MatmulAutotunedArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         a: _torch.Tensor,

@@ -65,6 +65,7 @@ class matmul_kernel:
     Args = MatmulKernelArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         a: _torch.Tensor,

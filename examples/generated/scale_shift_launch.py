@@ -50,6 +50,7 @@ class scale_shift_kernel:
     Args = ScaleShiftKernelArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         x: _torch.Tensor,

@@ -48,6 +48,7 @@ class softmax_kernel:
     Args = SoftmaxKernelArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         out: _torch.Tensor,

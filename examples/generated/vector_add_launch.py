@@ -44,6 +44,7 @@ class add_kernel:
     Args = AddKernelArgs
 
     @staticmethod
+    @_rt.keyword_call
     def run(
         *,
         x: _torch.Tensor,
