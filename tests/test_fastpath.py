@@ -202,3 +202,62 @@ class Port(enum.IntEnum):
 )
 def test_grid3_takes_plain_ints_within_cudas_limits(grid: object, expected: object) -> None:
     assert rt.grid3(grid) == expected
+
+
+# -- LaunchState and Launch -----------------------------------------------------------------------
+
+
+class Chain:
+    def __init__(self) -> None:
+        self.calls: list[object] = []
+
+
+class Owner:
+    def __init__(self) -> None:
+        self.enter, self.exit, self.debug, self.mode = Chain(), Chain(), False, ""
+
+
+class Devices:
+    def __init__(self) -> None:
+        self.device = 0
+
+    def current_device(self) -> int:
+        return self.device
+
+
+def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
+    owner, devices = Owner(), Devices()
+    state = rt._fastpath().LaunchState(
+        devices, ((owner, "enter"), (owner, "exit")), ((owner, "debug"), (owner, "mode")), rt.HOOKED
+    )
+    assert state() == (0, False, "")
+    devices.device, owner.debug, owner.mode = 1, True, "fpsan"
+    assert state() == (1, True, "fpsan")
+    owner.exit.calls.append(print)
+    assert state() == (1, rt.HOOKED)
+    owner.exit.calls.clear()
+    owner.enter = print  # type: ignore[assignment]  # a hook assigned, not added to the chain
+    assert state() == (1, rt.HOOKED)
+
+
+def test_the_runtime_launch_state_is_tritons() -> None:
+    assert rt.launch_state()[0] == rt.current_device()
+    if rt._VERSION < (3, 9):
+        assert rt.launch_state()[1:] == (rt.knobs.runtime.debug, rt.knobs.compilation.instrumentation_mode)
+
+
+def test_launch_splices_the_fixed_arguments_after_grid_and_stream() -> None:
+    seen: list[tuple[object, ...]] = []
+    flat = rt._splice(lambda *args: seen.append(args), ("function", "metadata"))
+    flat(1, 2, 3, "stream", "x", 5)
+    packed = rt._splice(lambda *args: seen.append(args), ("function",), args_as_tuple=True)
+    packed(1, 2, 3, "stream", "x", 5)
+    wide = rt._splice(lambda *args: seen.append(args), ("function",))
+    wide(1, 2, 3, "stream", *range(300))
+    assert seen == [
+        (1, 2, 3, "stream", "function", "metadata", "x", 5),
+        (1, 2, 3, "stream", "function", ("x", 5)),
+        (1, 2, 3, "stream", "function", *range(300)),
+    ]
+    with pytest.raises(TypeError, match="positional arguments only"):
+        flat(1, 2, 3, stream=0)

@@ -226,7 +226,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, {options})", 3)
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
-    w.add(f"_launch(_g0, _g1, _g2, _stream, {_tuple(passed)})", 3)
+    w.add(f"_launch(_g0, _g1, _g2, _stream, {', '.join(passed)})", 3)
 
 
 def _option_checks(kernel: model.Kernel) -> list[str]:

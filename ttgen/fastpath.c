@@ -24,7 +24,22 @@
  * A tuple or list of 1 to 3 plain ints within CUDA's grid limits (x < 2**31, y and z < 2**16),
  * padded with ones; None for anything else (the launcher's full rules then explain).
  *
- * 3. KeywordCall(body, original, names, defaults, required)
+ * 3. LaunchState(module, hooks, knobs, hooked)() -> (device, *knobs) or (device, hooked)
+ *
+ * The state a launch depends on beyond its arguments, read on every launch as Triton reads
+ * it: ``module.current_device()``; each ``(owner, name)`` in ``hooks`` names a HookChain, and
+ * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
+ * value of each ``(owner, name)`` in ``knobs`` follows the device.
+ *
+ * 4. Launch(native, middle, args_as_tuple)(g0, g1, g2, stream, *args)
+ *
+ * Triton's native launch function with the arguments that are fixed per compiled kernel
+ * (function handle, metadata, flags) spliced in after the grid and stream:
+ * ``native(g0, g1, g2, stream, *middle, *args)``, or ``..., *middle, args)`` when the native
+ * function takes the kernel's arguments as one tuple.  Each Triton version's convention is
+ * data in ttgen.runtime's adapters; this saves the Python frame between run() and Triton.
+ *
+ * 5. KeywordCall(body, original, names, defaults, required)
  *
  * run() takes keyword arguments only.  CPython matches each keyword of a call against the
  * parameter names one by one (quadratic in their number), and compiles a call with more than
@@ -37,6 +52,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+#include <structmember.h>
 
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
 
@@ -256,7 +272,251 @@ static PyMethodDef functions[] = {
     {NULL},
 };
 
-/* -- 3. KeywordCall --------------------------------------------------------------------------- */
+/* -- 3. LaunchState ------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *module, *hooks, *knobs, *hooked;
+} LaunchState;
+
+static PyObject *current_device_name, *calls_name;
+
+/* 1: a hook is registered, 0: none, -1: error set. */
+static int hooks_registered(const LaunchState *self) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->hooks); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->hooks, i);
+        PyObject *chain = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (chain == NULL)
+            return -1;
+        PyObject *calls = PyObject_GetAttr(chain, calls_name);
+        Py_DECREF(chain);
+        if (calls == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return -1;
+            PyErr_Clear();
+            return 1; /* not a HookChain: a hook someone assigned */
+        }
+        int some = PyObject_IsTrue(calls);
+        Py_DECREF(calls);
+        if (some != 0)
+            return some;
+    }
+    return 0;
+}
+
+static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    LaunchState *self = (LaunchState *)op;
+    int hooked = hooks_registered(self);
+    if (hooked < 0)
+        return NULL;
+    PyObject *device = PyObject_CallMethodNoArgs(self->module, current_device_name);
+    if (device == NULL)
+        return NULL;
+    if (hooked) {
+        PyObject *state = PyTuple_Pack(2, device, self->hooked);
+        Py_DECREF(device);
+        return state;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(self->knobs);
+    PyObject *state = PyTuple_New(count + 1);
+    if (state == NULL) {
+        Py_DECREF(device);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(state, 0, device);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->knobs, i);
+        PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (value == NULL) {
+            Py_DECREF(state);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(state, i + 1, value);
+    }
+    return state;
+}
+
+static int pairs_ok(PyObject *pairs) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "hooks and knobs are tuples of (owner, attribute name)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *module, *hooks, *knobs, *hooked;
+    static char *keywords[] = {"module", "hooks", "knobs", "hooked", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O", keywords, &module, &PyTuple_Type, &hooks,
+                                     &PyTuple_Type, &knobs, &hooked) ||
+        !pairs_ok(hooks) || !pairs_ok(knobs))
+        return NULL;
+    LaunchState *self = (LaunchState *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = launch_state;
+    self->module = Py_NewRef(module);
+    self->hooks = Py_NewRef(hooks);
+    self->knobs = Py_NewRef(knobs);
+    self->hooked = Py_NewRef(hooked);
+    return (PyObject *)self;
+}
+
+static int state_traverse(LaunchState *self, visitproc visit, void *arg) {
+    Py_VISIT(self->module);
+    Py_VISIT(self->hooks);
+    Py_VISIT(self->knobs);
+    Py_VISIT(self->hooked);
+    return 0;
+}
+
+static int state_clear(LaunchState *self) {
+    Py_CLEAR(self->module);
+    Py_CLEAR(self->hooks);
+    Py_CLEAR(self->knobs);
+    Py_CLEAR(self->hooked);
+    return 0;
+}
+
+static void state_dealloc(LaunchState *self) {
+    PyObject_GC_UnTrack(self);
+    state_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject LaunchStateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen_fastpath.LaunchState",
+    .tp_basicsize = sizeof(LaunchState),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The current device and the knobs Triton keys its cache on, or the hooked marker.",
+    .tp_new = state_new,
+    .tp_dealloc = (destructor)state_dealloc,
+    .tp_traverse = (traverseproc)state_traverse,
+    .tp_clear = (inquiry)state_clear,
+    .tp_vectorcall_offset = offsetof(LaunchState, vectorcall),
+    .tp_call = PyVectorcall_Call,
+};
+
+/* -- 4. Launch ------------------------------------------------------------------------------------ */
+
+#define LAUNCH_STACK 160
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *native, *middle, *dict;
+    int args_as_tuple;
+} Launch;
+
+static PyObject *launch(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Launch *self = (Launch *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), middle = PyTuple_GET_SIZE(self->middle);
+    Py_ssize_t given = nargs - 4, total = 4 + middle + (self->args_as_tuple ? 1 : given);
+    if (kwnames != NULL || given < 0) {
+        PyErr_SetString(PyExc_TypeError, "launch(g0, g1, g2, stream, *args) takes positional arguments only");
+        return NULL;
+    }
+    PyObject *small[LAUNCH_STACK], *packed = NULL;
+    PyObject **stack = total <= LAUNCH_STACK ? small : PyMem_Malloc(total * sizeof(PyObject *));
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < 4; i++)
+        stack[i] = args[i];
+    for (Py_ssize_t i = 0; i < middle; i++)
+        stack[4 + i] = PyTuple_GET_ITEM(self->middle, i);
+    if (self->args_as_tuple) {
+        packed = PyTuple_New(given);
+        if (packed == NULL) {
+            if (stack != small)
+                PyMem_Free(stack);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < given; i++)
+            PyTuple_SET_ITEM(packed, i, Py_NewRef(args[4 + i]));
+        stack[4 + middle] = packed;
+    } else {
+        for (Py_ssize_t i = 0; i < given; i++)
+            stack[4 + middle + i] = args[4 + i];
+    }
+    PyObject *result = PyObject_Vectorcall(self->native, stack, total, NULL);
+    Py_XDECREF(packed);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static PyObject *launch_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *native, *middle;
+    int args_as_tuple;
+    static char *keywords[] = {"native", "middle", "args_as_tuple", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!p", keywords, &native, &PyTuple_Type, &middle, &args_as_tuple))
+        return NULL;
+    Launch *self = (Launch *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = launch;
+    self->native = Py_NewRef(native);
+    self->middle = Py_NewRef(middle);
+    self->args_as_tuple = args_as_tuple;
+    return (PyObject *)self;
+}
+
+static int launch_traverse(Launch *self, visitproc visit, void *arg) {
+    Py_VISIT(self->native);
+    Py_VISIT(self->middle);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int launch_clear(Launch *self) {
+    Py_CLEAR(self->native);
+    Py_CLEAR(self->middle);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+/* A __dict__, so that the launcher can note the CompiledKernel a Launch stands for. */
+static PyGetSetDef with_dict[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+
+static void launch_dealloc(Launch *self) {
+    PyObject_GC_UnTrack(self);
+    launch_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef launch_members[] = {
+    {"native", T_OBJECT, offsetof(Launch, native), READONLY, "the function called"},
+    {NULL},
+};
+
+static PyTypeObject LaunchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen_fastpath.Launch",
+    .tp_basicsize = sizeof(Launch),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Triton's native launch function with its per-kernel arguments spliced in.",
+    .tp_members = launch_members,
+    .tp_new = launch_new,
+    .tp_dealloc = (destructor)launch_dealloc,
+    .tp_traverse = (traverseproc)launch_traverse,
+    .tp_clear = (inquiry)launch_clear,
+    .tp_vectorcall_offset = offsetof(Launch, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dictoffset = offsetof(Launch, dict),
+    .tp_getset = with_dict,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};
+
+/* -- 5. KeywordCall --------------------------------------------------------------------------- */
 
 #define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
 #define ON_STACK 96
@@ -407,11 +667,6 @@ static void keyword_dealloc(KeywordCall *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyGetSetDef keyword_getset[] = {
-    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {NULL},
-};
-
 static PyTypeObject KeywordCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ttgen_fastpath.KeywordCall",
@@ -425,7 +680,7 @@ static PyTypeObject KeywordCallType = {
     .tp_vectorcall_offset = offsetof(KeywordCall, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_dictoffset = offsetof(KeywordCall, dict),
-    .tp_getset = keyword_getset,
+    .tp_getset = with_dict,
     .tp_getattro = PyObject_GenericGetAttr,
     .tp_setattro = PyObject_GenericSetAttr,
 };
@@ -436,14 +691,19 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit_ttgen_fastpath(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
-    if (dtype_name == NULL || PyType_Ready(&TensorCheckType) < 0 || PyType_Ready(&KeywordCallType) < 0)
+    current_device_name = PyUnicode_InternFromString("current_device");
+    calls_name = PyUnicode_InternFromString("calls");
+    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL)
         return NULL;
+    PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType};
+    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall"};
+    for (int i = 0; i < 4; i++)
+        if (PyType_Ready(types[i]) < 0)
+            return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    PyTypeObject *types[] = {&TensorCheckType, &KeywordCallType};
-    const char *names[] = {"TensorCheck", "KeywordCall"};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);

@@ -25,6 +25,7 @@ import functools
 import inspect
 import math
 import textwrap
+import sys
 import threading
 import types
 from collections.abc import Callable, Sequence
@@ -54,7 +55,7 @@ GridTuple = Union[tuple[int], tuple[int, int], tuple[int, int, int]]
 # A grid is 1 to 3 ints, or a callable that receives the arguments (a TypedDict) and returns one.
 Grid = Union[GridTuple, Callable[[_T], GridTuple]]
 Stream = Union[int, "torch.cuda.Stream", None]
-LaunchFunction = Callable[[int, int, int, int, tuple[Any, ...]], Any]
+LaunchFunction = Callable[..., Any]  # (g0, g1, g2, stream, *kernel_args)
 
 # CUDA's grid limits: x up to 2**31 - 1 blocks, y and z up to 65535.
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -649,11 +650,12 @@ def _non_default(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _launch_function(kernel: Any) -> LaunchFunction:
-    """A function ``(g0, g1, g2, stream, args)`` that launches ``kernel`` with no hooks.
+    """A function ``(g0, g1, g2, stream, *args)`` that launches ``kernel`` with no hooks.
 
     Going below ``CompiledKernel.run`` saves Triton's Python launcher frame and its scratch
-    bookkeeping; each Triton version's native calling convention lives in one adapter below.
-    Kernels that need scratch memory, or versions with no adapter, use ``CompiledKernel.run``.
+    bookkeeping; each Triton version's native calling convention lives in one adapter below,
+    as the arguments a `Launch` (fastpath.c) splices in after the grid and stream.  Kernels that
+    need scratch memory, or versions with no adapter, go through ``CompiledKernel.run``.
     """
     launcher = kernel.run  # first access loads the module on the current device
     adapter = _ADAPTERS.get(_VERSION)
@@ -664,24 +666,22 @@ def _launch_function(kernel: Any) -> LaunchFunction:
         direct = adapter(kernel, launcher)
         if direct is not None:
             return direct
-    function, metadata = kernel.function, kernel.packed_metadata
+    # CompiledKernel.run(gX, gY, gZ, stream, function, packed_metadata, launch_metadata, enter,
+    # exit, *args), which allocates scratch memory as Triton does.
+    return _splice(launcher, (kernel.function, kernel.packed_metadata, None, None, None))
 
-    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
-        launcher(g0, g1, g2, stream, function, metadata, None, None, None, *args)
 
-    return launch
+def _splice(native: Any, middle: tuple[Any, ...], args_as_tuple: bool = False) -> LaunchFunction:
+    return cast(LaunchFunction, _fastpath().Launch(native, middle, args_as_tuple))
 
 
 def _adapter_36(kernel: Any, launcher: Any) -> LaunchFunction | None:
     # 3.6: the per-signature C module's launch(gX, gY, gZ, stream, function, cooperative, pdl,
     # global_scratch, profile_scratch, packed_metadata, launch_metadata, enter, exit, *args).
-    native, function, metadata = launcher.launch, kernel.function, kernel.packed_metadata
-    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
-
-    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
-        native(g0, g1, g2, stream, function, cooperative, pdl, None, None, metadata, None, None, None, *args)
-
-    return launch
+    return _splice(launcher.launch, (
+        kernel.function, launcher.launch_cooperative_grid, launcher.launch_pdl,
+        None, None, kernel.packed_metadata, None, None, None,
+    ))
 
 
 def _adapter_39(kernel: Any, launcher: Any) -> LaunchFunction | None:
@@ -692,15 +692,11 @@ def _adapter_39(kernel: Any, launcher: Any) -> LaunchFunction | None:
     native = launcher.launch
     if getattr(launcher, "gsan_enabled", True) or native is not triton.runtime.driver.active.utils.launch:
         return None
-    function, metadata = kernel.function, kernel.packed_metadata
-    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
-    annotations, signature = launcher.arg_annotations, launcher.kernel_signature
-
-    def launch(g0: int, g1: int, g2: int, stream: int, args: tuple[Any, ...]) -> None:
-        native(g0, g1, g2, stream, function, cooperative, pdl, metadata, None, None, None,
-               None, None, annotations, signature, args)
-
-    return launch
+    return _splice(native, (
+        kernel.function, launcher.launch_cooperative_grid, launcher.launch_pdl,
+        kernel.packed_metadata, None, None, None, None, None,
+        launcher.arg_annotations, launcher.kernel_signature,
+    ), args_as_tuple=True)
 
 
 _ADAPTERS: dict[tuple[int, ...], Callable[[Any, Any], LaunchFunction | None]] = {
@@ -715,37 +711,32 @@ HOOKED = "launch hooks registered"  # in place of the knobs while launch hooks m
 _runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
 
 
-def launch_state() -> tuple[Any, ...]:
-    """``(device, *knobs)``: the current device and the knobs Triton folds into its cache key.
-
-    While a launch hook is registered the knobs are replaced by `HOOKED`, which no cache entry
-    holds, so the launch takes the slow path and Triton's run() fires the hooks.  A hook that
-    is not a HookChain (no ``.calls``) counts as registered.
-    """
-    try:
-        if _runtime_knobs.launch_enter_hook.calls or _runtime_knobs.launch_exit_hook.calls:
-            return (current_device(), HOOKED)
-    except AttributeError:
-        return (current_device(), HOOKED)
-    return (current_device(), _runtime_knobs.debug, _compilation_knobs.instrumentation_mode)
+# ``launch_state()``: ``(device, *knobs)``, the current device and the knobs Triton folds into
+# its cache key, read on every launch as Triton reads them (in C: fastpath.c).  While a launch
+# hook is registered the knobs are replaced by `HOOKED`, which no cache entry holds, so the
+# launch takes the slow path and Triton's run() fires the hooks.  A hook that is not a HookChain
+# (no ``.calls``) counts as registered.
+_KNOBS = [(_runtime_knobs, "debug"), (_compilation_knobs, "instrumentation_mode")]
+if _VERSION >= (3, 9):
+    _KNOBS.append((_compilation_knobs, "fpsan_homomorphic_casts"))  # 3.9 reads it per launch too
+_read_state: Callable[[], tuple[Any, ...]] = _fastpath().LaunchState(
+    sys.modules[__name__],
+    ((_runtime_knobs, "launch_enter_hook"), (_runtime_knobs, "launch_exit_hook")),
+    tuple(_KNOBS),
+    HOOKED,
+)
 
 
 def _launch_state_39() -> tuple[Any, ...]:
-    state = _launch_state_36()
+    state = _read_state()
     if state[1] is HOOKED:
         return state
-    # 3.9 also keys its cache on this knob, read from the environment on every launch, and on
-    # the hash a stages-inspection hook reports, asked on every launch.
+    # 3.9 also keys its cache on the hash a stages-inspection hook reports, asked on every launch.
     inspection = _runtime_knobs.add_stages_inspection_hook
-    return (
-        *state,
-        _compilation_knobs.fpsan_homomorphic_casts,
-        None if inspection is None else inspection()[1],  # type: ignore[call-arg]  # as 3.9's run() calls it
-    )
+    return (*state, None if inspection is None else inspection()[1])  # type: ignore[call-arg]  # as 3.9's run() calls it
 
 
-if _VERSION >= (3, 9):
-    _launch_state_36, launch_state = launch_state, _launch_state_39
+launch_state = _launch_state_39 if _VERSION >= (3, 9) else _read_state
 
 
 # ``grid3(grid)``: ``(x, y, z)`` for a tuple or list of 1 to 3 plain ints within GRID_LIMITS,

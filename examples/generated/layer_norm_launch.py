@@ -124,4 +124,4 @@ class layer_norm_fwd:
         if _launch is None or _layer_norm_fwd.pre_run_hooks:
             _layer_norm_fwd.launch_slow(_key, _grid, _stream, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd, stride, n_cols, eps, BLOCK))
+            _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd, stride, n_cols, eps, BLOCK)

@@ -158,4 +158,4 @@ class matmul_autotuned:
         if _launch is None or _matmul_autotuned.pre_run_hooks:
             _matmul_autotuned.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(_choice.settings, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K))
+            _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K)

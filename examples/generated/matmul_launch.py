@@ -153,4 +153,4 @@ class matmul_kernel:
         if _launch is None or _matmul_kernel.pre_run_hooks:
             _matmul_kernel.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
+            _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K)

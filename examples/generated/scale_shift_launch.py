@@ -114,4 +114,4 @@ class scale_shift_kernel:
         if _launch is None or _scale_shift_kernel.pre_run_hooks:
             _scale_shift_kernel.launch_slow(_key, _grid, _stream, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_x, _ptr_bias, _ptr_out, n, scale, relu, BLOCK, ACTIVATION))
+            _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_bias, _ptr_out, n, scale, relu, BLOCK, ACTIVATION)

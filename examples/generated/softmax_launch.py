@@ -111,4 +111,4 @@ class softmax_kernel:
         if _launch is None or _softmax_kernel.pre_run_hooks:
             _softmax_kernel.launch_slow(_key, _grid, _stream, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_out, _ptr_inp, in_row_stride, out_row_stride, n_cols, BLOCK))
+            _launch(_g0, _g1, _g2, _stream, _ptr_out, _ptr_inp, in_row_stride, out_row_stride, n_cols, BLOCK)

@@ -100,4 +100,4 @@ class add_kernel:
         if _launch is None or _add_kernel.pre_run_hooks:
             _add_kernel.launch_slow(_key, _grid, _stream, (x, y, out, n, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
         else:
-            _launch(_g0, _g1, _g2, _stream, (_ptr_x, _ptr_y, _ptr_out, n, BLOCK))
+            _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_out, n, BLOCK)
