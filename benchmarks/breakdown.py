@@ -48,6 +48,7 @@ def main() -> None:
         env: dict[str, object] = dict(
             rt=rt, torch=torch, knobs=knobs, t=t, t0=t[0], f32=torch.float32, d=rt.current_device(),
             gd=rt.get_device, dp=rt.data_ptr, L=gen._k3, call=call, n=1024, g=(1,), f=noop,
+            fk=rt.keyword_call(noop),
         )
         rows = {
             "empty statement": "pass",
@@ -59,6 +60,8 @@ def main() -> None:
             "knobs.runtime.debug": "knobs.runtime.debug",
             "L.pre_run_hooks": "L.pre_run_hooks",
             "rt.grid3(g)": "rt.grid3(g)",
+            "L.tensors(d, *t): 3 tensors, in C": "L.tensors(d, *t)",
+            # torch's own reads, which L.tensors makes from C (their floor per tensor):
             "t0.dtype is f32": "t0.dtype is f32",
             "gd(t0) == d": "gd(t0) == d",
             "dp(t0)": "dp(t0)",
@@ -66,6 +69,7 @@ def main() -> None:
             "n int check": "n.__class__ is int and -2147483648 <= n <= 2147483647",
             "cache.get(11-tuple)": "L.cache.get(((d, False, ''), 4, 3, 1, None, False, False, True, None, 1024))",
             "call with 5 kwargs": "f(p0=t0, p1=t0, p2=t0, n=n, grid=g)",
+            "same, through rt.keyword_call": "fk(p0=t0, p1=t0, p2=t0, n=n, grid=g)",
         }
         for name, stmt in rows.items():
             print(f"{name:32s} {ns(stmt, env):8.0f} ns")
