@@ -16,6 +16,8 @@ module holds everything that is not on that straight line:
 * the launch adapters (`_launch_function`): Triton's native launch entry point, called with the
   calling convention of the installed Triton version, or ``CompiledKernel.run`` for versions and
   kernels they do not cover.
+* the hot path's pieces in C (fastpath.c, built with Triton's build helper): the tensors' tests
+  (`Launcher.tensors`), `grid3`, `launch_state`, the launch call and `keyword_call`.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import ast
 import functools
 import inspect
 import math
-import textwrap
 import sys
+import textwrap
 import threading
 import types
 from collections.abc import Callable, Sequence
@@ -431,7 +433,7 @@ class Launcher:
         found = self.tensors(device, *tensors)
         if found is not None:
             return found  # type: ignore[no-any-return]
-        for spec, tensor in zip(self.tensor_specs, tensors):
+        for tensor in tensors:
             if tensor is not None:
                 data_ptr(tensor)  # a tensor without storage: torch's own error says why
         raise TypeError(
