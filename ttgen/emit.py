@@ -258,7 +258,9 @@ def _emit_layer(
     for name in known:
         kind = params[name].type
         if isinstance(kind, model.TensorType):
-            parts.append(f"None if {name} is None else {name}.dtype" if kind.optional else f"{name}.dtype")
+            # One allowed dtype: the checks made sure of it, so the key names it without a read.
+            dtype = _dtype_alias(kind.dtypes[0]) if len(kind.dtypes) == 1 else f"{name}.dtype"
+            parts.append(f"None if {name} is None else {dtype}" if kind.optional else dtype)
         elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
             parts.append(f'getattr({name}, "dtype", None)')
     w.add(f"_tune_key = {_tuple(parts)}", 2)
