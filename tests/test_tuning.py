@@ -141,3 +141,67 @@ def test_config_pre_hook_runs_on_every_launch_like_triton(stubcuda_lib, tmp_path
     report = json.loads(records.stdout.strip().splitlines()[-1])
     assert report["ttgen"] == [1, 1, 1] and report["triton"] == 1
     assert {"x", "out", "n", "BLOCK", "num_warps"} <= set(report["seen"])
+
+
+KEYED_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def shift(x: tl.tensor[tl.float32, tl.float16], bias: tl.tensor[tl.float32] | None,
+          out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    value = tl.load(x + offsets, mask=mask).to(tl.float32)
+    if bias is not None:
+        value += tl.load(bias + offsets, mask=mask)
+    tl.store(out + offsets, value, mask=mask)
+"""
+
+KEYED_SCRIPT = """
+    import json, torch
+    import keyed_kernels
+    from generated.keyed_kernels_launch import shift, _shift as state
+
+    kernel = keyed_kernels.shift
+    benched = []
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        benched.append(1)
+        return [1.0, 1.0, 1.0]
+
+    kernel._do_bench = bench
+    out = torch.empty(256)
+    calls = [(torch.float32, True, 256), (torch.float32, True, 256), (torch.float16, True, 256),
+             (torch.float32, False, 256), (torch.float16, False, 256), (torch.float32, True, 200),
+             (torch.float16, False, 256)]
+    for dtype, with_bias, n in calls:
+        x = torch.ones(256, dtype=dtype)
+        shift.run(x=x, bias=torch.ones(256) if with_bias else None, out=out, n=n, grid=(4,))
+    print(json.dumps({"triton": sorted(map(str, kernel.cache)), "ttgen": len(state.tuned), "benched": len(benched)}))
+"""
+
+
+def test_autotune_key_tells_apart_what_triton_s_does(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """ttgen tunes once per key of Triton's Autotuner: a new dtype or a None where a tensor was
+    is a new key (so Triton benchmarks it), the same values are not (no second tuning)."""
+    from ttgen.cli import main as ttgen
+
+    (tmp_path / "keyed_kernels.py").write_text(KEYED_MODULE)
+    assert ttgen([str(tmp_path / "keyed_kernels.py"), "--out", str(tmp_path / "generated"), "-q"]) == 0
+    files = {"keyed_kernels.py": KEYED_MODULE}
+    files |= {f"generated/{p.name}": p.read_text() for p in (tmp_path / "generated").glob("*.py")}
+    report = json.loads(run_recorded(KEYED_SCRIPT, files=files, session=stubcuda_lib).stdout.strip().splitlines()[-1])
+    f32, f16 = "'torch.float32'", "'torch.float16'"
+    assert report["triton"] == sorted([
+        f"(200, {f32}, {f32}, {f32})",
+        f"(256, {f16}, {f32}, {f32})",
+        f"(256, {f16}, {f32})",
+        f"(256, {f32}, {f32}, {f32})",
+        f"(256, {f32}, {f32})",
+    ])
+    assert report["ttgen"] == 5 and report["benched"] == 5 * 2  # two configs per key

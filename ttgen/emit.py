@@ -254,13 +254,17 @@ def _emit_layer(
         return
     # The autotune key: the key arguments, then what Triton appends for every argument that has
     # a dtype (the dtype itself stands for its str() here: same classes, no string building).
+    # A tensor with one allowed dtype adds nothing that can vary: the checks made sure of the
+    # dtype and the dict is this launcher's alone, so only whether it is None can be in the key.
     parts = ["_device"] + [n for n in layer.keys if n in known]
     for name in known:
         kind = params[name].type
         if isinstance(kind, model.TensorType):
-            # One allowed dtype: the checks made sure of it, so the key names it without a read.
-            dtype = _dtype_alias(kind.dtypes[0]) if len(kind.dtypes) == 1 else f"{name}.dtype"
-            parts.append(f"None if {name} is None else {dtype}" if kind.optional else dtype)
+            if len(kind.dtypes) != 1:
+                dtype = f"{name}.dtype"
+                parts.append(f"None if {name} is None else {dtype}" if kind.optional else dtype)
+            elif kind.optional:
+                parts.append(f"{name} is None")
         elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
             parts.append(f'getattr({name}, "dtype", None)')
     w.add(f"_tune_key = {_tuple(parts)}", 2)

@@ -119,7 +119,7 @@ class matmul_autotuned:
             _stream = _rt.current_stream(_device)
         else:
             _stream = _matmul_autotuned.as_stream(stream)
-        _tune_key = (_device, M, N, K, a.dtype, b.dtype, _float32)
+        _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
         if _tuned is None:
             _matmul_autotuned.tune(_tune_key, grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
