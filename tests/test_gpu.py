@@ -200,6 +200,10 @@ def test_autotuned_kernel_matches_triton_and_takes_its_config() -> None:
     assert tuned[3].settings["num_warps"] == chosen.num_warps
     assert torch.equal(ours, theirs)
     torch.testing.assert_close(ours, (a.float() @ b.float()), atol=2e-2, rtol=2e-2)
+    # ttgen launches the very CompiledKernel Triton's Autotuner launched: one per config.
+    in_triton = list(_matmul_autotuned.kernel.device_caches[torch.cuda.current_device()][0].values())
+    for launch in _matmul_autotuned.cache.values():
+        assert [k for k in in_triton if k.hash == launch.compiled.hash] == [launch.compiled]
 
 
 def test_heuristics_kernel_matches_triton() -> None:

@@ -72,13 +72,19 @@ SCRIPT = f"""
         (ours,) = [v for k, v in state.tuned.items() if k[1:4] == (M, N, K)]
         report.append(dict(triton=chosen.kwargs, warps=chosen.num_warps, stages=chosen.num_stages,
                            ttgen=list(ours[:3]), settings=ours[3].settings))
-    print(json.dumps(report))
+    # Per config, ttgen's fast path launches the very CompiledKernel the Autotuner launched.
+    in_triton = list(state.kernel.device_caches[triton.runtime.driver.active.get_current_device()][0].values())
+    shared = [[k for k in in_triton if k.hash == launch.compiled.hash] == [launch.compiled]
+              for launch in state.cache.values()]
+    print(json.dumps({{"report": report, "shared": shared}}))
 """
 
 
 def test_autotuned_kernel_takes_triton_s_config_and_launches_like_triton(stubcuda_lib) -> None:  # noqa: F811
     records = run_recorded(SCRIPT, session=stubcuda_lib)
-    report = json.loads(records.stdout.strip().splitlines()[-1])
+    printed = json.loads(records.stdout.strip().splitlines()[-1])
+    report = printed["report"]
+    assert printed["shared"] == [True, True]
     expected = [({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, 4, 3), ({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, 8, 3)]
     for entry, (config, warps, stages) in zip(report, expected):
         assert entry["triton"] == config and (entry["warps"], entry["stages"]) == (warps, stages)

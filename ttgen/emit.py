@@ -222,8 +222,8 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
     w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
-    options = f"dict(_choice.settings, {run_options})" if kernel.autotuned else f"dict({run_options})"
-    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, {options})", 3)
+    settings = ", _choice.settings" if kernel.autotuned else ""
+    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, dict({run_options}){settings})", 3)
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
     w.add(f"_launch(_g0, _g1, _g2, _stream, {', '.join(passed)})", 3)

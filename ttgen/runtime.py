@@ -510,10 +510,16 @@ class Launcher:
         stream: int,
         args: tuple[Any, ...],
         options: dict[str, Any],
+        settings: dict[str, Any] | None = None,
     ) -> None:
-        """Launch through Triton's JITFunction.run; on a miss, remember what it compiled."""
+        """Launch through Triton's JITFunction.run; on a miss, remember what it compiled.
+
+        ``settings`` are an autotuned config's options (num_warps, ...): passed whole and after
+        the launch options, as Triton's Autotuner passes them, so that Triton's in-memory cache
+        gives back the very kernel the Autotuner launched."""
         options = _non_default(options)
         self.check_options(options)
+        options.update(settings or {})
         grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
             self._interpret(grid, args)

@@ -156,6 +156,6 @@ class matmul_autotuned:
         )
         _launch = _matmul_autotuned.cache.get(_key)
         if _launch is None or _matmul_autotuned.pre_run_hooks:
-            _matmul_autotuned.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(_choice.settings, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_autotuned.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl), _choice.settings)
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K)
