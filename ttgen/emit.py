@@ -261,8 +261,7 @@ def _emit_layer(
         kind = params[name].type
         if isinstance(kind, model.TensorType):
             if len(kind.dtypes) != 1:
-                dtype = f"{name}.dtype"
-                parts.append(f"None if {name} is None else {dtype}" if kind.optional else dtype)
+                parts.append(f"None if {name} is None else {name}.dtype" if kind.optional else f"{name}.dtype")
             elif kind.optional:
                 parts.append(f"{name} is None")
         elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
