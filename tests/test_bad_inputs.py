@@ -216,7 +216,8 @@ def generated_examples(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[a
         launcher = out / f"{source.stem}_launch.py"
         module, _ = parse_module(str(source), source.read_bytes(), source.stem)
         if launcher.exists() and module is not None:
-            names = [n for kernel in module.kernels for n in emit.top_level_names(kernel)]
+            names = emit.Names(module)
+            names = [n for k in module.kernels for n in (k.name, names.args(k), names.launcher(k))]
             found.append((ast.parse(launcher.read_text()), names))
     assert found
     return found

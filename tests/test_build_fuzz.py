@@ -193,10 +193,8 @@ def assert_generated_or_diagnosed(code: int, out: list[str], launcher: Path, tex
     assert code in (0, 2), (code, out, text)
     heads = [line for line in out if not line.startswith("    ")]
     assert all(DIAGNOSTIC.match(line) for line in heads), (out, text)
-    if code == 2:
+    if code == 2:  # a kernel with an error costs only itself: the others' launcher must import
         assert any(": error: " in line for line in heads), (out, text)
-        assert not launcher.exists(), text
-        return
     if not launcher.exists():  # no kernels (all helpers): nothing to generate
         return
     compile(launcher.read_text(encoding="utf-8"), str(launcher), "exec")

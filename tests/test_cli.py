@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ttgen import cli
-from ttgen.parse import LAUNCH_OPTIONS, TRITON_RESERVED
+from ttgen.check import TRITON_OWN
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "kernels"
@@ -245,7 +245,7 @@ import ttgen.annotations  # noqa: F401
 
 
 @triton.jit
-def bad_kernel(x: tl.tensor[tl.float32], n: wat):
+def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):
     pass
 '''
 
@@ -263,14 +263,14 @@ def test_errors_are_reported_like_mypy_and_good_files_are_still_generated(
         str(Path("src/bad.py")), str(Path("src/nested/broken.py"))
     ]
     first = out.index(heads[0])
-    assert heads[0].startswith(f"{Path('src/bad.py')}:8:45: error: annotation not understood")
-    assert out[first + 1] == "    def bad_kernel(x: tl.tensor[tl.float32], n: wat):"
-    assert out[first + 2] == "    " + " " * 44 + "^"
+    assert heads[0].startswith(f"{Path('src/bad.py')}:8:51: error: default of 'n': expected an int")
+    assert out[first + 1] == "    def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):"
+    assert out[first + 2] == "    " + " " * 50 + "^"
     assert out[-1].endswith("0 warnings, 2 errors in " + out[-1].rsplit(" ", 1)[1])
 
 
-@pytest.mark.parametrize("name", LAUNCH_OPTIONS + TRITON_RESERVED)
-def test_parameters_named_like_launch_options_are_errors(
+@pytest.mark.parametrize("name", TRITON_OWN)
+def test_parameters_named_like_what_triton_passes_itself_are_errors(
     name: str, tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     module = tree / "vector_add.py"
@@ -278,8 +278,8 @@ def test_parameters_named_like_launch_options_are_errors(
     code, out = run(capsys, "src/vector_add.py", "--out", "gen")
     assert code == 2
     assert out[0] == (
-        f"{Path('src/vector_add.py')}:15:5: error: parameter '{name}' collides with a launch option "
-        "of the same name; rename it  [reserved-name]"
+        f"{Path('src/vector_add.py')}:15:5: error: parameter '{name}' never receives the caller's "
+        f"value: Triton's kernel[grid](...) uses the name '{name}' itself; rename it  [reserved-name]"
     )
     assert not Path("gen/vector_add_launch.py").exists()
 

@@ -29,8 +29,10 @@ class Diagnostic:
     source_line: str = ""
 
     def render(self) -> str:
+        """An error with the source line and a caret under the place; a warning on one line
+        (a library of unannotated kernels gets one line per kernel, not a screen each)."""
         head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}  [{self.code}]"
-        if not self.source_line.strip():
+        if not self.source_line.strip() or self.severity == "warning":
             return head
         line = self.source_line.rstrip("\r\n")
         # The caret's indent is the width of the quoted text before it, shown the same way.

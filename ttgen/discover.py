@@ -149,14 +149,19 @@ def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
 def module_name(path: Path) -> str:
     """The dotted import name of ``path``: its packages (folders with __init__.py) and stem.
 
-    A link is named where it is, as the import system finds it, not where it points.
+    Folders without __init__.py between the module and the nearest package above it are
+    namespace packages inside that package (``pkg/ops/experimental/mod.py`` with no
+    ``experimental/__init__.py`` imports as ``pkg.ops.experimental.mod``).  A link is named
+    where it is, as the import system finds it, not where it points.
     """
-    parts = [path.stem]
-    folder = Path(os.path.abspath(path)).parent
-    while os.path.isfile(folder / "__init__.py") and folder.parent != folder:
-        parts.append(folder.name)
-        folder = folder.parent
-    return ".".join(reversed(parts))
+    folders = list(Path(os.path.abspath(path)).parents)
+    nearest = next((i for i, f in enumerate(folders) if os.path.isfile(f / "__init__.py")), None)
+    if nearest is None:
+        return path.stem
+    top = nearest
+    while top + 1 < len(folders) and os.path.isfile(folders[top + 1] / "__init__.py"):
+        top += 1
+    return ".".join([f.name for f in reversed(folders[: top + 1])] + [path.stem])
 
 
 def _inside(child: Path, parent: Path) -> bool:

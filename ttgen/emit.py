@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ttgen import model
+from ttgen import kinds, model
 from ttgen.options import OPTIONS as _OPTIONS
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
@@ -34,27 +34,11 @@ BUILTINS = (
 
 
 def reserved_names(kernel: model.Kernel) -> set[str]:
-    """Names the generated code for ``kernel`` uses, which its parameters must not take."""
+    """Names the generated code for ``kernel`` uses, which its parameters must not take (the
+    launcher and arguments class are named around the parameters, see `Names`)."""
     names = _locals(kernel) | set(MODULE_NAMES) | set(BUILTINS)
-    names |= {launcher_name(kernel), args_class(kernel)}
-    names |= {_dtype_alias(d) for d in model.DTYPES}
+    names |= {_dtype_alias(d) for d in kinds.DTYPES}
     return names
-
-
-def top_level_names(kernel: model.Kernel) -> tuple[str, ...]:
-    """Module-level names a kernel's launcher defines (for clash detection)."""
-    return (kernel.name, args_class(kernel), launcher_name(kernel))
-
-
-def launcher_name(kernel: model.Kernel) -> str:
-    """The module-level `runtime.Launcher` of ``kernel``: ``_<name>``, except where that would
-    be mangled inside the class (a private kernel ``_fwd``: ``__fwd``) or shadowed by a local
-    of its run() (a kernel ``tuned``: ``_tuned``); then ``_launcher_<name>``."""
-    name = kernel.name
-    plain = f"_{name}"
-    if name.startswith("_") or plain in _locals(kernel):
-        return f"_launcher_{name}"  # one leading underscore: never mangled, never a local
-    return plain
 
 
 def _locals(kernel: model.Kernel) -> set[str]:
@@ -62,8 +46,44 @@ def _locals(kernel: model.Kernel) -> set[str]:
     return set(LOCALS) | {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
 
 
-def args_class(kernel: model.Kernel) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in kernel.name.split("_") if part) + "Args"
+class Names:
+    """The module-level names of a generated module's launchers, chosen so that none collides
+    with another, with a kernel, with the module's own names, or with a parameter of the
+    kernel whose run() uses it: ``FooKernelArgs`` and ``_foo_kernel`` where free, else the same
+    with a number (kernels ``digamma_kernel`` and ``digamma_kernel_`` would share a
+    ``DigammaKernelArgs``)."""
+
+    def __init__(self, module: model.KernelModule) -> None:
+        self.taken = {k.name for k in module.kernels} | set(MODULE_NAMES) | set(BUILTINS)
+        self.taken |= {_dtype_alias(d) for d in kinds.DTYPES}
+        self.chosen: dict[str, tuple[str, str]] = {}
+        for kernel in module.kernels:
+            avoid = self.taken | {p.name for p in kernel.params} | _locals(kernel)
+            args = self._free(_camel(kernel.name) + "Args", avoid)
+            self.taken.add(args)
+            plain = f"_{kernel.name}"
+            # one leading underscore: never mangled inside the class, never a local of run()
+            preferred = f"_launcher_{kernel.name}" if kernel.name.startswith("_") or plain in _locals(kernel) else plain
+            launcher = self._free(preferred, avoid | {args})
+            self.taken.add(launcher)
+            self.chosen[kernel.name] = (args, launcher)
+
+    @staticmethod
+    def _free(name: str, taken: set[str]) -> str:
+        candidate, number = name, 2
+        while candidate in taken:
+            candidate, number = f"{name}{number}", number + 1
+        return candidate
+
+    def args(self, kernel: model.Kernel) -> str:
+        return self.chosen[kernel.name][0]
+
+    def launcher(self, kernel: model.Kernel) -> str:
+        return self.chosen[kernel.name][1]
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
 @dataclass
@@ -78,8 +98,9 @@ class _Writer:
 def emit_module(module: model.KernelModule, source_path: str) -> str:
     """The launcher module for ``module``; ``source_path`` is shown relative to the output."""
     body = _Writer()
+    names = Names(module)
     for kernel in module.kernels:
-        _emit_kernel(body, module, kernel)
+        _emit_kernel(body, kernel, names.args(kernel), names.launcher(kernel))
     out = _Writer()
     out.add(f"# {MARKER} by ttgen from {source_path} (sha256 {module.source_hash}).")
     out.add("# Do not edit: re-run ttgen on the kernel module instead.")
@@ -96,7 +117,7 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     if body.dtypes:
         out.add()
     for dtype in sorted(body.dtypes):
-        out.add(f"{_dtype_alias(dtype)} = _torch.{model.DTYPES[dtype][0]}")
+        out.add(f"{_dtype_alias(dtype)} = _torch.{kinds.DTYPES[dtype][0]}")
     out.lines.extend(body.lines)
     return "\n".join(out.lines).rstrip("\n") + "\n"
 
@@ -105,17 +126,14 @@ def _dtype_alias(dtype: str) -> str:
     return f"_{dtype}"
 
 
-def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -> None:
-    launcher = launcher_name(kernel)
-    args = args_class(kernel)
-    given = _given(kernel)
+def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> None:
     w.add()
     w.add()
     w.add(f"class {args}(_typing.TypedDict):")
     w.add(f'"""The arguments of {kernel.name}, as a callable grid receives them."""', 1)
     w.add()
     for param in kernel.params:
-        w.add(f"{param.name}: {_annotation(param.type)}", 1)
+        w.add(f"{param.name}: {kinds.of(param.type).annotation()}", 1)
     if not kernel.params:
         w.add("pass", 1)
     w.add()
@@ -126,18 +144,26 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
     w.add(f'"{kernel.fingerprint}",', 1)
     w.add("(", 1)
     for param in kernel.params:
-        w.add(_spec(w, param) + ",", 2)
+        if isinstance(param.type, model.TensorType):
+            w.dtypes.update(param.type.dtypes)
+        w.add(kinds.of(param.type).spec(param) + ",", 2)
     w.add("),", 1)
     if kernel.layers:
         w.add("layers=(", 1)
         for layer in kernel.layers:
-            w.add(f'("{layer.kind}", {_tuple([repr(n) for n in layer.supplies])}),', 2)
+            supplies = "None" if layer.supplies is None else _tuple([repr(n) for n in layer.supplies])
+            w.add(f'("{layer.kind}", {supplies}),', 2)
         w.add("),", 1)
+    if kernel.condition is not None:
+        w.add(f"condition={kernel.condition!r},", 1)
     w.add(")")
     w.add()
     w.add()
     w.add(f"class {kernel.name}:")
-    w.add(f'"""Launches ``{kernel.name}`` (line {kernel.position.line} of its module)."""', 1)
+    where = f"line {kernel.position.line} of its module"
+    if kernel.condition is not None:
+        where += f", defined under '{kernel.condition}'"
+    w.add(f'"""Launches ``{kernel.name}`` ({where})."""', 1)
     w.add()
     w.add(f"Args = {args}", 1)
     w.add()
@@ -145,14 +171,18 @@ def _emit_kernel(w: _Writer, module: model.KernelModule, kernel: model.Kernel) -
     w.add("@_rt.keyword_call", 1)
     w.add("def run(", 1)
     w.add("*,", 2)
-    for param in given:
-        w.add(f"{param.name}: {_annotation(param.type)}{_default(launcher, param)},", 2)
+    for param in _given(kernel):
+        w.add(f"{param.name}: {kinds.of(param.type).annotation()}{_default(kernel, launcher, param)},", 2)
     w.add(f"grid: _rt.Grid[{args}],", 2)
     for name, annotation, default in _options(kernel):
         w.add(f"{name}: {annotation} = {default},", 2)
-    w.add("stream: _rt.Stream = None,", 2)
+    if _has_stream(kernel):
+        w.add("stream: _rt.Stream = None,", 2)
     w.add(") -> None:", 1)
-    _emit_body(w, kernel, launcher, args)
+    if kernel.loose:
+        _emit_loose_body(w, kernel, launcher)
+    else:
+        _emit_body(w, kernel, launcher, args)
 
 
 def _given(kernel: model.Kernel) -> list[model.Param]:
@@ -160,31 +190,58 @@ def _given(kernel: model.Kernel) -> list[model.Param]:
     return [p for p in kernel.params if p.name not in kernel.supplied]
 
 
+def _may_be_supplied(kernel: model.Kernel, param: model.Param) -> bool:
+    """For a kernel whose decorators' names are known only at run time: the parameters they may
+    set (any value but a tensor), which run() therefore takes as optional."""
+    return kernel.loose and not isinstance(param.type, model.TensorType)
+
+
 def _options(kernel: model.Kernel) -> tuple[tuple[str, str, str], ...]:
-    """Launch options of run(); an autotuned kernel's configs set the compile options."""
+    """Launch options of run(): not those an autotuned kernel's configs or its heuristics set,
+    nor those a kernel parameter of the same name stands for (Triton sets the option from it)."""
+    taken = {p.name for p in kernel.params} | kernel.supplied
+    return tuple(
+        option for option in OPTIONS
+        if option[0] not in taken and (not kernel.autotuned or option[0] in RUN_OPTIONS)
+    )
+
+
+def _has_stream(kernel: model.Kernel) -> bool:
+    """Whether run() takes ``stream`` (a kernel parameter of that name takes the name)."""
+    return all(p.name != "stream" for p in kernel.params)
+
+
+def _option_names(kernel: model.Kernel) -> list[str]:
+    """The launch options in their fixed order, as run()'s locals: run()'s own keywords, the
+    parameters named like an option, and the options heuristics set."""
     if kernel.autotuned:
-        return tuple(option for option in OPTIONS if option[0] in RUN_OPTIONS)
-    return OPTIONS
+        return list(RUN_OPTIONS)
+    return [name for name, _, _ in OPTIONS]
 
 
 # Options a config cannot set, so run() takes them even for autotuned kernels.
 RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
 
 
+def _options_dict(names: list[str]) -> str:
+    return "dict(" + ", ".join(f"{name}={name}" for name in names) + ")"
+
+
 def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
     given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
-    run_options = ", ".join(f"{name}={name}" for name, _, _ in _options(kernel))
+    own_options = _options_dict([name for name, _, _ in _options(kernel)])
+    run_options = _options_dict(_option_names(kernel))
     w.add("_state = _rt.launch_state()", 2)
     w.add("_device = _state[0]", 2)
     tensors = [p.name for p in kernel.params if isinstance(p.type, model.TensorType)]
-    checks = [c for c in (_check(p) for p in _given(kernel)) if c != "True"]
+    checks = [c for c in (kinds.of(p.type).inline(p.name) for p in _given(kernel)) if c != "True"]
     checks = (["_tensors is not None"] if tensors else []) + checks + _option_checks(kernel)
     w.add("try:", 2)
     if tensors:
         w.add(f"_tensors = {launcher}.tensors(_device, {', '.join(tensors)})", 3)
     w.add("_ok = (", 3)
-    for i, check in enumerate(checks):
+    for i, check in enumerate(checks or ["True"]):
         w.add(("and " if i else "") + check, 4)
     w.add(")", 3)
     # Whatever an odd argument raises here (a hostile __eq__...), the full rules explain.
@@ -195,17 +252,20 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
     if tensors:
         w.add(f"_tensors = {launcher}.pointers(_device, {_tuple(tensors)})", 3)
-    w.add(f"{launcher}.check_options(dict({run_options}))", 3)
+    w.add(f"{launcher}.check_options({own_options})", 3)
     if tensors:
         w.add(", ".join(["_aligned"] + [f"_ptr_{name}" for name in tensors]) + " = _tensors", 2)
-    w.add("if stream is None:", 2)
-    w.add("_stream = _rt.current_stream(_device)", 3)
-    w.add("else:", 2)
-    w.add(f"_stream = {launcher}.as_stream(stream)", 3)
+    if _has_stream(kernel):
+        w.add("if stream is None:", 2)
+        w.add("_stream = _rt.current_stream(_device)", 3)
+        w.add("else:", 2)
+        w.add(f"_stream = {launcher}.as_stream(stream)", 3)
+    else:
+        w.add("_stream = _rt.current_stream(_device)", 2)
     known = list(given)
     for index, layer in enumerate(kernel.layers):
-        _emit_layer(w, kernel, launcher, index, layer, known, run_options)
-        known += list(layer.supplies)
+        _emit_layer(w, kernel, launcher, index, layer, known, own_options)
+        known += [n for n in layer.supplies or () if n in names]
     call = ", ".join(f"{n}={n}" for n in names)
     w.add("if grid.__class__ is tuple:", 2)
     w.add("_grid = grid", 3)
@@ -216,17 +276,32 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("_state,", 3)
     if kernel.autotuned:
         w.add("_choice,", 3)
-    w.add(", ".join(name for name, _, _ in _options(kernel)) + ",", 3)
-    for part in _key_parts(kernel):
+    w.add(", ".join(_option_names(kernel)) + ",", 3)
+    for part in _key_parts(kernel, launcher):
         w.add(part + ",", 3)
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
     w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
     settings = ", _choice.settings" if kernel.autotuned else ""
-    w.add(f"{launcher}.launch_slow(_key, _grid, _stream, {_tuple(names)}, dict({run_options}){settings})", 3)
+    w.add(f"{launcher}.launch_slow(", 3)
+    w.add(f"_key, _grid, _stream, {_tuple(names)}, {run_options}{settings}", 4)
+    w.add(")", 3)
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
     w.add(f"_launch(_g0, _g1, _g2, _stream, {', '.join(passed)})", 3)
+
+
+def _emit_loose_body(w: _Writer, kernel: model.Kernel, launcher: str) -> None:
+    """run() of a kernel whose decorators' names are known only at run time: the launcher checks
+    every argument and launches through Triton's decorators, as kernel[grid](...) does."""
+    given = ", ".join(f'"{p.name}": {p.name}' for p in _given(kernel))
+    options = [name for name, _, _ in _options(kernel)]
+    w.add(f"{launcher}.run_loose(", 2)
+    w.add("{" + given + "},", 3)
+    w.add("grid,", 3)
+    w.add(("stream" if _has_stream(kernel) else "None") + ",", 3)
+    w.add(_options_dict(options) + ",", 3)
+    w.add(")", 2)
 
 
 def _option_checks(kernel: model.Kernel) -> list[str]:
@@ -243,11 +318,11 @@ def _option_checks(kernel: model.Kernel) -> list[str]:
 
 def _emit_layer(
     w: _Writer, kernel: model.Kernel, launcher: str, index: int, layer: model.Layer,
-    known: list[str], run_options: str,
+    known: list[str], options: str,
 ) -> None:
     """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
     params = {p.name: p for p in kernel.params}
-    supplied = list(layer.supplies)
+    supplied = list(layer.supplies or ())
     if layer.kind == "heuristics":
         values = "{" + ", ".join(f'"{n}": {n}' for n in known) + "}"
         w.add(f"{_tuple(supplied)} = {launcher}.heuristics({index}, {values}, grid)", 2)
@@ -269,7 +344,7 @@ def _emit_layer(
     w.add(f"_tune_key = {_tuple(parts)}", 2)
     w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
     w.add("if _tuned is None:", 2)
-    w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, dict({run_options}))", 3)
+    w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, {options})", 3)
     w.add("return", 3)
     w.add(f"{', '.join(supplied + ['_choice'])} = _tuned", 2)
     w.add("if _choice.pre_hook is not None:", 2)
@@ -283,120 +358,22 @@ def _tuple(items: list[str]) -> str:
     return f"({', '.join(items)})"
 
 
-def _annotation(kind: model.ParamType) -> str:
-    if isinstance(kind, model.TensorType):
-        return "_torch.Tensor | None" if kind.optional else "_torch.Tensor"
-    if isinstance(kind, model.ScalarType):
-        return kind.kind
-    if isinstance(kind, model.ConstexprType):
-        if kind.values is not None:
-            text = f"_typing.Literal[{', '.join(repr(v) for v in kind.values)}]"
-        elif kind.kind is not None:
-            text = kind.kind
-        else:
-            return "_typing.Any"
-        return f"{text} | None" if kind.optional else text
-    return "_typing.Any"
-
-
-def _default(launcher: str, param: model.Param) -> str:
+def _default(kernel: model.Kernel, launcher: str, param: model.Param) -> str:
     default = param.default
     if default is None:
-        return ""
+        return " = _rt.TUNED" if _may_be_supplied(kernel, param) else ""
     if default.literal:
         return f" = {default.value!r}"
     return f' = {launcher}.default("{param.name}")'
 
 
-def _spec(w: _Writer, param: model.Param) -> str:
-    kind, name = param.type, f'"{param.name}"'
-    if isinstance(kind, model.TensorType):
-        w.dtypes.update(kind.dtypes)
-        dtypes = _tuple([_dtype_alias(d) for d in kind.dtypes]) if kind.dtypes else "()"
-        flags = (", optional=True" if kind.optional else "") + ("" if _aligned(param) else ", aligned=False")
-        return f"_rt.Tensor({name}, {dtypes}{flags})"
-    if isinstance(kind, model.ScalarType):
-        if kind.kind == "bool":
-            return f"_rt.Bool({name})"
-        if kind.kind == "float":
-            return f'_rt.Float({name}, "{kind.dtype}", {_FLOAT_MAX[kind.dtype]!r})'
-        low, high = model.INT_RANGES[kind.dtype]
-        return f'_rt.Int({name}, "{kind.dtype}", {low}, {high})'
-    if isinstance(kind, model.ConstexprType):
-        parts = [name]
-        if kind.kind is not None:
-            parts.append(kind.kind)
-        if kind.values is not None:
-            parts.append("values=" + _tuple([repr(v) for v in kind.values]))
-        if kind.optional:
-            parts.append("optional=True")
-        return f"_rt.Constexpr({', '.join(parts)})"
-    return f"_rt.Dynamic({name})"
-
-
-_FLOAT_MAX = {
-    "float16": 65504.0,
-    "bfloat16": 3.3895313892515355e38,
-    "float32": 3.4028234663852886e38,
-    "float64": 1.7976931348623157e308,
-}
-
-
-def _check(param: model.Param) -> str:
-    """The inline predicate for one argument: a fast subset of its runtime.Spec's rules."""
-    kind, n = param.type, param.name
-    if isinstance(kind, model.TensorType):
-        return "True"  # dtype, device and pointer: the launcher's `tensors`, in C
-    if isinstance(kind, model.ScalarType):
-        if kind.kind == "bool":
-            return f"{n}.__class__ is bool"
-        if kind.kind == "float":
-            largest = _FLOAT_MAX[kind.dtype]
-            if kind.dtype == "float64":
-                return f"{n}.__class__ is float"
-            return f"{n}.__class__ is float and {-largest!r} <= {n} <= {largest!r}"
-        low, high = model.INT_RANGES[kind.dtype]
-        return f"{n}.__class__ is int and {low} <= {n} <= {high}"
-    if isinstance(kind, model.ConstexprType):
-        if kind.values is not None:
-            kinds = {type(v).__name__ for v in kind.values}
-            if len(kinds) == 1:
-                check = f"{n}.__class__ is {kinds.pop()} and {n} in {_tuple([repr(v) for v in kind.values])}"
-            else:
-                pairs = [f"({type(v).__name__}, {v!r})" for v in kind.values]
-                check = f"({n}.__class__, {n}) in {_tuple(pairs)}"
-        elif kind.kind is not None:
-            check = f"{n}.__class__ is {kind.kind}"
-        else:
-            return f"{n}.__hash__ is not None"
-        return f"({n} is None or {check})" if kind.optional else check
-    return "True"
-
-
-def _aligned(param: model.Param) -> bool:
-    """Whether Triton specializes ``param``'s pointer on 16-byte alignment."""
-    return isinstance(param.type, model.TensorType) and param.specialize and param.specialize_alignment
-
-
-def _key_parts(kernel: model.Kernel) -> list[str]:
+def _key_parts(kernel: model.Kernel, launcher: str) -> list[str]:
     """The specialization key: one component per way Triton can specialize an argument."""
     parts: list[str] = []
-    if any(_aligned(p) for p in kernel.params):
+    if any(kinds.aligned(p) for p in kernel.params):
         parts.append("_aligned")  # from the launcher's `tensors`: True, or one bit per pointer
-    for p in kernel.params:
-        kind, n = p.type, p.name
-        if isinstance(kind, model.TensorType):
-            if len(kind.dtypes) != 1:
-                parts.append(f"None if {n} is None else {n}.dtype" if kind.optional else f"{n}.dtype")
-            elif kind.optional:
-                parts.append(f"{n} is None")
-        elif isinstance(kind, model.ScalarType) and kind.kind == "int" and p.specialize:
-            if p.specialize_alignment:
-                parts.append(f"None if {n} == 1 else {n} & 15 == 0")
-            else:
-                parts.append(f"{n} == 1")
-        elif isinstance(kind, model.ConstexprType):
-            parts.append(n)
-        elif isinstance(kind, model.DynamicType):
-            parts.append(f"_rt.dynamic_key({n}, {p.specialize}, {p.specialize_alignment})")
+    for param in kernel.params:
+        part = kinds.of(param.type).key(param, launcher)
+        if part is not None:
+            parts.append(part)
     return parts

@@ -9,38 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-# Triton dtype name -> (torch dtype name, Triton's canonical short name).
-DTYPES: dict[str, tuple[str, str]] = {
-    "int1": ("bool", "u1"),
-    "int8": ("int8", "i8"),
-    "int16": ("int16", "i16"),
-    "int32": ("int32", "i32"),
-    "int64": ("int64", "i64"),
-    "uint8": ("uint8", "u8"),
-    "uint16": ("uint16", "u16"),
-    "uint32": ("uint32", "u32"),
-    "uint64": ("uint64", "u64"),
-    "float16": ("float16", "fp16"),
-    "bfloat16": ("bfloat16", "bf16"),
-    "float32": ("float32", "fp32"),
-    "float64": ("float64", "fp64"),
-    "float8e4nv": ("float8_e4m3fn", "fp8e4nv"),
-    "float8e5": ("float8_e5m2", "fp8e5"),
-}
-
-# Scalar dtypes a runtime (non-constexpr) parameter may be annotated with.
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-    "uint64": (0, 2**64 - 1),
-}
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-
 
 @dataclass(frozen=True)
 class Position:
@@ -68,7 +36,7 @@ class ScalarType:
     def kind(self) -> str:
         if self.dtype == "int1":
             return "bool"
-        return "float" if self.dtype in FLOAT_DTYPES else "int"
+        return "float" if "float" in self.dtype else "int"
 
 
 @dataclass(frozen=True)
@@ -82,7 +50,10 @@ class ConstexprType:
 
 @dataclass(frozen=True)
 class DynamicType:
-    """No annotation: Triton specializes the value as it comes, and so does the launcher."""
+    """No annotation, or one ttgen does not read: passed through unchecked, and keyed at run
+    time exactly as Triton reads the parameter (the launcher asks the live kernel at import)."""
+
+    annotated: bool = False  # an annotation ttgen does not read (else none at all)
 
 
 ParamType = Union[TensorType, ScalarType, ConstexprType, DynamicType]
@@ -103,20 +74,24 @@ class Param:
     type: ParamType
     default: Default | None
     position: Position
+    index: int = 0  # its place in the kernel's signature
     specialize: bool = True
     specialize_alignment: bool = True
+    keyword_only: bool = False  # after '*' in the kernel's def: Triton 3.9 binds it by name only
 
 
 @dataclass(frozen=True)
 class Layer:
     """One ``@triton.autotune`` or ``@triton.heuristics`` decorator, outermost first.
 
-    ``supplies``: the parameters it gives values to (config kwargs, heuristic names), which are
-    therefore not arguments of run().  ``keys``: the autotune key parameters.
+    ``supplies``: the names it gives values to (config kwargs, heuristic names: parameters, or
+    launch options such as ``num_warps``), which are therefore not arguments of run(); None when
+    the source does not tell (configs read from a file...): the launcher reads them from the
+    live decorator at import.  ``keys``: the autotune key parameters.
     """
 
     kind: str  # "autotune" or "heuristics"
-    supplies: tuple[str, ...]
+    supplies: tuple[str, ...] | None
     keys: tuple[str, ...] = ()
 
 
@@ -127,11 +102,19 @@ class Kernel:
     position: Position
     fingerprint: str
     layers: tuple[Layer, ...] = ()
+    # The source of the module-level `if` (or `try`) the kernel is defined under, if any: the
+    # kernel may not exist at run time, and its launcher then says so when called.
+    condition: str | None = None
 
     @property
     def supplied(self) -> frozenset[str]:
-        """Parameters that configs or heuristics supply rather than the caller."""
-        return frozenset(name for layer in self.layers for name in layer.supplies)
+        """Names that configs or heuristics supply rather than the caller."""
+        return frozenset(name for layer in self.layers for name in layer.supplies or ())
+
+    @property
+    def loose(self) -> bool:
+        """Whether what the decorators supply is known only at run time."""
+        return any(layer.supplies is None for layer in self.layers)
 
     @property
     def autotuned(self) -> bool:

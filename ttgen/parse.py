@@ -14,23 +14,19 @@ import io
 import re
 import tokenize
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen import fingerprint, model, tuning
-from ttgen.options import OPTIONS
+from ttgen import check, fingerprint, kinds, model, tuning
 from ttgen.diagnostics import BuildError, Diagnostic, at, source_lines
+from ttgen.resolve import Resolver, SourceTree
 
 JIT = {"triton.jit", "triton.runtime.jit", "triton.runtime.jit.jit"}
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
-
-# Keyword arguments of the generated run() besides the kernel's own parameters.
-LAUNCH_OPTIONS = ("grid", *OPTIONS, "stream")
-
-TRITON_RESERVED = ("warmup", "debug", "instrumentation_mode", "device", "device_type")
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
@@ -45,24 +41,26 @@ VOCABULARY = (
 class _Reader:
     """Reads one parsed module; collects diagnostics instead of stopping at the first."""
 
-    def __init__(self, path: str, source: str, tree: cst.Module, syntax: ast.Module) -> None:
+    def __init__(self, path: str, source: str, tree: cst.Module, syntax: ast.Module,
+                 resolver: Resolver) -> None:
         self.path = path
         self.source = source
         self.tree = tree
+        self.resolver = resolver
         self.lines = source_lines(source)
         self.function: cst.FunctionDef | None = None  # the def being read, for `position`
         self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
         self.aliases: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
-        # Each top-level def as Python's ast sees it (the n-th libcst def is the n-th ast def),
-        # for fingerprints computed exactly as the runtime computes them.
-        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-        self.ast_defs = dict(
-            zip(
-                (stmt for stmt in tree.body if isinstance(stmt, cst.FunctionDef)),
-                (stmt for stmt in syntax.body if isinstance(stmt, functions)),
-            )
-        )
+        # Each module-level statement as libcst and as Python's ast see it, for fingerprints
+        # computed exactly as the runtime computes them, and the top-level statement it is in.
+        self.ast_defs: dict[cst.FunctionDef, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
+        self.statements = list(_statements(tree.body, syntax.body, None, None))
+        for stmt, twin, _, top in self.statements:
+            if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.ast_defs[stmt] = twin
+                self.tops[stmt] = top
 
     # -- positions and diagnostics -------------------------------------------------------------
 
@@ -76,10 +74,13 @@ class _Reader:
     def _lay_out(self, func: cst.FunctionDef) -> None:
         """Positions for the nodes of ``func``'s decorators and signature.  libcst lays a whole
         module out slowly (three quarters of a build's time when it did), so only when a
-        diagnostic needs a position, and only this header: the function alone, its body cut to
-        ``pass``, shifted to the line where Python's ast has its first decorator."""
+        diagnostic needs a position, and only this header: the top-level statement that holds
+        it, with the function's body cut to ``pass``, shifted to where Python's ast has it."""
         stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-        alone = self.tree.with_changes(body=[func.with_changes(body=stub)])
+        top = self.tops[func]
+        cut = func.with_changes(body=stub)
+        alone_top = cut if top is func else top.deep_replace(func, cut)
+        alone = self.tree.with_changes(body=[alone_top])
         laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
         first = laid_out[func.decorators[0].decorator].start.line
         shift = self.ast_defs[func].decorator_list[0].lineno - first
@@ -94,7 +95,9 @@ class _Reader:
     def name_position(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> model.Position:
         """Where the name of kernel ``func`` is (ast has the position of its ``def`` only): on
         the def line, which `_check_kernel_def` made sure reads 'def <name>('."""
-        found = _TRITON_DEF.match(self.lines[func.lineno - 1])
+        line = self.lines[func.lineno - 1]
+        indent = len(line) - len(line.lstrip())
+        found = _TRITON_DEF.match(line, indent)
         assert found is not None
         return model.Position(func.lineno, found.start("name") + 1)
 
@@ -103,10 +106,16 @@ class _Reader:
         return BuildError(at(self.path, self.source, pos.line, pos.column, message, code))
 
     def warn(self, node: cst.CSTNode, message: str, code: str) -> None:
+        self.report(node, message, code, "warning")
+
+    def report(self, node: cst.CSTNode, message: str, code: str, severity: str = "error") -> None:
         pos = self.position(node)
         self.diagnostics.append(
-            at(self.path, self.source, pos.line, pos.column, message, code, severity="warning")
+            at(self.path, self.source, pos.line, pos.column, message, code, severity=severity)
         )
+
+    def errors(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -146,6 +155,14 @@ class _Reader:
         return name[len(LANGUAGE):] if name.startswith(LANGUAGE) else None
 
     # -- annotations ---------------------------------------------------------------------------
+    # Each reader returns the parameter's type.  What ttgen cannot read precisely is typed
+    # loosely (DynamicType, or a constexpr of any value) with a warning that says how to
+    # tighten it; only what Triton itself rejects is an error.
+
+    def loose(self, node: cst.CSTNode, message: str) -> model.DynamicType:
+        self.warn(node, f"{message}: passed through unchecked and keyed as Triton reads it; "
+                  f"ttgen reads {VOCABULARY}", "annotation")
+        return model.DynamicType(annotated=True)
 
     def read_type(self, node: cst.BaseExpression) -> model.ParamType:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
@@ -153,12 +170,7 @@ class _Reader:
         if isinstance(node, cst.Subscript):
             return self.read_subscript(node)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            raise self.error(
-                node,
-                "quoted annotations are not understood (Triton reads them differently); "
-                f"write the annotation unquoted. ttgen understands: {VOCABULARY}",
-                "annotation",
-            )
+            return self.loose(node, "a quoted annotation is read by Triton as a string")
         name = self.qualified(node)
         if name in ("int", "float"):
             return model.ScalarType("int32" if name == "int" else "float32")
@@ -169,65 +181,61 @@ class _Reader:
             return model.TensorType(())
         if short == "constexpr":
             return model.ConstexprType(None)
-        if short in model.INT_RANGES or short in model.FLOAT_DTYPES or short == "int1":
+        if short in kinds.INT_RANGES or short in kinds.FLOAT_MAX or short == "int1":
             return model.ScalarType(short)
-        if short in model.DTYPES:
-            raise self.error(node, f"tl.{short} cannot annotate a scalar parameter", "annotation")
-        raise self.error(
-            node, f"annotation not understood; ttgen understands: {VOCABULARY}", "annotation"
-        )
+        if short in kinds.DTYPES:
+            return self.loose(node, f"tl.{short} is a pointer dtype, not a scalar ttgen can check")
+        if name is not None and name.split(".")[-1] == "Literal":
+            return self.loose(node, "typing.Literal outside tl.constexpr[\"Literal[...]\"]")
+        return self.loose(node, "annotation not understood")
 
     def read_optional(self, node: cst.BinaryOperation) -> model.ParamType:
         left, right = node.left, node.right
         if _is_none(left):
             left, right = right, left
         if not _is_none(right):
-            raise self.error(node, "only 'X | None' unions are understood", "annotation")
+            return self.loose(node, "only 'X | None' unions are understood")
+        before = len(self.diagnostics)
         inner = self.read_type(left)
         if isinstance(inner, model.TensorType) and not inner.optional:
             return model.TensorType(inner.dtypes, optional=True)
         if isinstance(inner, model.ConstexprType) and not inner.optional:
             return model.ConstexprType(inner.kind, inner.values, optional=True)
-        raise self.error(
-            node,
-            "'| None' is understood on tl.tensor and tl.constexpr only (Triton specializes a "
-            "scalar annotated 'X | None' dynamically, not as X)",
-            "annotation",
-        )
+        del self.diagnostics[before:]  # one warning for the whole annotation
+        return self.loose(node, "'| None' on a scalar: Triton specializes it dynamically")
 
     def read_subscript(self, node: cst.Subscript) -> model.ParamType:
         base = self.language_name(node.value)
-        items = [element.slice for element in node.slice]
         values: list[cst.BaseExpression] = []
-        for item in items:
-            if not isinstance(item, cst.Index):
-                raise self.error(item, "slices are not understood in annotations", "annotation")
-            values.append(item.value)
+        for element in node.slice:
+            if not isinstance(element.slice, cst.Index):
+                return self.loose(element, "a slice in an annotation")
+            values.append(element.slice.value)
         if base == "tensor":
-            return model.TensorType(tuple(self.read_dtype(value) for value in values))
+            dtypes = [self.language_name(value) for value in values]
+            if any(d not in kinds.DTYPES for d in dtypes):
+                known = ", ".join(f"tl.{name}" for name in kinds.DTYPES)
+                self.warn(node, f"unknown tensor dtype in tl.tensor[...]: any dtype is accepted; "
+                          f"known dtypes: {known}", "dtype")
+                return model.TensorType(())
+            return model.TensorType(tuple(d for d in dtypes if d is not None))
         if base == "constexpr":
             if len(values) != 1:
-                raise self.error(node, "tl.constexpr[...] takes exactly one type", "annotation")
+                return self.loose_constexpr(node, "tl.constexpr[...] takes exactly one type")
             return self.read_constexpr(values[0])
-        raise self.error(
-            node, f"annotation not understood; ttgen understands: {VOCABULARY}", "annotation"
-        )
+        return self.loose(node, "annotation not understood")
 
-    def read_dtype(self, node: cst.BaseExpression) -> str:
-        short = self.language_name(node)
-        if short not in model.DTYPES:
-            known = ", ".join(f"tl.{name}" for name in model.DTYPES)
-            raise self.error(
-                node, f"unknown tensor dtype in tl.tensor[...]; known dtypes: {known}", "dtype"
-            )
-        return short
+    def loose_constexpr(self, node: cst.CSTNode, message: str) -> model.ConstexprType:
+        self.warn(node, f"{message}: any hashable value is accepted; write tl.constexpr[int], "
+                  "[bool], [float], [str] or [\"Literal[...]\"] to check it", "annotation")
+        return model.ConstexprType(None)
 
     def read_constexpr(self, node: cst.BaseExpression) -> model.ConstexprType:
         name = self.qualified(node)
         if name in ("int", "bool", "float", "str"):
             return model.ConstexprType(name)
         if isinstance(node, cst.SimpleString):
-            return model.ConstexprType(*self.read_literal(node))
+            return self.read_literal(node)
         if isinstance(node, cst.Subscript) and (self.qualified(node.value) or "").endswith("Literal"):
             raise self.error(
                 node,
@@ -235,13 +243,9 @@ class _Reader:
                 "typing.Literal inside a kernel's annotations at compile time",
                 "literal",
             )
-        raise self.error(
-            node,
-            "tl.constexpr[...] takes int, bool, float, str or a string \"Literal[...]\"",
-            "annotation",
-        )
+        return self.loose_constexpr(node, "tl.constexpr[...] of a type ttgen does not check")
 
-    def read_literal(self, node: cst.SimpleString) -> tuple[str | None, tuple[int | str | bool, ...]]:
+    def read_literal(self, node: cst.SimpleString) -> model.ConstexprType:
         text = node.evaluated_value
         try:
             expr = ast.parse(str(text).strip(), mode="eval").body
@@ -251,7 +255,7 @@ class _Reader:
             isinstance(expr, ast.Subscript)
             and ast.unparse(expr.value) in ("Literal", "typing.Literal", "typing_extensions.Literal")
         ):
-            raise self.error(node, "a string constexpr type must be \"Literal[v1, v2, ...]\"", "literal")
+            return self.loose_constexpr(node, "a string constexpr type other than \"Literal[...]\"")
         elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
         values: list[int | str | bool] = []
         for element in elements:
@@ -259,17 +263,16 @@ class _Reader:
                 value = ast.literal_eval(element)
             except ValueError:
                 value = None
-            if not isinstance(value, (int, str, bool)) or value in values:
-                raise self.error(
-                    node, "Literal values must be distinct int, str or bool literals", "literal"
-                )
-            values.append(value)
-        kinds = {_kind_of(value) for value in values}
-        return (kinds.pop() if len(kinds) == 1 else None), tuple(values)
+            if not isinstance(value, (int, str, bool)):
+                return self.loose_constexpr(node, "Literal values other than int, str or bool")
+            if not any(type(value) is type(v) and value == v for v in values):
+                values.append(value)
+        kinds_seen = {type(value).__name__ for value in values}
+        return model.ConstexprType(kinds_seen.pop() if len(kinds_seen) == 1 else None, tuple(values))
 
     # -- kernels -------------------------------------------------------------------------------
 
-    def decorator_names(self, func: cst.FunctionDef) -> list[tuple[str | None, cst.Decorator]]:
+    def decorator_names(self, func: cst.FunctionDef | cst.ClassDef) -> list[tuple[str | None, cst.Decorator]]:
         named = []
         for decorator in func.decorators:
             expr = decorator.decorator
@@ -277,63 +280,76 @@ class _Reader:
             named.append((self.qualified(target), decorator))
         return named
 
-    def read_kernel(self, func: cst.FunctionDef, jit: cst.Decorator) -> model.Kernel:
+    def read_kernel(self, func: cst.FunctionDef, syntax: ast.FunctionDef | ast.AsyncFunctionDef, jit: cst.Decorator,
+                    condition: str | None) -> model.Kernel | None:
+        """The kernel ``func``, or None when it has an error (every one is reported)."""
+        errors_before = self.errors()
         params = func.params
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
-                raise self.error(
-                    star, "*args and **kwargs cannot be kernel parameters", "star-params"
-                )
-        if params.kwonly_params or params.posonly_params or isinstance(params.star_arg, cst.ParamStar):
-            raise self.error(
-                func.name,
-                "keyword-only and positional-only kernel parameters are not supported",
-                "star-params",
-            )
-        names = [_identifier(param.name) for param in params.params]
+                self.report(star, "*args and **kwargs cannot be kernel parameters (Triton's "
+                            "code generator rejects them)", "star-params")
+        nodes = [*params.posonly_params, *params.params, *params.kwonly_params]
+        keyword_only = {id(node) for node in params.kwonly_params}
+        args = syntax.args
+        names = [_identifier(node.name) for node in nodes]
         no_spec = self.jit_name_list(jit, "do_not_specialize", names)
         no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
         read = []
-        for node, arg in zip(params.params, self.ast_defs[func].args.args):
+        for index, (node, arg) in enumerate(zip(nodes, args.posonlyargs + args.args + args.kwonlyargs)):
             name = _identifier(node.name)
-            if name in LAUNCH_OPTIONS or name in TRITON_RESERVED:
-                raise self.error(
-                    node.name,
-                    f"parameter '{name}' collides with a launch option of the same name; rename it",
-                    "reserved-name",
-                )
+            try:
+                kind = self.read_param_type(node)
+            except BuildError as exc:
+                self.diagnostics.append(exc.diagnostic)
+                kind = model.DynamicType(annotated=True)
             read.append(
                 model.Param(
-                    name,
-                    self.read_param_type(func, node),
-                    self.read_default(node),
-                    self.ast_position(arg.lineno, arg.col_offset),
+                    name, kind, self.read_default(node), self.ast_position(arg.lineno, arg.col_offset),
+                    index=index,
                     specialize=name not in no_spec,
                     specialize_alignment=name not in no_align,
+                    keyword_only=id(node) in keyword_only,
                 )
             )
-        for param in read:
-            _check_default(self, params, param)
-        layers = tuning.read_layers(
-            self.decorator_names(func), names, self.tree, self.qualified, self.error
-        )
-        return model.Kernel(
+        decorators = [
+            (name, decorator, tree)
+            for (name, decorator), tree in zip(self.decorator_names(func), syntax.decorator_list)
+            if name not in JIT
+        ]
+        layers = tuning.read_layers(decorators, names, self.resolver, self.report)
+        self.note_wrappers(func, decorators)
+        kernel = model.Kernel(
             _identifier(func.name),
             tuple(read),
-            self.name_position(self.ast_defs[func]),
+            self.name_position(syntax),
             self.fingerprint_of(func),
             layers,
+            condition,
         )
+        for param, node in zip(kernel.params, nodes):
+            for problem, at_default in check.param_problems(kernel, param):
+                self.report(node.default if at_default and node.default else node.name, problem[0], problem[1])
+        for severity, message, code in check.kernel_problems(kernel):
+            self.report(func.name, message, code, severity)
+        return kernel if self.errors() == errors_before else None
 
-    def read_param_type(self, func: cst.FunctionDef, param: cst.Param) -> model.ParamType:
+    def note_wrappers(self, func: cst.FunctionDef, decorators: list[tuple[str | None, cst.Decorator, ast.expr]]) -> None:
+        """One line for each decorator ttgen does not know: the launcher looks through it."""
+        for name, decorator, _ in decorators:
+            if tuning.is_tuning(name):
+                continue
+            shown = self.tree.code_for_node(decorator.decorator)
+            if tuning.looks_like_autotuner(decorator.decorator):
+                what = "taken for an autotuner (it has configs= and key=); tuning goes through it"
+            else:
+                what = ("the launcher finds the kernel under it (its .fn) at import and launches "
+                        "it directly; autotuning goes through it")
+            self.warn(decorator, f"@{shown} is not a Triton decorator: {what}", "decorator")
+
+    def read_param_type(self, param: cst.Param) -> model.ParamType:
         if param.annotation is None:
-            self.warn(
-                param.name,
-                f"parameter '{param.name.value}' of '{func.name.value}' has no annotation; "
-                "it is passed through unchecked and specialized as Triton does",
-                "unannotated",
-            )
-            return model.DynamicType()
+            return model.DynamicType()  # one warning per kernel: check.kernel_problems
         return self.read_type(param.annotation.annotation)
 
     def read_default(self, param: cst.Param) -> model.Default | None:
@@ -351,7 +367,9 @@ class _Reader:
         return model.Default(None, False, text)
 
     def jit_name_list(self, jit: cst.Decorator, keyword: str, names: list[str]) -> set[str]:
-        """The parameter names a literal ``do_not_specialize``-style list of @jit refers to."""
+        """The parameter names a ``do_not_specialize``-style list of @jit refers to.  A name
+        that is no parameter is a warning (Triton ignores it); a list that is not literal
+        specializes everything here, which keys at least as finely as Triton does."""
         if not isinstance(jit.decorator, cst.Call):
             return set()
         for arg in jit.decorator.args:
@@ -362,7 +380,9 @@ class _Reader:
             except (ValueError, SyntaxError):
                 items = None
             if not isinstance(items, (list, tuple)):
-                raise self.error(arg.value, f"{keyword} must be a literal list", "decorator")
+                self.warn(arg.value, f"{keyword} is not a literal list: the launcher keys as if "
+                          "every parameter were specialized (finer than Triton, never wrong)", "decorator")
+                return set()
             chosen = set()
             for item in items:
                 if isinstance(item, int) and not isinstance(item, bool) and 0 <= item < len(names):
@@ -370,9 +390,8 @@ class _Reader:
                 elif isinstance(item, str) and item in names:
                     chosen.add(item)
                 else:
-                    raise self.error(
-                        arg.value, f"{keyword} names no parameter: {item!r}", "decorator"
-                    )
+                    self.warn(arg.value, f"{keyword} names no parameter: {item!r} (Triton ignores "
+                              "it; a typo?)", "decorator")
             return chosen
         return set()
 
@@ -380,19 +399,21 @@ class _Reader:
         return fingerprint.fingerprint(self.ast_defs[func])
 
 
-def parse_module(path: str, data: bytes, module: str) -> tuple[model.KernelModule | None, list[Diagnostic]]:
-    """Read one file.  Returns its model (None if it failed) and the diagnostics it produced."""
+def parse_module(
+    path: str, data: bytes, module: str, tree: SourceTree | None = None
+) -> tuple[model.KernelModule | None, list[Diagnostic]]:
+    """Read one file: its model (None if it cannot be read at all; a kernel with an error is
+    left out of it, the others stay) and the diagnostics it produced.  ``tree`` holds the other
+    modules of the run, which autotune configs and heuristics may be built in."""
     try:
         source = decode(path, data)
         syntax = _python_tree(path, source)
-        tree = _cst_tree(path, source)
+        parsed = _cst_tree(path, source)
     except BuildError as exc:
         return None, [exc.diagnostic]
-    reader = _Reader(path, source, tree, syntax)
-    kernels = _read_kernels(reader, tree)
-    errors = [d for d in reader.diagnostics if d.severity == "error"]
-    if errors:
-        return None, reader.diagnostics
+    resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
+    reader = _Reader(path, source, parsed, syntax, resolver)
+    kernels = _read_kernels(reader)
     digest = hashlib.sha256(data).hexdigest()[:16]
     return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
 
@@ -451,51 +472,132 @@ def _cst_tree(path: str, source: str) -> cst.Module:
         raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
 
 
-def _read_kernels(reader: _Reader, tree: cst.Module) -> list[model.Kernel]:
+def _read_kernels(reader: _Reader) -> list[model.Kernel]:
     mechanism_seen = False
-    candidates: list[tuple[cst.FunctionDef, cst.Decorator, bool]] = []
-    for stmt in _top_level(tree):
+    candidates: list[tuple[cst.FunctionDef, cst.Decorator, bool, str | None]] = []
+    bound: dict[str, list[cst.CSTNode]] = {}  # name -> the module-level defs and classes binding it
+    for stmt, twin, condition, _ in reader.statements:
         if isinstance(stmt, (cst.Import, cst.ImportFrom)):
             reader.track_import(stmt)
             mechanism_seen = mechanism_seen or _imports_mechanism(stmt)
-        elif isinstance(stmt, cst.FunctionDef):
-            decorators = reader.decorator_names(stmt)
-            jits = [d for name, d in decorators if name in JIT]
-            if not jits:
-                continue
-            candidates.append((stmt, jits[0], mechanism_seen))
-    called = {name for func, _, _ in candidates for name in _called_names(reader.ast_defs[func])}
-    defined = _defined_twice(tree)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            bound.setdefault(_identifier(stmt.name), []).append(stmt)
+            jits = [d for name, d in reader.decorator_names(stmt) if name in JIT]
+            if jits and isinstance(stmt, cst.FunctionDef):
+                candidates.append((stmt, jits[0], mechanism_seen, condition))
+            else:
+                what = "class" if isinstance(stmt, cst.ClassDef) else "function"
+                _note_nested(reader, twin, f"{what} '{_identifier(stmt.name)}'")
+    called = {name for func, *_ in candidates for name in _called_names(reader.ast_defs[func])}
     kernels: list[model.Kernel] = []
-    for func, jit, mechanism_before in candidates:
+    for func, jit, mechanism_before, condition in candidates:
         name = _identifier(func.name)
-        if name in called or _returns_value(reader.ast_defs[func]):
+        syntax = reader.ast_defs[func]
+        if name in called or _returns_value(syntax):
             continue  # a helper: other kernels call it, or it computes a value
         reader.function = func
+        if not _is_launched(reader, func, bound[name], condition):
+            continue
         try:
-            _check_kernel_def(reader, func, mechanism_before, defined)
-            kernels.append(reader.read_kernel(func, jit))
+            _check_kernel_def(reader, func, mechanism_before)
         except BuildError as exc:
             reader.diagnostics.append(exc.diagnostic)
+            continue
+        kernel = reader.read_kernel(func, syntax, jit, condition)
+        if kernel is not None:
+            kernels.append(kernel)
     return kernels
 
 
-def _check_kernel_def(
-    reader: _Reader, func: cst.FunctionDef, mechanism_before: bool, defined: set[str]
-) -> None:
+def _is_launched(reader: _Reader, func: cst.FunctionDef, bindings: list[cst.CSTNode], condition: str | None) -> bool:
+    """Whether the launcher of ``func``'s name launches this definition: the last one binding
+    the name.  Alternatives under if/else (or try/except) with one signature share a launcher."""
+    last = bindings[-1]
     name = _identifier(func.name)
-    if name in defined:
-        raise reader.error(
-            func.name,
-            f"'{name}' is defined more than once in this module; rename one (a launcher "
-            "launches the kernel of its name, and only the last definition of a name survives)",
-            "duplicate-kernel",
-        )
+    if last is func:
+        return True
+    if isinstance(last, cst.FunctionDef) and last in reader.ast_defs and condition is not None:
+        same = reader.fingerprint_of(last) == reader.fingerprint_of(func)
+        if same:
+            return False  # the last alternative speaks for both
+    where = reader.ast_defs[last].lineno if isinstance(last, cst.FunctionDef) and last in reader.ast_defs else None
+    reader.warn(func.name, f"'{name}' is bound again later in this module"
+                + (f" (line {where})" if where else "")
+                + "; only the last binding of a name can be imported, so this one gets no launcher",
+                "redefined")
+    return False
+
+
+def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
+    """One line for each @triton.jit kernel defined inside a function or class: it cannot be
+    imported by name, so it gets no launcher.  (Searched on Python's ast: walking libcst's
+    nodes through every function body costs seconds on a large library.)"""
+    for node in ast.walk(scope):
+        if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            dotted = ast.unparse(target)
+            head, _, rest = dotted.partition(".")
+            name = reader.aliases.get(head, head) + (f".{rest}" if rest else "")
+            if name in JIT:
+                reader.diagnostics.append(at(
+                    reader.path, reader.source, node.lineno, node.col_offset + 1,
+                    f"kernel '{node.name}' is defined inside {where}: a launcher can only import "
+                    "module-level kernels, so it gets none", "nested-kernel", "warning"))
+                break
+
+
+def _statements(
+    body: Sequence[cst.CSTNode], twins: Sequence[ast.stmt], condition: str | None, top: cst.CSTNode | None
+) -> Iterator[tuple[cst.CSTNode, ast.stmt, str | None, cst.CSTNode]]:
+    """Module-level statements, libcst's and ast's side by side, looking into module-level
+    ``if`` and ``try`` blocks: each with the condition it runs under and its top-level statement."""
+    remaining = iter(twins)
+    for stmt in body:
+        here = top if top is not None else stmt
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                yield small, next(remaining), condition, here
+            continue
+        twin = next(remaining)
+        if isinstance(stmt, cst.If) and isinstance(twin, ast.If):
+            test = _code(stmt.test)
+            yield from _statements(_block(stmt.body), twin.body, f"if {test}", here)
+            if stmt.orelse is not None:
+                orelse = [stmt.orelse] if isinstance(stmt.orelse, cst.If) else _block(stmt.orelse.body)
+                yield from _statements(orelse, twin.orelse, f"not ({test})", here)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)) and isinstance(twin, _TRY):
+            twin = cast(ast.Try, twin)  # TryStar has the same fields
+            yield from _statements(_block(stmt.body), twin.body, "try", here)
+            for handler, handler_twin in zip(stmt.handlers, twin.handlers):
+                yield from _statements(_block(getattr(handler, "body")), handler_twin.body, "except", here)
+            if stmt.orelse is not None:
+                yield from _statements(_block(stmt.orelse.body), twin.orelse, "try", here)
+            if stmt.finalbody is not None:
+                yield from _statements(_block(stmt.finalbody.body), twin.finalbody, condition, here)
+        else:
+            yield stmt, twin, condition, here
+
+
+_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *([getattr(ast, "TryStar")] if hasattr(ast, "TryStar") else []))
+
+
+def _block(body: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return body.body
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _check_kernel_def(reader: _Reader, func: cst.FunctionDef, mechanism_before: bool) -> None:
+    name = _identifier(func.name)
     if func.asynchronous is not None:
         raise reader.error(
             func.name, f"kernel '{name}' is async; Triton kernels are plain functions", "async-kernel"
         )
-    if not _TRITON_DEF.match(reader.lines[reader.ast_defs[func].lineno - 1]):
+    if not _TRITON_DEF.match(reader.lines[reader.ast_defs[func].lineno - 1].lstrip()):
         raise reader.error(
             func.name,
             f"Triton finds the source of '{name}' by a line 'def {name}(': put 'def', the name "
@@ -510,75 +612,6 @@ def _check_kernel_def(
             f"(add 'import {MECHANISM}  # noqa: F401')",
             "missing-import",
         )
-
-
-def _defined_twice(tree: cst.Module) -> set[str]:
-    """Names that more than one top-level def or class binds (the last one wins at import)."""
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for stmt in tree.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            name = _identifier(stmt.name)
-            (twice if name in seen else seen).add(name)
-    return twice
-
-
-def _check_default(reader: _Reader, params: cst.Parameters, param: model.Param) -> None:
-    """A literal default must be a value the parameter's own checks would accept."""
-    default = param.default
-    if default is None or not default.literal:
-        return
-    node = next(p.default for p in params.params if _identifier(p.name) == param.name)
-    assert node is not None
-    value, kind = default.value, param.type
-    problem = None
-    if isinstance(kind, model.TensorType):
-        if value is not None or not kind.optional:
-            problem = "a tensor parameter's default can only be None, with '| None'"
-    elif isinstance(kind, model.ScalarType):
-        problem = _scalar_problem(kind, value)
-    elif isinstance(kind, model.ConstexprType):
-        problem = _constexpr_problem(kind, value)
-    if problem:
-        raise reader.error(node, f"default of '{param.name}': {problem}", "default")
-
-
-def _scalar_problem(kind: model.ScalarType, value: object) -> str | None:
-    if kind.kind == "bool":
-        return None if isinstance(value, bool) else "expected True or False"
-    if kind.kind == "float":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return None if ok else "expected a float"
-    if not isinstance(value, int) or isinstance(value, bool):
-        return "expected an int"
-    low, high = model.INT_RANGES[kind.dtype]
-    return None if low <= value <= high else f"{value} is outside {kind.dtype} [{low}, {high}]"
-
-
-def _constexpr_problem(kind: model.ConstexprType, value: object) -> str | None:
-    if value is None:
-        return None if kind.optional or kind.kind is None and kind.values is None else "None is not allowed"
-    if kind.values is not None:
-        ok = any(type(value) is type(v) and value == v for v in kind.values)
-        return None if ok else f"{value!r} is not one of {list(kind.values)}"
-    if kind.kind is None:
-        return None
-    expected = {"int": int, "bool": bool, "float": float, "str": str}[kind.kind]
-    if kind.kind == "float" and type(value) is int:
-        return None
-    return None if type(value) is expected else f"expected {kind.kind}, got {type(value).__name__}"
-
-
-def _kind_of(value: int | str | bool) -> str:
-    return type(value).__name__
-
-
-def _top_level(tree: cst.Module) -> Iterator[cst.CSTNode]:
-    for stmt in tree.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield from stmt.body
-        else:
-            yield stmt
 
 
 def _imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import math
 import sys
 import textwrap
 import threading
@@ -44,6 +43,8 @@ from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.build import compile_module_from_src
 from triton.runtime.jit import JITFunction
 
+from ttgen import kinds, live, model
+from ttgen.live import StaleLauncherError
 from ttgen.fingerprint import find_function, fingerprint
 from ttgen.options import OPTIONS
 
@@ -79,8 +80,14 @@ _VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETER_LOCK = threading.Lock()
 
 
-class StaleLauncherError(ImportError):
-    """The kernel's source no longer has the signature its launcher was generated from."""
+class KernelMissingError(RuntimeError):
+    """The kernel of a launcher does not exist in this process (its module defines it under a
+    condition that did not hold)."""
+
+
+# What run() takes as the default of a parameter the decorators may supply (known only at run
+# time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
+TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()
 
 
 # -- current device and stream -------------------------------------------------------------------
@@ -202,111 +209,61 @@ class Tensor(Spec):
         return value
 
 
-class Int(Spec):
-    def __init__(self, name: str, dtype: str, low: int, high: int) -> None:
+class Scalar(Spec):
+    """A runtime scalar of a Triton dtype (``int32``, ``float16``, ``int1``...): the rule is
+    `kinds`' (the build step checks literal defaults with the same one)."""
+
+    def __init__(self, name: str, dtype: str) -> None:
         super().__init__(name)
-        self.dtype, self.low, self.high = dtype, low, high
+        self.dtype, self.rule = dtype, kinds.scalar(dtype)
 
     def accept(self, value: object, device: int) -> object:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ArgumentError(TypeError, f"an int ({self.dtype})", value)
-        if not self.low <= value <= self.high:
-            raise ArgumentError(
-                ValueError, f"an {self.dtype} in [{self.low}, {self.high}]", value
-            )
-        return int(value)
-
-
-class Float(Spec):
-    """A float scalar.  Ints are accepted and converted, as Python's numeric tower allows."""
-
-    def __init__(self, name: str, dtype: str, largest: float) -> None:
-        super().__init__(name)
-        self.dtype, self.largest = dtype, largest
-
-    def accept(self, value: object, device: int) -> object:
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ArgumentError(TypeError, f"a float ({self.dtype})", value)
-        try:
-            number = float(value)
-        except OverflowError:
-            number = math.inf
-        if math.isfinite(number) and abs(number) > self.largest:
-            raise ArgumentError(
-                ValueError, f"a finite float that fits {self.dtype} (|x| <= {self.largest:g})", value
-            )
-        if math.isinf(number) and not isinstance(value, float):
-            raise ArgumentError(ValueError, f"a float that fits {self.dtype}", value)
-        return number
-
-
-class Bool(Spec):
-    def accept(self, value: object, device: int) -> object:
-        if not isinstance(value, bool):
-            raise ArgumentError(TypeError, "a bool", value)
-        return value
+        return _ruled(self.rule.accept, value)
 
     def for_interpreter(self, value: object) -> object:
         # Triton 3.6's interpreter cannot take a Python bool scalar (its _implicit_cvt makes an
         # int32 array of an int1 type); an int is read the same way by `if flag:`.
-        return int(bool(value)) if _VERSION < (3, 7) else value
+        if self.dtype == "int1" and _VERSION < (3, 7):
+            return int(bool(value))
+        return value
 
 
 class Constexpr(Spec):
     def __init__(
         self,
         name: str,
-        kind: type | None = None,
+        kind: str | None = None,
         values: tuple[object, ...] | None = None,
         optional: bool = False,
     ) -> None:
         super().__init__(name)
-        self.kind, self.values, self.optional = kind, values, optional
-
-    def expected(self) -> str:
-        if self.values is not None:
-            text = "one of " + ", ".join(repr(v) for v in self.values)
-        elif self.kind is not None:
-            text = f"a {self.kind.__name__}"
-        else:
-            text = "a hashable value"
-        return text + " or None" if self.optional else text
+        typed = model.ConstexprType(kind, values, optional)  # type: ignore[arg-type]
+        self.rule = kinds.Constexpr(typed)
 
     def accept(self, value: object, device: int) -> object:
-        if value is None and (self.optional or self.kind is None and self.values is None):
-            return None
-        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
-            try:
-                value = float(value)
-            except OverflowError:
-                raise ArgumentError(ValueError, "a float (an int is converted)", value) from None
-        if self.kind is not None and not _is_kind(value, self.kind):
-            raise ArgumentError(TypeError, self.expected(), value)
-        if self.values is not None and not any(
-            type(value) is type(v) and value == v for v in self.values
-        ):
-            raise ArgumentError(ValueError, self.expected(), value)
-        try:
-            hash(value)
-        except TypeError:
-            raise ArgumentError(TypeError, self.expected(), value) from None
-        return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
+        return _ruled(self.rule.accept, value)
 
     def for_interpreter(self, value: object) -> object:
         return tl.constexpr(value)
 
 
+def _ruled(rule: Callable[[object], object], value: object) -> object:
+    try:
+        return rule(value)
+    except kinds.Violation as bad:
+        raise ArgumentError(bad.cls, bad.expected, value) from None
+
+
 class Dynamic(Spec):
-    """An unannotated parameter: passed through as it comes; Triton specializes it."""
+    """A parameter ttgen typed loosely: passed through as it comes; keyed as Triton keys it
+    (``specialize``/``align``: what the kernel's do_not_specialize lists say)."""
+
+    def __init__(self, name: str, specialize: bool = True, align: bool = True) -> None:
+        super().__init__(name)
+        self.specialize, self.align = specialize, align
 
     def accept(self, value: object, device: int) -> object:
         return value
-
-
-def _is_kind(value: object, kind: type) -> bool:
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind)
 
 
 # -- the hot path's helpers in C ------------------------------------------------------------------
@@ -365,36 +322,68 @@ class Launcher:
         name: str,
         signature: str,
         params: Sequence[Spec],
-        layers: Sequence[tuple[str, tuple[str, ...]]] = (),
+        layers: Sequence[tuple[str, tuple[str, ...] | None]] = (),
+        condition: str | None = None,
     ) -> None:
-        outer = getattr(module, name, None)
-        chain = _decorator_chain(outer)
-        if chain is None or [kind for kind, _ in layers] != [_kind(o) for o in chain[:-1]]:
-            raise StaleLauncherError(
-                f"{module.__name__}.{name} is not the Triton kernel (with the autotune and "
-                "heuristics decorators) its launcher was generated for; re-run ttgen"
-            )
         self.name = name
-        self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
-        self.layers: list[Any] = chain[:-1]  # Autotuner / Heuristics objects, outermost first
-        self.kernel: Any = chain[-1]  # the JITFunction (or the interpreter's function)
         self.params = tuple(params)
-        supplied = {n for _, names in layers for n in names}
-        self.given = tuple(spec for spec in self.params if spec.name not in supplied)
+        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.lock = threading.Lock()
+        where = f"{module.__name__}.{name}"
+        outer = getattr(module, name, None)
+        if outer is None and condition is not None:
+            self._absent(f"{name}: {where} does not exist in this process (its definition is "
+                         f"under '{condition}' in {module.__name__}, which did not run it)")
+            return
+        found = live.chain(outer)
+        if found is None:
+            raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
+        live.check_layers(where, found[:-1], layers)
+        self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
+        self.layers: list[Any] = [d for d in found[:-1] if live.kind(d) != "wrapper"]  # outermost first
+        self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
+        self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
+        self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
         # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
         self.tensors: Callable[..., Any] = tensor_check(self.tensor_specs)
         self.interpreted = not isinstance(self.kernel, JITFunction)
-        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
-        self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self.lock = threading.Lock()
         # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch
         # goes through JITFunction.run, which calls the hooks.
         self.pre_run_hooks: list[Any] = self.kernel.pre_run_hooks
-        self.defaults = {
-            p.name: p.default for p in inspect.signature(self.kernel.fn).parameters.values()
+        signature_params = inspect.signature(self.kernel.fn).parameters.values()
+        self.defaults = {p.name: p.default for p in signature_params}
+        # Parameters Triton must receive by name: keyword-only ones, and those named like a
+        # launch option (passed by name, their value sets the option too, as in Triton).
+        self.by_name = {
+            p.name for p in signature_params if p.kind is p.KEYWORD_ONLY or p.name in OPTIONS
         }
+        self.arg_names = tuple(p.name for p in signature_params)
         self._check_signature(module, signature)
+        live.check_params(where, self.kernel, self.params)
+        self.key_rules = [
+            live.key_rule(self.kernel, i, spec, _specialize, _backend) if isinstance(spec, Dynamic) else None
+            for i, spec in enumerate(self.params)
+        ]
+
+    def _absent(self, message: str) -> None:
+        """A kernel defined under a module-level condition that did not hold: every launch
+        explains (the inline tests and the slow paths all end in this error)."""
+
+        def fail(*args: Any, **kwargs: Any) -> Any:
+            raise KernelMissingError(message)
+
+        self.tensors = fail
+        self.pre_run_hooks = []
+        for method in ("accept", "launch_slow", "tune", "heuristics", "run_loose", "dynamic_key"):
+            setattr(self, method, fail)
+
+    def dynamic_key(self, index: int, value: object) -> object:
+        """The key of loosely typed parameter ``index``: as Triton's binder keys it."""
+        rule = self.key_rules[index]
+        assert rule is not None
+        return rule(value)
 
     def _check_signature(self, module: ModuleType, expected: str) -> None:
         try:
@@ -525,12 +514,14 @@ class Launcher:
             self._interpret(grid, args)
             return
         state = key[0]
+        positional, keywords = self._arguments([spec.name for spec in self.params], list(args))
+        options = {k: v for k, v in options.items() if k not in keywords}  # the parameter sets it
         with self._on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
-                self.kernel.run(*args, grid=grid, warmup=False, **options)
+                self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
-                compiled = self.kernel.run(*args, grid=grid, warmup=False, **options)
+                compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
                 if compiled is None or key in self.cache or self.kernel.used_global_vals:
                     return  # nothing compiled (jit_cache_hook), or Triton must check globals
                 if hasattr(compiled, "result") and not hasattr(compiled, "function"):
@@ -556,17 +547,59 @@ class Launcher:
         names = [spec.name for spec in self.given]
         if self.interpreted:
             values = [spec.for_interpreter(v) for spec, v in zip(self.given, self.accept(current_device(), given))]
-            positional, keywords = _split(self.kernel.arg_names, names, values)
+            positional, keywords = self._arguments(names, values)
             with INTERPRETER_LOCK:
                 self.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
             return
-        positional, keywords = _split(self.kernel.arg_names, names, list(given))
+        positional, keywords = self._arguments(names, list(given))
         with self._on_stream(tune_key[0], stream), self.lock:
-            self.outer.run(*positional, grid=grid, warmup=False, **keywords, **options)
-            tuner = next(layer for layer in self.layers if _kind(layer) == "autotune")
+            # Through the outermost object, as kernel[grid](...) calls it: a project's own
+            # autotuner or wrapper does what it does.
+            self.outer[grid](*positional, **keywords, **options)
+            tuner = next(layer for layer in self.layers if live.kind(layer) == "autotune")
             config = tuner.best_config
             supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
             self.tuned[tune_key] = (*supplied, Choice(config))
+
+    def run_loose(self, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
+        """run() of a kernel whose decorators' names the source did not tell: every argument
+        checked by the full rules, then launched through the decorators as kernel[grid](...)
+        does (Triton's JIT speed: what makes the fast path is knowing the names statically)."""
+        for spec in self.params:
+            value = given.get(spec.name, TUNED)
+            if spec.name in self.supplied and value is not TUNED:
+                raise TypeError(f"{self.name}: argument '{spec.name}' is set by the kernel's decorators; do not pass it")
+            if spec.name not in self.supplied and value is TUNED:
+                raise TypeError(f"{self.name}: missing argument '{spec.name}' (the decorators do not set it)")
+        names = [spec.name for spec in self.given]
+        device = current_device()
+        values = list(self.accept(device, tuple(given[n] for n in names)))
+        self.check_options(options)
+        if self.interpreted:  # the interpreter needs constexprs wrapped: apply the layers here
+            known = dict(zip(names, values))
+            for index, layer in enumerate(self.layers):
+                known.update(zip(live.supplied_names(layer), self.heuristics(index, known, grid)))
+            self._interpret(tuple(grid) if isinstance(grid, list) else grid,  # type: ignore[arg-type]
+                            tuple(known[spec.name] for spec in self.params))
+            return
+        positional, keywords = self._arguments(names, values)
+        options = {k: v for k, v in _non_default(options).items() if k not in keywords}
+        if isinstance(grid, list):
+            grid = tuple(grid)
+        with self._on_stream(device, current_stream(device) if stream is None else self.as_stream(stream)):
+            self.outer[grid](*positional, **keywords, **options)
+
+    def _arguments(self, names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Positional values up to the first parameter that is not given or that Triton must
+        receive by name, keywords after: Triton's Autotuner reads its pre-hook arguments from
+        the positional ones, and a keyword-only or option-named parameter goes by name."""
+        given = dict(zip(names, values))
+        positional: list[Any] = []
+        for name in self.arg_names:
+            if name not in given or name in self.by_name:
+                break
+            positional.append(given.pop(name))
+        return positional, given
 
     def heuristics(self, index: int, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
         """Layer ``index``'s heuristic values, each seeing the arguments and the earlier ones."""
@@ -594,8 +627,9 @@ class Launcher:
         given = self.accept(current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
         checked = iter(given)
         values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
+        positional, keywords = self._arguments([s.name for s in self.params], values)
         with INTERPRETER_LOCK:
-            self.kernel[grid](*values)
+            self.kernel[grid](*positional, **keywords)
 
 
 class Choice:
@@ -612,40 +646,6 @@ class Choice:
             k: v for k, v in config.all_kwargs().items() if k not in config.kwargs
         }
         self.pre_hook: Callable[[dict[str, Any]], Any] | None = config.pre_hook
-
-
-def _decorator_chain(outer: object) -> list[Any] | None:
-    """``[Autotuner/Heuristics..., JITFunction]`` from the outermost decorator inwards."""
-    chain = []
-    node: Any = outer
-    while node is not None and hasattr(node, "fn") and _kind(node) != "jit":
-        chain.append(node)
-        node = node.fn
-    if node is None or not hasattr(node, "fn") or not hasattr(node, "arg_names"):
-        return None
-    chain.append(node)
-    return chain
-
-
-def _kind(node: object) -> str:
-    """``autotune``, ``heuristics`` or ``jit`` for a link of a decorated kernel."""
-    if isinstance(node, Autotuner):
-        return "autotune"
-    if isinstance(node, Heuristics):
-        return "heuristics"
-    return "jit"
-
-
-def _split(arg_names: Sequence[str], names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
-    """Positional values up to the first parameter the caller does not give, keywords after:
-    Triton's Autotuner reads its pre-hook arguments from the positional ones."""
-    given = dict(zip(names, values))
-    positional: list[Any] = []
-    for name in arg_names:
-        if name not in given:
-            break
-        positional.append(given.pop(name))
-    return positional, given
 
 
 def _non_default(options: dict[str, Any]) -> dict[str, Any]:

@@ -1,167 +1,137 @@
 """``@triton.autotune`` and ``@triton.heuristics`` stacked on a kernel -> `model.Layer` values.
 
-What ttgen must know statically is which parameters the decorators supply (so they are not
-arguments of run()) and which parameters key the autotuner.  Those come from literals: the dict
-keys of every ``triton.Config({...})`` (in a list, a list comprehension, or a module-level name
-bound to one), the ``key=[...]`` names, and the keys of the ``heuristics({...})`` dict.  The
-values (configs, lambdas) stay Triton's: the runtime reads them from the live decorators.
+What ttgen must know statically is which names the decorators supply (so they are not arguments
+of run()) and which parameters key the autotuner.  `resolve.Resolver` reads the supplied names
+from the configs and heuristics however the source builds them, following helpers through the
+input tree; where it cannot, the layer's ``supplies`` is None and the launcher reads the names
+from the live decorator at import.  The values (configs, lambdas) stay Triton's.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 
 import libcst as cst
 
 from ttgen import model
-from ttgen.diagnostics import BuildError
+from ttgen.options import OPTIONS
+from ttgen.resolve import Resolver
 
 AUTOTUNE = {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
 HEURISTICS = {"triton.heuristics", "triton.runtime.heuristics", "triton.runtime.autotuner.heuristics"}
-CONFIG = {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config"}
 
-Qualify = Callable[[cst.BaseExpression], "str | None"]
-Fail = Callable[[cst.CSTNode, str, str], BuildError]
+# (node, message, code, severity): a problem of the decorator being read.
+Report = Callable[[cst.CSTNode, str, str, str], None]
 
 
 def is_tuning(name: str | None) -> bool:
     return name in AUTOTUNE or name in HEURISTICS
 
 
+def looks_like_autotuner(call: cst.BaseExpression) -> bool:
+    """A project's own autotuner (``@libtuner(configs=..., key=...)``): called with both."""
+    if not isinstance(call, cst.Call):
+        return False
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    return {"configs", "key"} <= keywords
+
+
 def read_layers(
-    decorators: list[tuple[str | None, cst.Decorator]],
+    decorators: list[tuple[str | None, cst.Decorator, ast.expr]],
     params: list[str],
-    module: cst.Module,
-    qualified: Qualify,
-    fail: Fail,
+    resolver: Resolver,
+    report: Report,
 ) -> tuple[model.Layer, ...]:
     """The tuning layers above ``@triton.jit``, outermost first (Triton applies them bottom-up)."""
     layers: list[model.Layer] = []
-    for name, decorator in decorators:
-        if not is_tuning(name):
+    for name, decorator, syntax in decorators:
+        call, tree = decorator.decorator, syntax
+        if not (is_tuning(name) or looks_like_autotuner(call)):
             continue
-        call = decorator.decorator
-        if not isinstance(call, cst.Call):
-            raise fail(decorator, f"@{name} must be called with its arguments", "decorator")
-        if name in AUTOTUNE:
-            layers.append(_autotune(call, params, module, qualified, fail))
+        if not isinstance(call, cst.Call) or not isinstance(tree, ast.Call):
+            report(decorator, f"@{name} must be called with its arguments", "decorator", "error")
+            continue
+        if name in HEURISTICS:
+            layer = _heuristics(call, tree, params, resolver, report)
         else:
-            layers.append(_heuristics(call, params, fail))
+            layer = _autotune(call, tree, params, resolver, report)
+        if layer is not None:
+            layers.append(layer)
     if sum(layer.kind == "autotune" for layer in layers) > 1:
-        raise fail(decorators[0][1], "a kernel can be autotuned only once", "decorator")
+        report(decorators[0][1], "a kernel can be autotuned only once", "decorator", "error")
     supplied: set[str] = set()
     for layer in layers:
-        twice = supplied & set(layer.supplies)
+        twice = supplied & set(layer.supplies or ())
         if twice:
-            raise fail(decorators[0][1], f"{sorted(twice)} supplied by two decorators", "decorator")
-        supplied |= set(layer.supplies)
+            report(decorators[0][1], f"{sorted(twice)} supplied by two decorators", "decorator", "error")
+        supplied |= set(layer.supplies or ())
     return tuple(layers)
 
 
-def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression | None:
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
+def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
+    for arg in call.keywords:
+        if arg.arg == keyword:
             return arg.value
-    return positional[position].value if len(positional) > position else None
+    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    return positional[position] if len(positional) > position else None
 
 
 def _autotune(
-    call: cst.Call, params: list[str], module: cst.Module, qualified: Qualify, fail: Fail
-) -> model.Layer:
-    configs = _argument(call, "configs", 0)
-    key = _argument(call, "key", 1)
+    call: cst.Call, tree: ast.Call, params: list[str], resolver: Resolver, report: Report
+) -> model.Layer | None:
+    configs, key = _argument(tree, "configs", 0), _argument(tree, "key", 1)
     if configs is None or key is None:
-        raise fail(call, "@triton.autotune needs configs= and key=", "autotune")
-    keys = _strings(key, fail, "key= must be a literal list of parameter names")
+        report(call, "@triton.autotune needs configs= and key=", "autotune", "error")
+        return None
+    keys = _strings(key)
+    if keys is None:
+        keys = []
+        report(call, "autotune key= is not a literal list of names: the launcher keys on no "
+               "argument but the dtypes (Triton's key is read at run time)", "autotune", "warning")
     for name in keys:
         if name not in params:
-            raise fail(key, f"autotune key '{name}' is not a parameter of the kernel", "autotune")
-    resolved = _resolve(configs, module)
-    # Diagnostics point into the decorator: a config list bound elsewhere is reported at its name.
-    point: Callable[[cst.CSTNode], cst.CSTNode] = (lambda n: n) if resolved is configs else (lambda n: configs)
-    supplies = _config_names(resolved, qualified, lambda node, message, code: fail(point(node), message, code))
-    for name in supplies:
-        if name not in params:
-            raise fail(configs, f"configs set '{name}', which is not a parameter of the kernel", "autotune")
-    return model.Layer("autotune", tuple(n for n in params if n in supplies), tuple(keys))
+            report(call, f"autotune key '{name}' is not a parameter of the kernel (Triton "
+                   "ignores it; a typo?)", "autotune", "warning")
+    found = resolver.config_names(configs)
+    if found is None or not found.configs:
+        report(call, "the autotune configs cannot be read from the source: run() takes the "
+               "parameters they may set as optional and the launcher reads the configs at import; "
+               "build them from triton.Config({...}) literals, here or in a helper of this tree, "
+               "to type run() exactly", "autotune", "warning")
+        return model.Layer("autotune", None, tuple(n for n in keys if n in params))
+    for name in sorted(found.names - set(params)):
+        report(call, f"configs set '{name}', which is not a parameter of the kernel", "autotune", "error")
+    return model.Layer("autotune", tuple(n for n in params if n in found.names),
+                       tuple(n for n in keys if n in params))
 
 
-def _heuristics(call: cst.Call, params: list[str], fail: Fail) -> model.Layer:
-    values = _argument(call, "values", 0)
-    if not isinstance(values, cst.Dict):
-        raise fail(call, "@triton.heuristics needs a literal dict {\"NAME\": function}", "heuristics")
+def _heuristics(
+    call: cst.Call, tree: ast.Call, params: list[str], resolver: Resolver, report: Report
+) -> model.Layer | None:
+    values = _argument(tree, "values", 0)
+    if values is None:
+        report(call, "@triton.heuristics needs its values", "heuristics", "error")
+        return None
+    names = resolver.heuristic_names(values)
+    if names is None:
+        report(call, "the heuristics' names cannot be read from the source: run() takes the "
+               "parameters they may set as optional; write a dict literal or dict(NAME=...) to "
+               "type run() exactly", "heuristics", "warning")
+        return model.Layer("heuristics", None)
+    for name in names:
+        if name not in params and name not in OPTIONS:
+            report(call, f"heuristic '{name}' is neither a parameter of the kernel nor a launch "
+                   "option", "heuristics", "error")
+    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS))
+
+
+def _strings(node: ast.expr) -> list[str] | None:
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
     names = []
-    for element in values.elements:
-        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
-            raise fail(values, "heuristics keys must be literal parameter names", "heuristics")
-        name = str(element.key.evaluated_value)
-        if name not in params:
-            raise fail(element.key, f"heuristic '{name}' is not a parameter of the kernel", "heuristics")
-        names.append(name)
-    return model.Layer("heuristics", tuple(names))
-
-
-def _resolve(node: cst.BaseExpression, module: cst.Module) -> cst.BaseExpression:
-    """A module-level ``NAME = [...]`` stands for its value (the last such binding)."""
-    if not isinstance(node, cst.Name):
-        return node
-    found: cst.BaseExpression = node
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == node.value for t in small.targets
-            ):
-                found = small.value
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
-                    and small.target.value == node.value and small.value is not None:
-                found = small.value
-    return found
-
-
-def _config_names(configs: cst.BaseExpression, qualified: Qualify, fail: Fail) -> set[str]:
-    """The parameter names every Config in ``configs`` sets (they must all set the same ones)."""
-    if isinstance(configs, (cst.ListComp, cst.GeneratorExp)):
-        calls = [configs.elt]
-    elif isinstance(configs, (cst.List, cst.Tuple)):
-        calls = [e.value for e in configs.elements if isinstance(e, cst.Element)]
-        if len(calls) != len(configs.elements):
-            calls = []
-    else:
-        calls = []
-    if not calls:
-        raise fail(
-            configs,
-            "configs= must be a literal list of triton.Config({...}) (or a comprehension, or a "
-            "module-level name bound to one) so ttgen knows which parameters the configs supply",
-            "autotune",
-        )
-    sets = []
-    for config in calls:
-        if not (isinstance(config, cst.Call) and qualified(config.func) in CONFIG):
-            raise fail(config, "each config must be written triton.Config({...}, ...)", "autotune")
-        kwargs = _argument(config, "kwargs", 0)
-        if not isinstance(kwargs, cst.Dict):
-            raise fail(config, "triton.Config's kwargs must be a literal dict", "autotune")
-        names = set()
-        for element in kwargs.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
-                raise fail(kwargs, "triton.Config's keys must be literal parameter names", "autotune")
-            names.add(str(element.key.evaluated_value))
-        sets.append(names)
-    if any(names != sets[0] for names in sets):
-        raise fail(configs, "every config must set the same parameters", "autotune")
-    return sets[0]
-
-
-def _strings(node: cst.BaseExpression, fail: Fail, message: str) -> list[str]:
-    if not isinstance(node, (cst.List, cst.Tuple)):
-        raise fail(node, message, "autotune")
-    names = []
-    for element in node.elements:
-        if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString):
-            raise fail(node, message, "autotune")
-        names.append(str(element.value.evaluated_value))
+    for element in node.elts:
+        if not isinstance(element, ast.Constant) or not isinstance(element.value, str):
+            return None
+        names.append(element.value)
     return names

@@ -35,10 +35,10 @@ _axpy_kernel = _rt.Launcher(
         _rt.Tensor("x", (_float32, _float16)),
         _rt.Tensor("y", (_float32, _float16)),
         _rt.Tensor("out", (_float32, _float16)),
-        _rt.Float("alpha", "float32", 3.4028234663852886e+38),
-        _rt.Int("n", "int32", -2147483648, 2147483647),
-        _rt.Constexpr("BLOCK", int),
-        _rt.Constexpr("EVEN", bool),
+        _rt.Scalar("alpha", "float32"),
+        _rt.Scalar("n", "int32"),
+        _rt.Constexpr("BLOCK", "int"),
+        _rt.Constexpr("EVEN", "bool"),
     ),
     layers=(
         ("heuristics", ('BLOCK', 'EVEN')),
@@ -111,6 +111,8 @@ class axpy_kernel:
         )
         _launch = _axpy_kernel.cache.get(_key)
         if _launch is None or _axpy_kernel.pre_run_hooks:
-            _axpy_kernel.launch_slow(_key, _grid, _stream, (x, y, out, alpha, n, BLOCK, EVEN), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _axpy_kernel.launch_slow(
+                _key, _grid, _stream, (x, y, out, alpha, n, BLOCK, EVEN), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_out, alpha, n, BLOCK, EVEN)

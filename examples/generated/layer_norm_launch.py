@@ -42,10 +42,10 @@ _layer_norm_fwd = _rt.Launcher(
         _rt.Tensor("bias", (_float16, _bfloat16, _float32)),
         _rt.Tensor("mean", (_float32,)),
         _rt.Tensor("rstd", (_float32,)),
-        _rt.Int("stride", "int32", -2147483648, 2147483647),
-        _rt.Int("n_cols", "int32", -2147483648, 2147483647),
-        _rt.Float("eps", "float32", 3.4028234663852886e+38),
-        _rt.Constexpr("BLOCK", int),
+        _rt.Scalar("stride", "int32"),
+        _rt.Scalar("n_cols", "int32"),
+        _rt.Scalar("eps", "float32"),
+        _rt.Constexpr("BLOCK", "int"),
     ),
 )
 
@@ -122,6 +122,8 @@ class layer_norm_fwd:
         )
         _launch = _layer_norm_fwd.cache.get(_key)
         if _launch is None or _layer_norm_fwd.pre_run_hooks:
-            _layer_norm_fwd.launch_slow(_key, _grid, _stream, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _layer_norm_fwd.launch_slow(
+                _key, _grid, _stream, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd, stride, n_cols, eps, BLOCK)

@@ -43,18 +43,18 @@ _matmul_kernel = _rt.Launcher(
         _rt.Tensor("a", (_float16, _float32)),
         _rt.Tensor("b", (_float16, _float32)),
         _rt.Tensor("c", (_float32,)),
-        _rt.Int("M", "int32", -2147483648, 2147483647),
-        _rt.Int("N", "int32", -2147483648, 2147483647),
-        _rt.Int("K", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_am", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_ak", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_bk", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_bn", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_cm", "int32", -2147483648, 2147483647),
-        _rt.Int("stride_cn", "int32", -2147483648, 2147483647),
-        _rt.Constexpr("BLOCK_M", int),
-        _rt.Constexpr("BLOCK_N", int),
-        _rt.Constexpr("BLOCK_K", int),
+        _rt.Scalar("M", "int32"),
+        _rt.Scalar("N", "int32"),
+        _rt.Scalar("K", "int32"),
+        _rt.Scalar("stride_am", "int32"),
+        _rt.Scalar("stride_ak", "int32"),
+        _rt.Scalar("stride_bk", "int32"),
+        _rt.Scalar("stride_bn", "int32"),
+        _rt.Scalar("stride_cm", "int32"),
+        _rt.Scalar("stride_cn", "int32"),
+        _rt.Constexpr("BLOCK_M", "int"),
+        _rt.Constexpr("BLOCK_N", "int"),
+        _rt.Constexpr("BLOCK_K", "int"),
     ),
 )
 
@@ -151,6 +151,8 @@ class matmul_kernel:
         )
         _launch = _matmul_kernel.cache.get(_key)
         if _launch is None or _matmul_kernel.pre_run_hooks:
-            _matmul_kernel.launch_slow(_key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_kernel.launch_slow(
+                _key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K)

@@ -35,11 +35,11 @@ _scale_shift_kernel = _rt.Launcher(
         _rt.Tensor("x", (_float32,)),
         _rt.Tensor("bias", (_float32,), optional=True),
         _rt.Tensor("out", (_float32,)),
-        _rt.Int("n", "int64", -9223372036854775808, 9223372036854775807),
-        _rt.Float("scale", "float32", 3.4028234663852886e+38),
-        _rt.Bool("relu"),
-        _rt.Constexpr("BLOCK", int, values=(128, 256, 512)),
-        _rt.Constexpr("ACTIVATION", str, values=('none', 'gelu')),
+        _rt.Scalar("n", "int64"),
+        _rt.Scalar("scale", "float32"),
+        _rt.Scalar("relu", "int1"),
+        _rt.Constexpr("BLOCK", "int", values=(128, 256, 512)),
+        _rt.Constexpr("ACTIVATION", "str", values=('none', 'gelu')),
     ),
 )
 
@@ -112,6 +112,8 @@ class scale_shift_kernel:
         )
         _launch = _scale_shift_kernel.cache.get(_key)
         if _launch is None or _scale_shift_kernel.pre_run_hooks:
-            _scale_shift_kernel.launch_slow(_key, _grid, _stream, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _scale_shift_kernel.launch_slow(
+                _key, _grid, _stream, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_bias, _ptr_out, n, scale, relu, BLOCK, ACTIVATION)

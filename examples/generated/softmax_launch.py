@@ -34,10 +34,10 @@ _softmax_kernel = _rt.Launcher(
     (
         _rt.Tensor("out", (_float32, _float16, _bfloat16)),
         _rt.Tensor("inp", (_float32, _float16, _bfloat16)),
-        _rt.Int("in_row_stride", "int32", -2147483648, 2147483647),
-        _rt.Int("out_row_stride", "int32", -2147483648, 2147483647),
-        _rt.Int("n_cols", "int32", -2147483648, 2147483647),
-        _rt.Constexpr("BLOCK", int),
+        _rt.Scalar("in_row_stride", "int32"),
+        _rt.Scalar("out_row_stride", "int32"),
+        _rt.Scalar("n_cols", "int32"),
+        _rt.Constexpr("BLOCK", "int"),
     ),
 )
 
@@ -109,6 +109,8 @@ class softmax_kernel:
         )
         _launch = _softmax_kernel.cache.get(_key)
         if _launch is None or _softmax_kernel.pre_run_hooks:
-            _softmax_kernel.launch_slow(_key, _grid, _stream, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _softmax_kernel.launch_slow(
+                _key, _grid, _stream, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_out, _ptr_inp, in_row_stride, out_row_stride, n_cols, BLOCK)

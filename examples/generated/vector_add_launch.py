@@ -32,8 +32,8 @@ _add_kernel = _rt.Launcher(
         _rt.Tensor("x", (_float32,)),
         _rt.Tensor("y", (_float32,)),
         _rt.Tensor("out", (_float32,)),
-        _rt.Int("n", "int32", -2147483648, 2147483647),
-        _rt.Constexpr("BLOCK", int),
+        _rt.Scalar("n", "int32"),
+        _rt.Constexpr("BLOCK", "int"),
     ),
 )
 
@@ -98,6 +98,8 @@ class add_kernel:
         )
         _launch = _add_kernel.cache.get(_key)
         if _launch is None or _add_kernel.pre_run_hooks:
-            _add_kernel.launch_slow(_key, _grid, _stream, (x, y, out, n, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _add_kernel.launch_slow(
+                _key, _grid, _stream, (x, y, out, n, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+            )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_out, n, BLOCK)
