@@ -1,7 +1,7 @@
 """ttgen/fastpath.c: the tensor tests, grid3 and KeywordCall, as the hot path uses them.
 
-Built here with Triton's own build helper, as on the GPU machine; run on CPU tensors (device -1)
-or on the GPU's (device 0) alike."""
+The extension ttgen._fastpath, built when ttgen is installed; run on CPU tensors (device -1) or
+on the GPU's (device 0) alike."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ class Devices:
 
 def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
     owner, devices = Owner(), Devices()
-    state = rt._fastpath().LaunchState(
+    state = rt._fastpath.LaunchState(
         devices, ((owner, "enter"), (owner, "exit")), ((owner, "debug"), (owner, "mode")), rt.HOOKED
     )
     assert state() == (0, False, "")

@@ -1,7 +1,7 @@
 /* Two pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
  *
- * ttgen.runtime builds this file with Triton's own C build helper (as Triton builds its
- * launchers), so it needs nothing that Triton does not already need.
+ * Built when ttgen is installed, as the extension ttgen._fastpath (setup.py): it needs a C
+ * compiler and Python's headers then, and neither torch's nor Triton's headers ever.
  *
  * 1. TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
  *
@@ -230,7 +230,7 @@ static PyMethodDef methods[] = {
 
 static PyTypeObject TensorCheckType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.TensorCheck",
+    .tp_name = "ttgen._fastpath.TensorCheck",
     .tp_basicsize = sizeof(TensorCheck),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The dtype, device and pointer tests of a kernel's tensor parameters.",
@@ -390,7 +390,7 @@ static void state_dealloc(LaunchState *self) {
 
 static PyTypeObject LaunchStateType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.LaunchState",
+    .tp_name = "ttgen._fastpath.LaunchState",
     .tp_basicsize = sizeof(LaunchState),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "The current device and the knobs Triton keys its cache on, or the hooked marker.",
@@ -499,7 +499,7 @@ static PyMemberDef launch_members[] = {
 
 static PyTypeObject LaunchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.Launch",
+    .tp_name = "ttgen._fastpath.Launch",
     .tp_basicsize = sizeof(Launch),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "Triton's native launch function with its per-kernel arguments spliced in.",
@@ -669,7 +669,7 @@ static void keyword_dealloc(KeywordCall *self) {
 
 static PyTypeObject KeywordCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.KeywordCall",
+    .tp_name = "ttgen._fastpath.KeywordCall",
     .tp_basicsize = sizeof(KeywordCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "A keyword-only function, called with its keywords mapped to slots once per call shape.",
@@ -686,10 +686,10 @@ static PyTypeObject KeywordCallType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ttgen_fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
+    PyModuleDef_HEAD_INIT, "ttgen._fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
 };
 
-PyMODINIT_FUNC PyInit_ttgen_fastpath(void) {
+PyMODINIT_FUNC PyInit__fastpath(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
     current_device_name = PyUnicode_InternFromString("current_device");
     calls_name = PyUnicode_InternFromString("calls");
