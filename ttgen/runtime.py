@@ -31,6 +31,7 @@ import sys
 import textwrap
 import threading
 import types
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -324,9 +325,30 @@ def _is_kind(value: object, kind: type) -> bool:
 
 def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
     """``check(device, *tensors)``: each tensor's dtype, device and pointer tested in C (see
-    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails."""
+    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails.  Exact
+    torch.Tensor arguments are read through torch's DLPack C exchange API where torch has it."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _fastpath.TensorCheck(kinds, get_device, data_ptr).check
+    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES).check
+
+
+def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
+    """``(encoding, dtype)`` for each DLPack dtype encoding that torch gives one dtype alone
+    (int8 shares its encoding with int1-int7): the dtype a tensor read through the exchange
+    API has.  Asked of torch itself, so it is exact for the installed version."""
+    found: dict[int, list[torch.dtype]] = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            with warnings.catch_warnings():  # "experimental", "deprecated": not the user's concern
+                warnings.simplefilter("ignore")
+                read = _fastpath.dlpack(torch.empty(0, dtype=dtype))
+        except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
+            continue
+        if read is not None:
+            found.setdefault(read[2], []).append(dtype)
+    return tuple(sorted((code, dtypes[0]) for code, dtypes in found.items() if len(dtypes) == 1))
+
+
+DLPACK_DTYPES = _dlpack_dtypes()
 
 
 def keyword_call(function: _F) -> _F:
