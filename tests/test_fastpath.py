@@ -17,7 +17,7 @@ import torch
 import ttgen.runtime as rt
 from examples.generated import scale_shift_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
-from tests.conftest import DEVICE
+from tests.conftest import CUDA, DEVICE
 from tests.references import make_scale_shift_kernel_case
 
 HERE = torch.empty(0, device=DEVICE).get_device()  # the device index the tests' tensors report
@@ -375,6 +375,23 @@ def test_the_runtime_launch_state_is_tritons() -> None:
     assert rt.launch_state()[0] == rt.current_device()
     if rt._VERSION < (3, 9):
         assert rt.launch_state()[1:] == (rt.knobs.runtime.debug, rt.knobs.compilation.instrumentation_mode)
+
+
+@pytest.mark.skipif(CUDA, reason="the host fallback: without CUDA, under the interpreter")
+def test_without_cuda_launches_go_to_the_host_on_stream_zero() -> None:
+    assert rt.launch_state()[0] == -1 and rt.current_stream(-1) == 0
+
+
+@pytest.mark.gpu
+def test_the_launch_state_and_stream_are_torchs_current_device_and_stream() -> None:
+    for device in range(torch.cuda.device_count()):
+        with torch.cuda.device(device):
+            for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
+                with torch.cuda.stream(stream):
+                    found = rt.launch_state()[0]
+                    assert found == torch.cuda.current_device() == device
+                    raw = torch.cuda.current_stream().cuda_stream
+                    assert rt.current_stream(found) == raw == stream.cuda_stream
 
 
 def test_launch_splices_the_fixed_arguments_after_grid_and_stream() -> None:
