@@ -1,4 +1,5 @@
-"""Per-launch host overhead: Triton's JIT, ttgen's run(), CompiledKernel.run, the native launcher.
+"""Per-launch host overhead: Triton's JIT, ttgen's run(), CompiledKernel.run, the native launcher,
+and the driver's floor.
 
 Run on a CUDA machine from the repository root::
 
@@ -7,8 +8,15 @@ Run on a CUDA machine from the repository root::
 Method (../shared/GPU.md): tiny kernels (one block of 1024 elements); bursts of 100 launches
 timed with perf_counter, torch.cuda.synchronize() between bursts and never inside the timed
 region, median over 200 bursts after warm-up; the paths take turns burst by burst.  All paths run side by side in one process and are
-reported as ratios.  Also: 2,000 back-to-back launches timed until the GPU is done, and a plot
+reported as ratios.  Also: 1,000 back-to-back launches timed until the GPU is done, and a plot
 of overhead against the number of tensor arguments for the JIT and ttgen.
+
+The driver's floor: a C loop calling cuLaunchKernel for the same compiled kernel (its CUfunction
+handle, block, shared memory and parameters as Triton's launcher passes them), built here with
+Triton's build helper and linked against libcuda as Triton builds its launchers; timed in bursts
+like the other paths, one Python call per burst.  The slope per added tensor is the least-squares
+line through the counts measured (1 to 64).  The callable-grid row times ttgen and the JIT with
+the same grid function, on the 3-tensor kernel.
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -37,6 +45,56 @@ from ttgen.cli import main as ttgen_main  # noqa: E402
 
 TENSOR_COUNTS = (1, 2, 3, 4, 8, 16, 32, 64)
 BLOCK = 1024
+SLOPE_PATHS = ("jit", "ttgen", "native_tensors", "native_ptrs", "floor")
+
+FLOOR_SOURCE = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <cuda.h>
+
+#define MOST 128
+
+/* launches(function, count, grid_x, threads, shared, stream, pointers, n, scratch): cuLaunchKernel
+ * ``count`` times with the parameters Triton's launcher passes: the pointers, the int32 n, then
+ * ``scratch`` null scratch pointers (global and profile scratch, appended by Triton 3.6+). */
+static PyObject *launches(PyObject *self, PyObject *args) {
+    unsigned long long function, stream;
+    long long count;
+    unsigned int grid_x, threads, shared, scratch;
+    int n;
+    PyObject *pointers;
+    if (!PyArg_ParseTuple(args, "KLIIIKO!iI", &function, &count, &grid_x, &threads, &shared, &stream,
+                          &PyTuple_Type, &pointers, &n, &scratch))
+        return NULL;
+    Py_ssize_t given = PyTuple_GET_SIZE(pointers);
+    if (given + 1 + scratch > MOST) {
+        PyErr_SetString(PyExc_ValueError, "too many parameters");
+        return NULL;
+    }
+    CUdeviceptr values[MOST], none = 0;
+    void *params[MOST];
+    for (Py_ssize_t i = 0; i < given; i++) {
+        values[i] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(pointers, i));
+        if (PyErr_Occurred())
+            return NULL;
+        params[i] = &values[i];
+    }
+    params[given] = &n;
+    for (unsigned int i = 0; i < scratch; i++)
+        params[given + 1 + i] = &none;
+    for (long long i = 0; i < count; i++) {
+        CUresult result = cuLaunchKernel((CUfunction)function, grid_x, 1, 1, threads, 1, 1, shared,
+                                         (CUstream)stream, params, NULL);
+        if (result != CUDA_SUCCESS)
+            return PyErr_Format(PyExc_RuntimeError, "cuLaunchKernel failed: %d", (int)result);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {{"launches", launches, METH_VARARGS, NULL}, {NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ttgen_bench_floor", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_ttgen_bench_floor(void) { return PyModule_Create(&module); }
+"""
 
 
 def kernel_source(count: int) -> str:
@@ -96,23 +154,52 @@ def literal_call(target: str, count: int) -> Callable[[list[torch.Tensor], int],
     return namespace["call"]  # type: ignore[no-any-return]
 
 
-def burst_times(paths: dict[str, Callable[[], Any]], bursts: int, per_burst: int = 100) -> dict[str, float]:
-    """Median microseconds per launch of each path over ``bursts`` timed bursts of ``per_burst``
-    launches.  The paths take turns burst by burst, so drift in the machine's speed (these are
-    shared virtual machines) moves all of them alike and the ratios stay fair."""
-    for launch in paths.values():
-        for _ in range(20):
+def repeated(launch: Callable[[], Any]) -> Callable[[int], None]:
+    """A burst of ``count`` launches of a path that launches once per call."""
+
+    def burst(count: int) -> None:
+        for _ in range(count):
             launch()
+
+    return burst
+
+
+def burst_times(paths: dict[str, Callable[[int], Any]], bursts: int, per_burst: int = 100) -> dict[str, float]:
+    """Median microseconds per launch of each path over ``bursts`` timed bursts of ``per_burst``
+    launches (each path is called with the number of launches).  The paths take turns burst by
+    burst, so drift in the machine's speed (these are shared virtual machines) moves all of them
+    alike and the ratios stay fair."""
+    for burst in paths.values():
+        burst(20)
     torch.cuda.synchronize()
     samples: dict[str, list[float]] = {name: [] for name in paths}
     for _ in range(bursts):
-        for name, launch in paths.items():
+        for name, burst in paths.items():
             start = time.perf_counter()
-            for _ in range(per_burst):
-                launch()
+            burst(per_burst)
             samples[name].append((time.perf_counter() - start) / per_burst * 1e6)
             torch.cuda.synchronize()
     return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def floor_module() -> Any:
+    """FLOOR_SOURCE built with Triton's build helper, linked as Triton links its launchers."""
+    from triton.backends.nvidia import driver as nvidia
+    from triton.runtime.build import compile_module_from_src
+
+    return compile_module_from_src(
+        FLOOR_SOURCE, "ttgen_bench_floor", library_dirs=nvidia.library_dirs(),
+        include_dirs=nvidia.include_dirs, libraries=nvidia.libraries,
+    )
+
+
+def floor_launches(compiled: Any, tensors: list[torch.Tensor], n: int, stream: int) -> Callable[[int], None]:
+    """A burst of cuLaunchKernel calls in C for ``compiled`` (grid (1,)), as Triton launches it."""
+    function = compiled.function  # the CUfunction handle, loaded by the kernel's first launch
+    threads, shared = 32 * compiled.metadata.num_warps, compiled.metadata.shared
+    pointers = tuple(t.data_ptr() for t in tensors)
+    launches = floor_module().launches
+    return lambda count: launches(function, count, 1, threads, shared, stream, pointers, n, 2)
 
 
 def back_to_back(launch: Callable[[], Any], count: int = 1000, rounds: int = 5) -> float:
@@ -164,14 +251,53 @@ def measure(count: int, bursts: int) -> dict[str, float]:
         "native_tensors": lambda: native(stream, *tensors, n, BLOCK),
         "native_ptrs": lambda: native(stream, *ptrs, n, BLOCK),
     }
-    ttgen_call(tensors, n)
-    torch.cuda.synchronize()
     expected = sum(tensors[:-1], torch.zeros_like(tensors[0])) if count > 1 else torch.zeros_like(tensors[0])
-    assert torch.allclose(tensors[-1], expected), "ttgen's launch computed the wrong result"
-    return burst_times(paths, bursts) | {
+    floor = floor_launches(compiled, tensors, n, stream)
+    for name, burst in (("ttgen", repeated(paths["ttgen"])), ("the driver's floor", floor)):
+        tensors[-1].fill_(-1.0)
+        burst(1)
+        torch.cuda.synchronize()
+        assert torch.allclose(tensors[-1], expected), f"{name} computed the wrong result"
+    bursts_of = {name: repeated(launch) for name, launch in paths.items()} | {"floor": floor}
+    return burst_times(bursts_of, bursts) | {
         "b2b_jit": back_to_back(paths["jit"]),
         "b2b_ttgen": back_to_back(paths["ttgen"]),
     }
+
+
+def measure_callable_grid(bursts: int) -> dict[str, float]:
+    """The 3-tensor kernel with a grid function, the same one for ttgen and the JIT."""
+    module = importlib.import_module("benchkernels.k3")
+    generated = importlib.import_module("benchgen.k3_launch")
+    kernel, launcher = module.k3, generated.k3
+    p0, p1, p2 = (torch.randn(BLOCK, device="cuda") for _ in range(3))
+    n = BLOCK
+
+    def grid(meta: Any) -> tuple[int]:
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=grid)
+    torch.cuda.synchronize()
+    assert torch.allclose(p2, p0 + p1)
+    return burst_times(
+        {
+            "jit": repeated(lambda: kernel[grid](p0, p1, p2, n, BLOCK=BLOCK)),
+            "ttgen": repeated(lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=grid)),
+        },
+        bursts,
+    )
+
+
+def slope(counts: list[int], times: list[float]) -> float:
+    """Microseconds per added tensor: the least-squares slope of ``times`` over ``counts``."""
+    mean_x, mean_y = statistics.fmean(counts), statistics.fmean(times)
+    spread = sum((x - mean_x) ** 2 for x in counts)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(counts, times)) / spread
+
+
+def slopes(results: dict[int, dict[str, float]]) -> dict[str, float]:
+    counts = sorted(results)
+    return {name: slope(counts, [results[c][name] for c in counts]) for name in SLOPE_PATHS}
 
 
 def measure_autotuned(bursts: int) -> dict[str, float]:
@@ -195,10 +321,10 @@ def measure_autotuned(bursts: int) -> dict[str, float]:
     config = kernel.best_config
     return burst_times(
         {
-            "jit_autotuner": lambda: kernel[(1,)](p0, p1, p2, n),
-            "jit": lambda: kernel.fn[(1,)](p0, p1, p2, n, **config.all_kwargs()),
-            "ttgen": lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,)),
-            "native_ptrs": lambda: native(stream, *ptrs, n, BLOCK),
+            "jit_autotuner": repeated(lambda: kernel[(1,)](p0, p1, p2, n)),
+            "jit": repeated(lambda: kernel.fn[(1,)](p0, p1, p2, n, **config.all_kwargs())),
+            "ttgen": repeated(lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,))),
+            "native_ptrs": repeated(lambda: native(stream, *ptrs, n, BLOCK)),
         },
         bursts,
     )
@@ -206,16 +332,21 @@ def measure_autotuned(bursts: int) -> dict[str, float]:
 
 def table(results: dict[int, dict[str, float]]) -> str:
     rows = ["| tensors | JIT us | ttgen us | CompiledKernel.run us | native (tensors) us | "
-            "native (ptrs) us | ttgen/JIT | ttgen/native(tensors) | ttgen/native(ptrs) | "
-            "b2b JIT us/kernel | b2b ttgen us/kernel | b2b ttgen/JIT |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "native (ptrs) us | driver's floor us | ttgen/JIT | ttgen/native(tensors) | "
+            "ttgen/native(ptrs) | ttgen/floor | b2b JIT us/kernel | b2b ttgen us/kernel | "
+            "b2b ttgen/JIT |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for count, r in sorted(results.items()):
         rows.append(
             f"| {count} | {r['jit']:.2f} | {r['ttgen']:.2f} | {r['compiled_run']:.2f} | "
-            f"{r['native_tensors']:.2f} | {r['native_ptrs']:.2f} | {r['ttgen'] / r['jit']:.3f} | "
-            f"{r['ttgen'] / r['native_tensors']:.3f} | {r['ttgen'] / r['native_ptrs']:.3f} | "
+            f"{r['native_tensors']:.2f} | {r['native_ptrs']:.2f} | {r['floor']:.2f} | "
+            f"{r['ttgen'] / r['jit']:.3f} | {r['ttgen'] / r['native_tensors']:.3f} | "
+            f"{r['ttgen'] / r['native_ptrs']:.3f} | {r['ttgen'] / r['floor']:.3f} | "
             f"{r['b2b_jit']:.2f} | {r['b2b_ttgen']:.2f} | {r['b2b_ttgen'] / r['b2b_jit']:.3f} |"
         )
+    fitted = slopes(results)
+    rows.append("\nus per added tensor (least squares over " + ", ".join(map(str, sorted(results))) + "): "
+                + ", ".join(f"{name} {value:.3f}" for name, value in fitted.items()))
     return "\n".join(rows)
 
 
@@ -232,6 +363,7 @@ def plot(results: dict[int, dict[str, float]], path: Path) -> None:
         ax.plot(counts, [results[c][name] for c in counts], marker="o", label=label)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("tensor arguments")
+    ax.plot(counts, [results[c]["floor"] for c in counts], marker="o", label="cuLaunchKernel in a C loop")
     ax.set_ylabel("host time per launch (us)")
     ax.set_title(f"Launch overhead, triton {triton.__version__}, {torch.cuda.get_device_name()}")
     ax.grid(True, alpha=0.3)
@@ -246,13 +378,18 @@ def main() -> int:
     parser.add_argument("--bursts", type=int, default=200)
     parser.add_argument("--counts", default=",".join(map(str, TENSOR_COUNTS)))
     options = parser.parse_args()
+    if not torch.cuda.is_available():
+        parser.exit(2, "launch_overhead.py measures launches on a CUDA GPU, and torch sees none here "
+                    "(torch.cuda.is_available() is False): run it on the device machine.\n")
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         build(Path(folder))
         results = {c: measure(c, options.bursts) for c in map(int, options.counts.split(","))}
         tuned = measure_autotuned(options.bursts)
-    (out / "results.json").write_text(json.dumps({"plain": results, "autotuned": tuned}, indent=1))
+        grid = measure_callable_grid(options.bursts)
+    summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "slopes": slopes(results)}
+    (out / "results.json").write_text(json.dumps(summary, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(table(results))
@@ -262,6 +399,10 @@ def main() -> int:
         f"native (ptrs) {tuned['native_ptrs']:.2f} us, "
         f"ttgen/(JIT+Autotuner) {tuned['ttgen'] / tuned['jit_autotuner']:.3f}, "
         f"ttgen/native(ptrs) {tuned['ttgen'] / tuned['native_ptrs']:.3f}"
+    )
+    print(
+        f"callable grid, 3 tensors: JIT {grid['jit']:.2f} us, ttgen {grid['ttgen']:.2f} us, "
+        f"ttgen/JIT {grid['ttgen'] / grid['jit']:.3f}"
     )
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0

@@ -1,12 +1,14 @@
 """ttgen/fastpath.c: the tensor tests, grid3 and KeywordCall, as the hot path uses them.
 
-Built here with Triton's own build helper, as on the GPU machine; run on CPU tensors (device -1)
-or on the GPU's (device 0) alike."""
+The extension ttgen._fastpath, built when ttgen is installed; run on CPU tensors (device -1) or
+on the GPU's (device 0) alike."""
 
 from __future__ import annotations
 
 import enum
+import gc
 import inspect
+import weakref
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ import torch
 import ttgen.runtime as rt
 from examples.generated import scale_shift_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
-from tests.conftest import DEVICE
+from tests.conftest import CUDA, DEVICE
 from tests.references import make_scale_shift_kernel_case
 
 HERE = torch.empty(0, device=DEVICE).get_device()  # the device index the tests' tensors report
@@ -116,6 +118,135 @@ def test_a_tensor_that_answers_differently_on_a_second_read_is_an_error(monkeypa
     with pytest.raises(TypeError, match="scale_shift_kernel: a tensor argument reported a different dtype"):
         scale_shift_kernel.run(**kwargs, grid=case.grid)
     assert not launched
+
+
+# -- tensors read through torch's DLPack C exchange API --------------------------------------------
+
+EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+needs_exchange = pytest.mark.skipif(not EXCHANGE, reason="torch without __dlpack_c_exchange_api__")
+
+
+class Counted:
+    """torch.Tensor's getters, counting the calls: the exchange API answered when none came."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def get_device(self, tensor: torch.Tensor) -> int:
+        self.calls += 1
+        return rt.get_device(tensor)
+
+    def data_ptr(self, tensor: torch.Tensor) -> int:
+        self.calls += 1
+        return rt.data_ptr(tensor)
+
+
+def counted_check(*specs: rt.Tensor, exact: object = torch.Tensor) -> tuple[Any, Counted]:
+    getters = Counted()
+    kinds = tuple(spec.kind() for spec in specs)
+    checker = rt._fastpath.TensorCheck(kinds, getters.get_device, getters.data_ptr, exact, rt.DLPACK_DTYPES)
+    return checker.check, getters
+
+
+class Plain(torch.Tensor):
+    """A subclass that changes nothing: still read through torch's getters."""
+
+
+def _dtype(name: str) -> torch.dtype | None:
+    return getattr(torch, name, None)
+
+
+def tensors() -> dict[str, Any]:
+    """Tensors and near-tensors whose every read must agree with torch's getters."""
+    x = torch.arange(12.0, device=DEVICE)
+    found: dict[str, Any] = {
+        "plain": x, "offset view": x[3:], "misaligned": aligned_tensor(torch.uint8, offset=3),
+        "strided": x[::2], "transposed": x.view(3, 4).t(), "empty": torch.empty(0, device=DEVICE),
+        "empty slice": x[12:], "scalar": torch.tensor(2.0, device=DEVICE),
+        "requires grad": torch.ones(3, requires_grad=True, device=DEVICE), "neg view": torch._neg_view(x),
+        "complex": torch.ones(2, dtype=torch.complex64, device=DEVICE),
+        "subclass": torch.Tensor._make_subclass(Plain, x), "parameter": torch.nn.Parameter(x.clone()),
+        "meta": torch.empty(4, device="meta"), "sparse": x.to_sparse(),
+        "functional (no storage)": torch._to_functional_tensor(x),
+        "None": None, "int": 3,
+    }
+    names = ("bool", "int8", "uint8", "int16", "uint16", "uint32", "uint64", "bfloat16", "float16",
+             "float64", "float8_e4m3fn", "float8_e5m2", "int4", "uint4")
+    for name in names:
+        dtype = _dtype(name)
+        if dtype is not None:
+            found[name] = torch.empty(8, dtype=dtype, device=DEVICE)
+    return found
+
+
+KINDS = {
+    "float32": (rt.Tensor("x", (torch.float32,)),),
+    "any": (rt.Tensor("x"),),
+    "uint8 or int8": (rt.Tensor("x", (torch.uint8, torch.int8)),),
+    "optional bool": (rt.Tensor("x", (torch.bool,), optional=True),),
+    "fp8": (rt.Tensor("x", tuple(d for d in map(_dtype, ("float8_e4m3fn", "float8_e5m2")) if d)),),
+    "unaligned any": (rt.Tensor("x", aligned=False),),
+}
+
+
+@needs_exchange
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("device", [HERE, HERE + 1])
+def test_the_exchange_api_answers_exactly_what_torchs_getters_answer(kind: str, device: int) -> None:
+    fast, _ = counted_check(*KINDS[kind])
+    getters, _ = counted_check(*KINDS[kind], exact=None)
+    for name, tensor in tensors().items():
+        assert fast(device, tensor) == getters(device, tensor), name
+
+
+@needs_exchange
+def test_exact_tensors_never_reach_the_getters_and_subclasses_always_do() -> None:
+    check, getters = counted_check(rt.Tensor("x"), rt.Tensor("y"))
+    x = aligned_tensor()
+    y = x[::2].to(torch.float16)
+    assert check(HERE, x[3:], y) == ((False, True), x.data_ptr() + 12, y.data_ptr())  # data + offset
+    assert getters.calls == 0
+    check(HERE, torch.Tensor._make_subclass(Plain, x), x)
+    assert getters.calls == 2  # the subclass: get_device and data_ptr
+    check(HERE, torch.empty(4, device="meta"), x)  # torch will not export meta: the getters say
+    assert getters.calls == 4
+
+
+@needs_exchange
+def test_dtypes_that_share_an_encoding_are_told_apart_by_the_tensor() -> None:
+    int4, uint4 = _dtype("int4"), _dtype("uint4")
+    if int4 is None or uint4 is None:
+        pytest.skip("torch without int1-int7")
+    assert torch.int8 not in {dtype for _, dtype in rt.DLPACK_DTYPES}  # int1-int7 share its code
+    check, getters = counted_check(rt.Tensor("x", (torch.int8,)))
+    assert check(HERE, torch.empty(4, dtype=torch.int8, device=DEVICE)) is not None
+    assert check(HERE, torch.empty(4, dtype=int4, device=DEVICE)) is None
+    assert getters.calls == 0  # the dtype came from the tensor, the rest from the exchange API
+
+
+@needs_exchange
+def test_each_paired_encoding_is_what_torch_gives_its_dtype() -> None:
+    paired = dict(rt.DLPACK_DTYPES)
+    assert {torch.float32, torch.bool, torch.float16, torch.bfloat16} <= set(paired.values())
+    for code, dtype in paired.items():
+        read = rt._fastpath.dlpack(torch.empty(0, dtype=dtype, device=DEVICE))
+        assert read is not None and read[2] == code, dtype
+
+
+def test_a_checked_tensor_is_not_kept() -> None:
+    check, _ = counted_check(rt.Tensor("x"))
+    tensor = torch.arange(4.0, device=DEVICE)
+    alive = weakref.ref(tensor)
+    assert check(HERE, tensor) is not None and check(HERE + 1, tensor) is None
+    del tensor
+    gc.collect()
+    assert alive() is None
+
+
+def test_without_the_exchange_api_the_getters_answer() -> None:
+    check, getters = counted_check(rt.Tensor("x"), exact=object)  # a type with no API
+    x = torch.arange(4.0, device=DEVICE)
+    assert check(HERE, x) == (True, x.data_ptr()) and getters.calls == 2
 
 
 # -- KeywordCall: run()'s keywords mapped to slots once per call shape --------------------------
@@ -227,7 +358,7 @@ class Devices:
 
 def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
     owner, devices = Owner(), Devices()
-    state = rt._fastpath().LaunchState(
+    state = rt._fastpath.LaunchState(
         devices, ((owner, "enter"), (owner, "exit")), ((owner, "debug"), (owner, "mode")), rt.HOOKED
     )
     assert state() == (0, False, "")
@@ -244,6 +375,23 @@ def test_the_runtime_launch_state_is_tritons() -> None:
     assert rt.launch_state()[0] == rt.current_device()
     if rt._VERSION < (3, 9):
         assert rt.launch_state()[1:] == (rt.knobs.runtime.debug, rt.knobs.compilation.instrumentation_mode)
+
+
+@pytest.mark.skipif(CUDA, reason="the host fallback: without CUDA, under the interpreter")
+def test_without_cuda_launches_go_to_the_host_on_stream_zero() -> None:
+    assert rt.launch_state()[0] == -1 and rt.current_stream(-1) == 0
+
+
+@pytest.mark.gpu
+def test_the_launch_state_and_stream_are_torchs_current_device_and_stream() -> None:
+    for device in range(torch.cuda.device_count()):
+        with torch.cuda.device(device):
+            for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
+                with torch.cuda.stream(stream):
+                    found = rt.launch_state()[0]
+                    assert found == torch.cuda.current_device() == device
+                    raw = torch.cuda.current_stream().cuda_stream
+                    assert rt.current_stream(found) == raw == stream.cuda_stream
 
 
 def test_launch_splices_the_fixed_arguments_after_grid_and_stream() -> None:

@@ -1,13 +1,20 @@
 /* Two pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
  *
- * ttgen.runtime builds this file with Triton's own C build helper (as Triton builds its
- * launchers), so it needs nothing that Triton does not already need.
+ * Built when ttgen is installed, as the extension ttgen._fastpath (setup.py): it needs a C
+ * compiler and Python's headers then, and neither torch's nor Triton's headers ever.
  *
  * 1. TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
  *
  * In Python each tensor argument costs three attribute reads or calls (dtype, get_device,
  * data_ptr) plus the interpreter's work around them, the largest share of a launch with many
- * tensors.  The reads themselves stay torch's; this only saves the interpreter.
+ * tensors.  An argument whose type is exactly ``exact`` (torch.Tensor) is read instead through
+ * torch's DLPack C exchange API (``exact.__dlpack_c_exchange_api__``, torch >= 2.10): one C
+ * call fills a DLTensor on the stack, holding no reference.  Its device type maps to the index
+ * get_device() gives (kDLCPU -1, kDLCUDA the device id), its address is data + byte_offset
+ * (what data_ptr() gives), and its dtype is the torch dtype ``dtypes`` pairs with its encoding
+ * (code | bits << 8 | lanes << 16); ``dtypes`` pairs only encodings that one torch dtype alone
+ * has, so for any other the dtype is read from the tensor.  Anything else (a subclass, torch
+ * without the API, another device type, a tensor torch will not export) takes torch's getters.
  *
  * ``kinds`` holds one (dtypes, optional, aligned) triple per tensor parameter: ``dtypes`` is a
  * tuple of accepted torch dtypes (compared by identity) or a frozenset (membership); ``optional``
@@ -52,7 +59,83 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <structmember.h>
+
+/* -- DLPack's C exchange API: the parts used here, as torch/include/ATen/dlpack.h (DLPack 1.x)
+ * declares them.  Declared here so that building needs no torch headers. ----------------------- */
+
+enum { kDLCPU = 1, kDLCUDA = 2 };
+
+typedef struct {
+    int32_t device_type; /* DLDeviceType, an int-sized enum */
+    int32_t device_id;
+} DLDevice;
+
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLPackExchangeAPIHeader {
+    struct { uint32_t major, minor; } version;
+    struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+
+typedef struct {
+    DLPackExchangeAPIHeader header;
+    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync,
+        *managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+} DLPackExchangeAPI;
+
+static PyObject *exchange_name;
+
+/* ``type``'s exchange API; NULL with no error set where it has none of DLPack major version 1. */
+static const DLPackExchangeAPI *exchange_api(PyObject *type) {
+    if (type == Py_None)
+        return NULL;
+    PyObject *capsule = PyObject_GetAttr(type, exchange_name);
+    if (capsule == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
+        return NULL;
+    }
+    const DLPackExchangeAPI *api = PyCapsule_IsValid(capsule, "dlpack_exchange_api")
+        ? PyCapsule_GetPointer(capsule, "dlpack_exchange_api") : NULL;
+    Py_DECREF(capsule); /* the table is static in torch, not owned by the capsule */
+    return api != NULL && api->header.version.major == 1 ? api : NULL;
+}
+
+static uint32_t encoding(DLDataType dtype) {
+    return dtype.code | (uint32_t)dtype.bits << 8 | (uint32_t)dtype.lanes << 16;
+}
+
+/* dlpack(tensor) -> (device_type, device_id, encoding, address) or None: the tensor as its
+ * type's exchange API reads it (None where the type has none); torch's error if it refuses. */
+static PyObject *dlpack(PyObject *module, PyObject *tensor) {
+    const DLPackExchangeAPI *api = exchange_api((PyObject *)Py_TYPE(tensor));
+    if (api == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    DLTensor dl;
+    if (api->dltensor_from_py_object_no_sync(tensor, &dl) != 0)
+        return NULL;
+    return Py_BuildValue("(iiIK)", dl.device.device_type, dl.device.device_id, encoding(dl.dtype),
+                         (unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
+}
 
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
 
@@ -63,12 +146,22 @@ typedef struct {
 } Kind;
 
 typedef struct {
+    uint32_t encoding;
+    PyObject *dtype; /* borrowed from TensorCheck.encodings */
+} Encoding;
+
+typedef struct {
     PyObject_HEAD
     Py_ssize_t count;
     Kind *kinds;
     PyObject *spec; /* the kinds tuple, kept alive: kinds[] borrows from it */
     PyObject *get_device;
     PyObject *data_ptr;
+    PyObject *exact; /* the type read through ``api``; NULL where there is no API */
+    const DLPackExchangeAPI *api;
+    PyObject *encodings; /* the (encoding, dtype) pairs, kept alive: dtypes[] borrows from it */
+    Py_ssize_t dtype_count;
+    Encoding *dtypes;
 } TensorCheck;
 
 static PyObject *dtype_name;
@@ -85,8 +178,53 @@ static int dtype_ok(const Kind *kind, PyObject *dtype) {
     return PySet_Contains(kind->dtypes, dtype);
 }
 
+/* The accepted dtype of ``encoding`` (borrowed), or NULL where none or several dtypes have it. */
+static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
+    for (Py_ssize_t i = 0; i < self->dtype_count; i++)
+        if (self->dtypes[i].encoding == encoding)
+            return self->dtypes[i].dtype;
+    return NULL;
+}
+
+/* One tensor argument read through the exchange API, as pointer() below tells it; sets *used = 0
+ * (and no error) where the API does not answer for this tensor, so that the getters must. */
+static PyObject *exchanged(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device,
+                           int *used) {
+    DLTensor dl;
+    *used = 0;
+    if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) != 0) {
+        if (PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+        else
+            *used = 1; /* KeyboardInterrupt and the like go on up */
+        return NULL;
+    }
+    if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
+        return NULL;
+    *used = 1;
+    PyObject *dtype = dtype_of(self, encoding(dl.dtype));
+    int ok = dtype != NULL ? dtype_ok(kind, dtype) : -2;
+    if (ok == -2) { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
+        dtype = PyObject_GetAttr(tensor, dtype_name);
+        if (dtype == NULL)
+            return NULL;
+        ok = dtype_ok(kind, dtype);
+        Py_DECREF(dtype);
+    }
+    long found = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
+    if (ok <= 0 || found != device)
+        return NULL;
+    return PyLong_FromUnsignedLongLong((unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
+}
+
 /* The pointer of one tensor argument as a new int; NULL with no error set when it fails a test. */
 static PyObject *pointer(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device) {
+    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
+        int used;
+        PyObject *ptr = exchanged(self, kind, tensor, device, &used);
+        if (used)
+            return ptr;
+    }
     PyObject *dtype = PyObject_GetAttr(tensor, dtype_name);
     if (dtype == NULL)
         return NULL;
@@ -176,10 +314,34 @@ failed:
     return NULL;
 }
 
+/* ``encodings``' (encoding, dtype) pairs as a C array; -1 with an error set. */
+static int read_encodings(TensorCheck *self, PyObject *encodings) {
+    Py_ssize_t count = PyTuple_GET_SIZE(encodings);
+    self->dtypes = PyMem_Calloc(count ? count : 1, sizeof(Encoding));
+    if (self->dtypes == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(encodings, i), *dtype;
+        unsigned int code;
+        if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "IO", &code, &dtype)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "each encoding is (int, dtype)");
+            return -1;
+        }
+        self->dtypes[i] = (Encoding){code, dtype};
+    }
+    self->dtype_count = count;
+    self->encodings = Py_NewRef(encodings);
+    return 0;
+}
+
 static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
-    PyObject *spec, *get_device, *data_ptr;
-    static char *names[] = {"kinds", "get_device", "data_ptr", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO", names, &PyTuple_Type, &spec, &get_device, &data_ptr))
+    PyObject *spec, *get_device, *data_ptr, *exact = Py_None, *encodings = NULL;
+    static char *names[] = {"kinds", "get_device", "data_ptr", "exact", "encodings", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OO!", names, &PyTuple_Type, &spec, &get_device,
+                                     &data_ptr, &exact, &PyTuple_Type, &encodings))
         return -1;
     if (self->kinds != NULL) {
         PyErr_SetString(PyExc_TypeError, "TensorCheck is initialized once");
@@ -211,11 +373,18 @@ static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
     self->get_device = get_device;
     Py_INCREF(data_ptr);
     self->data_ptr = data_ptr;
-    return 0;
+    self->api = exchange_api(exact);
+    if (self->api == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    self->exact = Py_NewRef(exact);
+    return encodings == NULL ? 0 : read_encodings(self, encodings);
 }
 
 static void dealloc(TensorCheck *self) {
     PyMem_Free(self->kinds);
+    PyMem_Free(self->dtypes);
+    Py_XDECREF(self->exact);
+    Py_XDECREF(self->encodings);
     Py_XDECREF(self->spec);
     Py_XDECREF(self->get_device);
     Py_XDECREF(self->data_ptr);
@@ -230,7 +399,7 @@ static PyMethodDef methods[] = {
 
 static PyTypeObject TensorCheckType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.TensorCheck",
+    .tp_name = "ttgen._fastpath.TensorCheck",
     .tp_basicsize = sizeof(TensorCheck),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The dtype, device and pointer tests of a kernel's tensor parameters.",
@@ -269,6 +438,7 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
 
 static PyMethodDef functions[] = {
     {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
+    {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
     {NULL},
 };
 
@@ -390,7 +560,7 @@ static void state_dealloc(LaunchState *self) {
 
 static PyTypeObject LaunchStateType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.LaunchState",
+    .tp_name = "ttgen._fastpath.LaunchState",
     .tp_basicsize = sizeof(LaunchState),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "The current device and the knobs Triton keys its cache on, or the hooked marker.",
@@ -499,7 +669,7 @@ static PyMemberDef launch_members[] = {
 
 static PyTypeObject LaunchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.Launch",
+    .tp_name = "ttgen._fastpath.Launch",
     .tp_basicsize = sizeof(Launch),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "Triton's native launch function with its per-kernel arguments spliced in.",
@@ -669,7 +839,7 @@ static void keyword_dealloc(KeywordCall *self) {
 
 static PyTypeObject KeywordCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ttgen_fastpath.KeywordCall",
+    .tp_name = "ttgen._fastpath.KeywordCall",
     .tp_basicsize = sizeof(KeywordCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "A keyword-only function, called with its keywords mapped to slots once per call shape.",
@@ -686,14 +856,15 @@ static PyTypeObject KeywordCallType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ttgen_fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
+    PyModuleDef_HEAD_INIT, "ttgen._fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
 };
 
-PyMODINIT_FUNC PyInit_ttgen_fastpath(void) {
+PyMODINIT_FUNC PyInit__fastpath(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
     current_device_name = PyUnicode_InternFromString("current_device");
     calls_name = PyUnicode_InternFromString("calls");
-    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL)
+    exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL)
         return NULL;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType};
     const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall"};

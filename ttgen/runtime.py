@@ -16,8 +16,9 @@ module holds everything that is not on that straight line:
 * the launch adapters (`_launch_function`): Triton's native launch entry point, called with the
   calling convention of the installed Triton version, or ``CompiledKernel.run`` for versions and
   kernels they do not cover.
-* the hot path's pieces in C (fastpath.c, built with Triton's build helper): the tensors' tests
-  (`Launcher.tensors`), `grid3`, `launch_state`, the launch call and `keyword_call`.
+* the hot path's pieces in C (fastpath.c, compiled when ttgen is installed, as
+  ``ttgen._fastpath``): the tensors' tests (`Launcher.tensors`), `grid3`, `launch_state`, the
+  launch call and `keyword_call`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import sys
 import textwrap
 import threading
 import types
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -40,13 +42,22 @@ import triton
 import triton.language as tl
 from triton import knobs
 from triton.runtime.autotuner import Autotuner, Heuristics
-from triton.runtime.build import compile_module_from_src
 from triton.runtime.jit import JITFunction
 
 from ttgen import kinds, live, model
 from ttgen.live import StaleLauncherError
 from ttgen.fingerprint import find_function, fingerprint
 from ttgen.options import OPTIONS
+
+try:
+    from ttgen import _fastpath
+except ImportError as exc:  # a source tree that was never installed
+    _ROOT = Path(__file__).resolve().parents[1]
+    raise ImportError(
+        f"ttgen's C extension ttgen._fastpath is not built ({exc}). It is compiled when ttgen is "
+        f"installed: run `pip install -e {_ROOT}` (or `python setup.py build_ext --inplace` in "
+        f"{_ROOT}); it needs a C compiler and Python's headers."
+    ) from exc
 
 # Unbound C methods: faster than bound lookups, and they reject non-tensors with TypeError.
 data_ptr = torch.Tensor.data_ptr
@@ -271,9 +282,30 @@ class Dynamic(Spec):
 
 def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
     """``check(device, *tensors)``: each tensor's dtype, device and pointer tested in C (see
-    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails."""
+    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails.  Exact
+    torch.Tensor arguments are read through torch's DLPack C exchange API where torch has it."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _fastpath().TensorCheck(kinds, get_device, data_ptr).check  # type: ignore[no-any-return]
+    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES).check
+
+
+def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
+    """``(encoding, dtype)`` for each DLPack dtype encoding that torch gives one dtype alone
+    (int8 shares its encoding with int1-int7): the dtype a tensor read through the exchange
+    API has.  Asked of torch itself, so it is exact for the installed version."""
+    found: dict[int, list[torch.dtype]] = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            with warnings.catch_warnings():  # "experimental", "deprecated": not the user's concern
+                warnings.simplefilter("ignore")
+                read = _fastpath.dlpack(torch.empty(0, dtype=dtype))
+        except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
+            continue
+        if read is not None:
+            found.setdefault(read[2], []).append(dtype)
+    return tuple(sorted((code, dtypes[0]) for code, dtypes in found.items() if len(dtypes) == 1))
+
+
+DLPACK_DTYPES = _dlpack_dtypes()
 
 
 def keyword_call(function: _F) -> _F:
@@ -288,26 +320,12 @@ def keyword_call(function: _F) -> _F:
     names = code.co_varnames[:count]
     given = function.__kwdefaults__ or {}
     defaults = tuple(given.get(name, _REQUIRED) for name in names)
-    call = _fastpath().KeywordCall(body, function, names, defaults, _REQUIRED)
+    call = _fastpath.KeywordCall(body, function, names, defaults, _REQUIRED)
     functools.update_wrapper(call, function)  # name, docstring, and __wrapped__ for inspect
     return cast(_F, call)
 
 
 _REQUIRED = object()  # in place of the default of a parameter that has none
-
-
-@functools.cache
-def _fastpath() -> ModuleType:
-    """fastpath.c, compiled once per source and platform with Triton's own build helper (the
-    one that builds Triton's launchers, cached in Triton's cache directory)."""
-    source = Path(__file__).with_name("fastpath.c")
-    try:
-        return compile_module_from_src(source.read_text(), "ttgen_fastpath")
-    except Exception as exc:
-        raise ImportError(
-            f"ttgen could not build its C helper {source} with Triton's build helper; it needs "
-            f"what Triton's own launchers need (a C compiler, Python's headers): {exc}"
-        ) from exc
 
 
 # -- the slow path and the launch adapters -------------------------------------------------------
@@ -680,7 +698,7 @@ def _launch_function(kernel: Any) -> LaunchFunction:
 
 
 def _splice(native: Any, middle: tuple[Any, ...], args_as_tuple: bool = False) -> LaunchFunction:
-    return cast(LaunchFunction, _fastpath().Launch(native, middle, args_as_tuple))
+    return cast(LaunchFunction, _fastpath.Launch(native, middle, args_as_tuple))
 
 
 def _adapter_36(kernel: Any, launcher: Any) -> LaunchFunction | None:
@@ -727,7 +745,7 @@ _runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
 _KNOBS = [(_runtime_knobs, "debug"), (_compilation_knobs, "instrumentation_mode")]
 if _VERSION >= (3, 9):
     _KNOBS.append((_compilation_knobs, "fpsan_homomorphic_casts"))  # 3.9 reads it per launch too
-_read_state: Callable[[], tuple[Any, ...]] = _fastpath().LaunchState(
+_read_state: Callable[[], tuple[Any, ...]] = _fastpath.LaunchState(
     sys.modules[__name__],
     ((_runtime_knobs, "launch_enter_hook"), (_runtime_knobs, "launch_exit_hook")),
     tuple(_KNOBS),
@@ -749,7 +767,7 @@ launch_state = _launch_state_39 if _VERSION >= (3, 9) else _read_state
 
 # ``grid3(grid)``: ``(x, y, z)`` for a tuple or list of 1 to 3 plain ints within GRID_LIMITS,
 # padded with ones; None for anything else (`Launcher.checked_grid` then explains).  In C.
-grid3: Callable[[Any], "tuple[int, int, int] | None"] = _fastpath().grid3
+grid3: Callable[[Any], "tuple[int, int, int] | None"] = _fastpath.grid3
 
 
 def dynamic_key(value: object, specialize: bool, align: bool) -> object:
