@@ -151,11 +151,9 @@ def _describe(value: object) -> str:
 
 
 class ArgumentError(Exception):
-    """Raised by a spec; `Launcher.accept` turns it into TypeError or ValueError with context."""
-
-    def __init__(self, cls: type[Exception], expected: str, value: object) -> None:
-        super().__init__(expected)
-        self.cls, self.expected, self.value = cls, expected, value
+    """Raised by a spec as ``ArgumentError(cls, expected, value)``; `Launcher.accept` turns it
+    into ``cls`` (TypeError or ValueError) with context.  No ``__init__`` of its own: Dynamo
+    traces the specs (ttgen.traced) and cannot trace an exception's ``super().__init__``."""
 
 
 class Spec:
@@ -231,11 +229,12 @@ class Float(Spec):
             number = float(value)
         except OverflowError:
             number = math.inf
-        if math.isfinite(number) and abs(number) > self.largest:
+        # Comparisons, not math.isfinite: under torch.compile the value may be symbolic.
+        if self.largest < abs(number) < math.inf:  # finite and too large (NaN compares False)
             raise ArgumentError(
                 ValueError, f"a finite float that fits {self.dtype} (|x| <= {self.largest:g})", value
             )
-        if math.isinf(number) and not isinstance(value, float):
+        if abs(number) == math.inf and not isinstance(value, float):
             raise ArgumentError(ValueError, f"a float that fits {self.dtype}", value)
         return number
 
@@ -422,9 +421,10 @@ class Launcher:
             try:
                 accepted.append(spec.accept(value, device))
             except ArgumentError as exc:
-                raise exc.cls(
-                    f"{self.name}: argument '{spec.name}' expected {exc.expected}, "
-                    f"got {_describe(exc.value)}"
+                cls, expected, given = exc.args
+                raise cls(
+                    f"{self.name}: argument '{spec.name}' expected {expected}, "
+                    f"got {_describe(given)}"
                 ) from None
         return tuple(accepted)
 
