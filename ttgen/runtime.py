@@ -17,7 +17,8 @@ module holds everything that is not on that straight line:
   calling convention of the installed Triton version, or ``CompiledKernel.run`` for versions and
   kernels they do not cover.
 * the hot path's pieces in C (fastpath.c, built with Triton's build helper): the tensors' tests
-  (`Launcher.tensors`), `grid3`, `launch_state`, the launch call and `keyword_call`.
+  (`Launcher.tensors`), `grid3`, `launch_state`, the launch call and `keyword_call`, which also
+  gives each run() the Python counterpart torch.compile traces in its place (ttgen/traced.py).
 """
 
 from __future__ import annotations
@@ -332,6 +333,9 @@ def keyword_call(function: _F) -> _F:
     defaults = tuple(given.get(name, _REQUIRED) for name in names)
     call = _fastpath().KeywordCall(body, function, names, defaults, _REQUIRED)
     functools.update_wrapper(call, function)  # name, docstring, and __wrapped__ for inspect
+    from ttgen import traced  # needs this module whole; cheap (torch and Triton are loaded)
+
+    traced.mark(call, function)  # what torch.compile traces in its place
     return cast(_F, call)
 
 
