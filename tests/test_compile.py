@@ -272,9 +272,12 @@ def test_compiled_fullgraph_gives_the_eager_result(call: Call) -> None:
     torch.cuda.synchronize()
     assert_outputs(eager)
     assert_outputs(traced)
-    if call.kernel != "matmul_autotuned":  # inductor tunes on its own: maybe another config
-        for name in eager.expected:
-            assert torch.equal(traced.outputs[name], eager.outputs[name]), name
+    # Within the case's tolerance, not bitwise: Inductor compiles the kernel with its own launch
+    # settings, and tunes an autotuned kernel on its own (maybe to another config).
+    for name in eager.expected:
+        torch.testing.assert_close(
+            traced.outputs[name], eager.outputs[name], atol=eager.atol, rtol=eager.rtol
+        )
 
 
 @pytest.mark.gpu
@@ -310,11 +313,8 @@ def test_reduce_overhead_captures_the_kernel_in_the_cuda_graph(call: Call) -> No
     eager = step(kwargs)
     torch.cuda.synchronize()
     assert counters["inductor"]["cudagraph_skips"] == 0
-    for got, want in zip(replayed, eager):
-        if call.kernel == "matmul_autotuned":  # inductor tunes on its own: maybe another config
-            torch.testing.assert_close(got, want, atol=2 * case.atol, rtol=case.rtol)
-        else:
-            assert torch.equal(got, want)
+    for got, want in zip(replayed, eager):  # outputs doubled: twice the case's atol
+        torch.testing.assert_close(got, want, atol=2 * case.atol, rtol=case.rtol)
 
 
 @pytest.mark.gpu
