@@ -3,9 +3,10 @@
 Dynamo cannot trace a generated run(): it is a `KeywordCall` (fastpath.c) whose body calls more
 C (`launch_state`, the tensors' tests, the native launch).  ``torch.jit.script_if_tracing``
 marks its wrappers with ``__script_if_tracing_wrapper`` and keeps the function to trace in their
-``__original_fn``, and Dynamo (torch 2.1 to 2.13 at least) traces ``__original_fn`` in place of
-any object so marked.  `mark` gives each launcher's run() such a function; eager calls never
-read it, so the fast path is unchanged, and nothing here imports Dynamo.
+``__original_fn``, and Dynamo's VariableBuilder traces ``__original_fn`` in place of any object
+so marked (read in torch 2.13's source; older releases have the same branch).  `mark` gives
+each launcher's run() such a function; eager calls never read it, so the fast path is
+unchanged, and nothing here imports Dynamo.
 
 The traced function does, on the traced (fake) tensors, what run() does before it launches:
 binds the keywords, checks every argument with the launcher's full rules and messages
