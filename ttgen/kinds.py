@@ -63,12 +63,18 @@ _PYTHON = {"int": int, "bool": bool, "float": float, "str": str}
 
 
 class Violation(Exception):
-    """A value breaks its parameter's rule: ``cls`` (TypeError or ValueError) and what was
-    expected, worded to follow 'argument 'x' expected ...'."""
+    """A value breaks its parameter's rule: ``Violation(cls, expected)``, ``cls`` TypeError or
+    ValueError and what was expected, worded to follow 'argument 'x' expected ...'.  No
+    ``__init__`` of its own: Dynamo traces the rules (ttgen.traced) and cannot trace an
+    exception's ``super().__init__``."""
 
-    def __init__(self, cls: type[Exception], expected: str) -> None:
-        super().__init__(expected)
-        self.cls, self.expected = cls, expected
+    @property
+    def cls(self) -> type[Exception]:
+        return self.args[0]  # type: ignore[no-any-return]
+
+    @property
+    def expected(self) -> str:
+        return self.args[1]  # type: ignore[no-any-return]
 
 
 def _tuple(items: list[str]) -> str:
@@ -165,7 +171,9 @@ class Float:
         except OverflowError:
             number = math.inf
         largest = FLOAT_MAX[dtype]
-        if math.isfinite(number) and abs(number) > largest or math.isinf(number) and not isinstance(value, float):
+        # Comparisons, not math.isfinite: under torch.compile the value may be symbolic.
+        too_large = largest < abs(number) < math.inf  # (nan compares False)
+        if too_large or abs(number) == math.inf and not isinstance(value, float):
             raise Violation(ValueError, f"a float that fits {dtype} (|x| <= {largest:g}, or inf or nan)")
         return number
 

@@ -18,7 +18,8 @@ module holds everything that is not on that straight line:
   kernels they do not cover.
 * the hot path's pieces in C (fastpath.c, compiled when ttgen is installed, as
   ``ttgen._fastpath``): the tensors' tests (`Launcher.tensors`), `grid3`, `launch_state`, the
-  launch call and `keyword_call`.
+  launch call and `keyword_call`, which also gives each run() the Python
+  counterpart torch.compile traces in its place (ttgen/traced.py).
 """
 
 from __future__ import annotations
@@ -169,11 +170,9 @@ def _describe(value: object) -> str:
 
 
 class ArgumentError(Exception):
-    """Raised by a spec; `Launcher.accept` turns it into TypeError or ValueError with context."""
-
-    def __init__(self, cls: type[Exception], expected: str, value: object) -> None:
-        super().__init__(expected)
-        self.cls, self.expected, self.value = cls, expected, value
+    """Raised by a spec as ``ArgumentError(cls, expected, value)``; `Launcher.accept` turns it
+    into ``cls`` (TypeError or ValueError) with context.  No ``__init__`` of its own: Dynamo
+    traces the specs (ttgen.traced) and cannot trace an exception's ``super().__init__``."""
 
 
 class Spec:
@@ -322,6 +321,9 @@ def keyword_call(function: _F) -> _F:
     defaults = tuple(given.get(name, _REQUIRED) for name in names)
     call = _fastpath.KeywordCall(body, function, names, defaults, _REQUIRED)
     functools.update_wrapper(call, function)  # name, docstring, and __wrapped__ for inspect
+    from ttgen import traced  # needs this module whole; cheap (torch and Triton are loaded)
+
+    traced.mark(call, function)  # what torch.compile traces in its place
     return cast(_F, call)
 
 
@@ -429,9 +431,10 @@ class Launcher:
             try:
                 accepted.append(spec.accept(value, device))
             except ArgumentError as exc:
-                raise exc.cls(
-                    f"{self.name}: argument '{spec.name}' expected {exc.expected}, "
-                    f"got {_describe(exc.value)}"
+                cls, expected, given = exc.args
+                raise cls(
+                    f"{self.name}: argument '{spec.name}' expected {expected}, "
+                    f"got {_describe(given)}"
                 ) from None
         return tuple(accepted)
 
