@@ -174,7 +174,6 @@ def test_autotuned_launchers_import_against_their_live_configs(built: tuple[Path
 
 GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("signatures", "option_named_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8, "num_warps": 2}, (1,)),
-    ("signatures", "keyword_only_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("signatures", "digamma_kernel_", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     ("signatures", "present_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     ("signatures", "loose_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),

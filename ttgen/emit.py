@@ -346,7 +346,7 @@ def _emit_layer(
     w.add("if _tuned is None:", 2)
     w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, {options})", 3)
     w.add("return", 3)
-    w.add(f"{', '.join(supplied + ['_choice'])} = _tuned", 2)
+    w.add(f"{_tuple(supplied + ['_choice'])} = _tuned", 2)
     w.add("if _choice.pre_hook is not None:", 2)
     values = "{" + ", ".join(f'"{n}": {n}' for n in known + supplied) + "}"
     w.add(f"{launcher}.run_pre_hook(_choice, {values}, grid)", 3)

@@ -60,6 +60,7 @@ FLOAT_MAX: dict[str, float] = {
 }
 
 _PYTHON = {"int": int, "bool": bool, "float": float, "str": str}
+_HASHABLE = (int, bool, float, str, type(None))
 
 
 class Violation(Exception):
@@ -250,10 +251,11 @@ class Constexpr:
             raise Violation(TypeError, self.expected())
         if kind.values is not None and not any(type(value) is type(v) and value == v for v in kind.values):
             raise Violation(ValueError, self.expected())
-        try:
-            hash(value)
-        except TypeError:
-            raise Violation(TypeError, self.expected()) from None
+        if type(value) not in _HASHABLE:  # (Dynamo cannot trace hash() of a plain int)
+            try:
+                hash(value)
+            except TypeError:
+                raise Violation(TypeError, self.expected()) from None
         return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
 
     def inline(self, name: str) -> str:

@@ -362,6 +362,7 @@ class Launcher:
         live.check_layers(where, found[:-1], layers)
         self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
         self.layers: list[Any] = [d for d in found[:-1] if live.kind(d) != "wrapper"]  # outermost first
+        self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
         self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
         self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)

@@ -24,7 +24,6 @@ from typing import Any
 import torch
 
 from ttgen.options import OPTIONS
-from ttgen.live import kind
 from ttgen.runtime import Launcher, _non_default
 
 
@@ -108,7 +107,7 @@ def launch(launcher: Launcher, values: dict[str, Any]) -> None:
     # launched is the first layer that is not one (an Autotuner, or the JITFunction).
     kernel = launcher.kernel
     for index, layer in enumerate(launcher.layers):
-        if kind(layer) != "heuristics":
+        if launcher.layer_kinds[index] != "heuristics":
             kernel = layer
             break
         arguments.update(zip(layer.values, launcher.heuristics(index, arguments, grid)))

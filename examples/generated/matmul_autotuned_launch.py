@@ -124,7 +124,7 @@ class matmul_autotuned:
         if _tuned is None:
             _matmul_autotuned.tune(_tune_key, grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
             return
-        BLOCK_M, BLOCK_N, BLOCK_K, _choice = _tuned
+        (BLOCK_M, BLOCK_N, BLOCK_K, _choice) = _tuned
         if _choice.pre_hook is not None:
             _matmul_autotuned.run_pre_hook(_choice, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)
         (EVEN_K,) = _matmul_autotuned.heuristics(1, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)

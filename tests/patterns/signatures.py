@@ -16,7 +16,7 @@ def option_named_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, num_warps: tl.co
 
 
 @triton.jit
-def keyword_only_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], *, n: int, BLOCK: tl.constexpr[int] = 16):
+def keyword_only_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, *, BLOCK: tl.constexpr[int]):
     offs = tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) - 1, mask=offs < n)
 
