@@ -21,7 +21,7 @@ class BuildError(Exception):
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     path: str
-    line: int
+    line: int  # 0 for a problem with the path itself, not a place in a file
     column: int
     severity: str  # "error" or "warning"
     message: str
@@ -29,7 +29,8 @@ class Diagnostic:
     source_line: str = ""
 
     def render(self) -> str:
-        head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}  [{self.code}]"
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path  # 0: no line
+        head = f"{where}: {self.severity}: {self.message}  [{self.code}]"
         if not self.source_line.strip():
             return head
         line = self.source_line.rstrip("\r\n")
