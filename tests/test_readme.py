@@ -1,7 +1,8 @@
 """The README's commands, run as the README writes them, so that none can rot.
 
-Every command in a ``sh`` block of README.md is run here or by ``.ci/run`` (`RUN`):
-`test_every_readme_command_has_a_runner` fails when one is added without one.
+Every command in a ``sh`` block of README.md is run here (the sections `RUN_HERE`) or by
+``.ci/run`` (`RUN_BY_CI`): `test_every_readme_command_has_a_runner` fails when one is added
+without a runner.
 
 `test_a_users_first_hour` is slow (a fresh virtual environment; ``pytest -m slow``, which
 ``.ci/run`` runs): in a copy of the repository it installs with the README's own install line,
@@ -29,12 +30,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 SETUP, MYPY = "Set up and run", "Checking launch sites with mypy"
-# README command -> who runs it: a section this module runs, or the line of .ci/run that does.
-RUN = {
-    SETUP: "test_a_users_first_hour",
-    MYPY: "test_a_users_first_hour",
-    ".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q",
-}
+RUN_HERE = (SETUP, MYPY)  # the sections whose commands test_a_users_first_hour runs
+RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
 
 
 def section(heading: str) -> str:
@@ -44,22 +41,22 @@ def section(heading: str) -> str:
     return match[1]
 
 
-def commands(text: str, language: str = "sh") -> list[str]:
-    """The lines of ``text``'s ``language`` code blocks, comments dropped."""
-    blocks = re.findall(rf"^```{language}\n(.*?)^```", text, re.M | re.S)
-    lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()]
+def blocks(text: str, language: str) -> list[str]:
+    """The ``language`` code blocks of ``text``."""
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.M | re.S)
+
+
+def commands(text: str) -> list[str]:
+    """The lines of ``text``'s ``sh`` code blocks, comments dropped."""
+    lines = [line.split("  #")[0].strip() for block in blocks(text, "sh") for line in block.splitlines()]
     return [line for line in lines if line and not line.startswith("#")]
 
 
 def test_every_readme_command_has_a_runner() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    covered = set(commands(section(SETUP))) | set(commands(section(MYPY)))
-    for command, runner in RUN.items():
-        if runner.startswith(".venv/"):
-            assert runner in ci, f".ci/run no longer runs {runner!r}"
-            covered.add(command)
+    assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -m slow"} <= set(ci)
+    covered = {line for heading in RUN_HERE for line in commands(section(heading))} | set(RUN_BY_CI)
     assert set(commands(README)) <= covered, "a README command that no test and no .ci/run runs"
-    assert "python -m pytest -q -m slow" in "\n".join(ci)  # the test below
 
 
 # -- the pre-commit hooks ------------------------------------------------------------------------
@@ -68,7 +65,8 @@ def test_every_readme_command_has_a_runner() -> None:
 def test_pre_commit_hooks_run_as_the_readme_configures_them(tmp_path: Path) -> None:
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"ttgen-check", "ttgen"}
-    (configured,) = yaml.safe_load(_yaml_block())["repos"][0]["hooks"]
+    (config,) = blocks(section("ttgen in pre-commit and CI"), "yaml")
+    (configured,) = yaml.safe_load(config)["repos"][0]["hooks"]
     assert configured["id"] in hooks
     project = _kernel_project(tmp_path)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -87,12 +85,6 @@ def test_pre_commit_hooks_run_as_the_readme_configures_them(tmp_path: Path) -> N
     kernel.unlink()
     left_over = hook("ttgen-check")
     assert left_over.returncode == 1 and "vector_add_launch.py: left over" in left_over.stdout
-
-
-def _yaml_block() -> str:
-    blocks = re.findall(r"^```yaml\n(.*?)^```", section("ttgen in pre-commit and CI"), re.M | re.S)
-    assert len(blocks) == 1
-    return str(blocks[0])
 
 
 def _kernel_project(folder: Path) -> Path:
@@ -166,7 +158,8 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
         ".pytest_cache", ".hypothesis",
     ))
     env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "VIRTUAL_ENV", "PYTHONPATH")}
-    install, generate, app = commands(section(SETUP))[:3]
+    install, generate, app, *rest = commands(section(SETUP))
+    assert rest == list(RUN_BY_CI)  # the test suite: .ci/run runs it
 
     done = _run(install, clone, env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
