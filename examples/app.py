@@ -1,6 +1,6 @@
 """Calls every example launcher the way an application would; mypy --strict checks every call.
 
-    python examples/app.py          # on a CUDA machine; elsewhere through Triton's interpreter
+    python -m examples.app    # from the repository root; without a GPU: Triton's interpreter
 
 Shows each supported way to call: a literal grid, a callable grid reading the arguments
 TypedDict, an explicit stream, an optional tensor given as None, Literal constexprs.

@@ -4,6 +4,11 @@ parameter, what was expected and what came, and nothing reaches Triton when one 
 from __future__ import annotations
 
 import enum
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,8 +17,12 @@ import torch
 from examples.generated import scale_shift_launch, softmax_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
 from examples.generated.softmax_launch import softmax_kernel
+import ttgen.runtime as rt
+from tests.cases import assert_outputs
 from tests.conftest import DEVICE
 from tests.references import make_scale_shift_kernel_case, make_softmax_kernel_case
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Port(enum.IntEnum):
@@ -58,7 +67,9 @@ BAD = [
     ("BLOCK", True, TypeError, "one of 128, 256, 512"),
     ("BLOCK", 256.0, TypeError, "got float"),
     ("ACTIVATION", "relu", ValueError, "one of 'none', 'gelu'"),
-    ("grid", (), ValueError, "grid expected a tuple of 1 to 3 ints"),
+    ("grid", (), ValueError, "grid expected a tuple or list of 1 to 3 ints"),
+    ("grid", [], ValueError, "grid expected a tuple or list of 1 to 3 ints"),
+    ("grid", [1, 65536], ValueError, "got list [1, 65536]"),
     ("grid", (1, 1, 1, 1), ValueError, "grid expected"),
     ("grid", (-1,), ValueError, "got tuple (-1,)"),
     ("grid", (1.5,), TypeError, "grid expected"),
@@ -72,8 +83,12 @@ BAD = [
     ("stream", "default", TypeError, "stream expected None, a torch.cuda.Stream"),
     ("stream", -1, TypeError, "stream expected"),
     ("stream", 1.0, TypeError, "stream expected"),
-    ("num_warps", "4", TypeError, "launch option 'num_warps' expected a positive int"),
-    ("num_warps", 0, TypeError, "launch option 'num_warps'"),
+    ("num_warps", "4", TypeError, "launch option 'num_warps' expected a power of two"),
+    ("num_warps", 0, ValueError, "launch option 'num_warps' expected a power of two"),
+    ("num_warps", 3, ValueError, "expected a power of two (a positive int), got int 3"),
+    ("num_warps", 4.0, TypeError, "launch option 'num_warps'"),
+    ("num_stages", 0, ValueError, "launch option 'num_stages' expected a positive int, got int 0"),
+    ("maxnreg", 0, ValueError, "launch option 'maxnreg' expected a positive int or None"),
     ("launch_pdl", 1, TypeError, "launch option 'launch_pdl' expected a bool"),
 ]
 
@@ -91,7 +106,7 @@ def test_bad_argument_is_refused_before_triton(
     message = str(caught.value)
     assert message.startswith("scale_shift_kernel: ")
     assert text in message, message
-    if name not in ("grid", "stream") and not name.startswith(("num_", "launch_")):
+    if name not in ("grid", "stream", "maxnreg") and not name.startswith(("num_", "launch_")):
         assert f"argument '{name}'" in message
     assert not launched
 
@@ -141,3 +156,85 @@ def test_missing_and_unknown_keywords_are_python_errors() -> None:
         scale_shift_kernel.run(**good(), nn=3)
     with pytest.raises(TypeError, match="positional"):
         scale_shift_kernel.run(1, **good())  # type: ignore[misc]
+
+
+def test_a_power_of_two_other_than_the_default_launches() -> None:
+    case = make_scale_shift_kernel_case(device=DEVICE, n=300, activation="none")
+    scale_shift_kernel.run(**case.kwargs, grid=case.grid, num_warps=8)  # type: ignore[arg-type]
+    assert_outputs(case)
+
+
+def test_num_warps_is_refused_on_every_call_never_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check is on the miss path only (`Launcher.check_options`), and a refused value never
+    reaches the cache: with launches cached (a stand-in for Triton's JIT, as on a GPU), a good
+    call then hits, and num_warps=3 is refused on a first and on a second call alike."""
+    from tests.test_threads import stand_in
+
+    launcher = scale_shift_launch._scale_shift_kernel
+    kwargs = good()
+    with stand_in(launcher) as fake:
+        scale_shift_kernel.run(**kwargs)
+        scale_shift_kernel.run(**kwargs)
+        assert [path for _, _, path in fake.launches] == ["JITFunction.run", "cached launch function"]
+        for _ in range(2):
+            with pytest.raises(ValueError, match="'num_warps' expected a power of two.*got int 3"):
+                scale_shift_kernel.run(**kwargs, num_warps=3)
+        assert len(fake.launches) == 2 and len(launcher.cache) == 1
+
+
+def test_a_callable_grid_that_raises_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    def grid(meta: Any) -> tuple[int]:
+        return (meta["N"],)  # the kernel's parameter is n
+
+    kwargs = {**good(), "grid": grid}
+    with pytest.raises(RuntimeError) as caught:
+        scale_shift_kernel.run(**kwargs)
+    assert str(caught.value).startswith(
+        "scale_shift_kernel: the callable grid raised KeyError: 'N'; it receives the kernel's "
+        "arguments by name: x, bias, out, n, scale, relu, BLOCK, ACTIVATION"
+    ), caught.value
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+@pytest.mark.parametrize("scale", [math.inf, -math.inf, math.nan])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the interpreter's numpy: inf * 0
+def test_inf_and_nan_pass_as_in_triton(scale: float) -> None:
+    case = make_scale_shift_kernel_case(device=DEVICE, n=300, activation="none", scale=scale)
+    scale_shift_kernel.run(**case.kwargs, grid=case.grid)  # type: ignore[arg-type]
+    for name, want in case.expected.items():
+        assert not torch.isfinite(want).all()
+        torch.testing.assert_close(case.outputs[name], want, equal_nan=True)
+
+
+def test_messages_use_the_right_article() -> None:
+    from examples.generated.vector_add_launch import add_kernel
+
+    x = torch.zeros(4, device=DEVICE)
+    with pytest.raises(TypeError, match=r"argument 'BLOCK' expected an int, got float 2.0$"):
+        add_kernel.run(x=x, y=x, out=x, n=4, BLOCK=2.0, grid=(1,))  # type: ignore[arg-type]
+    with pytest.raises(rt.ArgumentError) as caught:
+        rt.Scalar("u", "uint8").accept(256, -1)
+    assert caught.value.expected == "a uint8 in [0, 255]"
+    assert rt.Constexpr("s", "str").rule.expected() == "a str"
+    assert rt.Tensor("t").expected(-1) == "an any-dtype tensor on cpu"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU driver")
+def test_no_driver_and_no_interpreter_says_what_to_do() -> None:
+    program = (
+        "import torch\n"
+        "from examples.generated.vector_add_launch import add_kernel\n"
+        "x = torch.zeros(8)\n"
+        "add_kernel.run(x=x, y=x, out=x, n=8, grid=(1,))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(
+        "RuntimeError: add_kernel: Triton has no GPU driver to launch with; to run kernels on the "
+        "CPU through Triton's interpreter, set TRITON_INTERPRET=1 before the kernel modules are "
+        "imported.  Triton said: "
+    ), done.stderr
+    assert "The above exception was the direct cause" in done.stderr  # Triton's own error, chained

@@ -21,8 +21,8 @@ from ttgen.check import TRITON_OWN
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "kernels"
 SUMMARY = re.compile(
-    r"^ttgen: \d+ modules? read, \d+ launchers? (written|out of date), \d+ (unchanged|up to date), "
-    r"\d+ (removed|stale), \d+ warnings?, \d+ errors? in \d+\.\d\ds$"
+    r"^ttgen: \d+ kernel modules?, \d+ launchers? (written|out of date), \d+ (unchanged|up to date), "
+    r"\d+ (removed|left over), \d+ warnings?, \d+ errors? in \d+\.\d\ds$"
 )
 DIAGNOSTIC = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: .+  \[[a-z-]+\]$")
 NO_KERNELS = '"""A helper module: no kernels, so no launcher."""\n\nSCALE = 2\n'
@@ -84,7 +84,11 @@ def test_a_module_without_kernels_produces_nothing(tree: Path, capsys: pytest.Ca
     code, out = run(capsys, "src/helpers.py", "--out", "gen")
     assert code == 0, out
     assert not Path("gen").exists()
-    assert out[0].startswith("ttgen: 1 module read, 0 launchers written")
+    assert out[0] == (
+        "src/helpers.py: warning: no kernels found: no module here defines a @triton.jit kernel; "
+        "nothing to generate  [no-kernels]"
+    )
+    assert out[1].startswith("ttgen: 0 kernel modules, 0 launchers written, 0 unchanged, 0 removed, 1 warning")
 
 
 def test_files_and_folders_mix_and_folders_are_searched_recursively_in_sorted_order(
@@ -94,15 +98,17 @@ def test_files_and_folders_mix_and_folders_are_searched_recursively_in_sorted_or
     shutil.copy(EXAMPLES / "matmul.py", "matmul.py")
     code, out = run(capsys, "src", "matmul.py", "--out", "gen", "-v")
     assert code == 0, out
+    package = " (package __init__.py, not a launcher)"
     assert out[:-1] == [
-        f"{Path(p)}: written"
+        f"{Path(p)}: written{package if p.endswith('__init__.py') else ''}"
         for p in [
             "gen/__init__.py", "gen/matmul_launch.py", "gen/nested/__init__.py",
             "gen/nested/a_layer_norm_launch.py", "gen/nested/softmax_launch.py",
             "gen/vector_add_launch.py",
         ]
     ]
-    assert out[-1].startswith("ttgen: 7 modules read, 4 launchers written")
+    # The summary counts what -v lists as launchers; helpers.py and the __init__.py files have none.
+    assert out[-1].startswith("ttgen: 4 kernel modules, 4 launchers written")
 
 
 def test_generated_package_imports_and_launches(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,8 +146,8 @@ def test_a_second_run_rewrites_nothing(tree: Path, capsys: pytest.CaptureFixture
     code, out = run(capsys, "src", "--out", "gen", "-v")
     assert code == 0
     assert {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in Path("gen").rglob("*.py")} == before
-    assert all(line.endswith(": unchanged") for line in out[:-1]), out
-    assert out[-1].startswith("ttgen: 5 modules read, 0 launchers written, 2 unchanged")
+    assert all(": unchanged" in line for line in out[:-1]), out
+    assert out[-1].startswith("ttgen: 2 kernel modules, 0 launchers written, 2 unchanged")
 
 
 def test_only_the_changed_launcher_is_rewritten_and_no_temporary_file_is_left(
@@ -170,7 +176,7 @@ def test_check_passes_when_up_to_date_and_writes_nothing(
     code, out = run(capsys, "src", "--out", "gen", "--check")
     assert code == 0, out
     assert files(Path("gen")) == before
-    assert out[0].startswith("ttgen: 5 modules read, 0 launchers out of date, 2 up to date, 0 stale")
+    assert out[0].startswith("ttgen: 2 kernel modules, 0 launchers out of date, 2 up to date, 0 left over")
 
 
 def test_check_fails_on_missing_outputs_and_creates_nothing(
@@ -214,16 +220,16 @@ def test_a_leftover_launcher_of_a_deleted_module_fails_check_and_a_run_removes_i
     foreign.write_text("# written by hand, not by ttgen\n")
     code, out = run(capsys, "src", "--out", "gen", "--check")
     assert code == 1
-    leftovers = [line for line in out if "stale" in line and not line.startswith("ttgen:")]
+    leftovers = [line for line in out if "left over" in line and not line.startswith("ttgen:")]
     assert leftovers == [
-        f"{Path(p)}: stale (its kernel module is gone or has no kernels); run ttgen to remove it"
+        f"{Path(p)}: left over (its kernel module is gone or has no kernels); run ttgen to remove it"
         for p in ("gen/nested/__init__.py", "gen/nested/softmax_launch.py")
     ]
     code, out = run(capsys, "src", "--out", "gen")
     assert code == 0
     assert not Path("gen/nested/softmax_launch.py").exists()
     assert foreign.read_text() == "# written by hand, not by ttgen\n"  # not ttgen's: kept
-    assert out[-1].startswith("ttgen: 4 modules read, 0 launchers written, 1 unchanged, 2 removed")
+    assert out[-1].startswith("ttgen: 1 kernel module, 0 launchers written, 1 unchanged, 2 removed")
 
 
 def test_a_module_given_by_itself_leaves_its_neighbours_launchers_alone(
@@ -287,7 +293,7 @@ def test_parameters_named_like_what_triton_passes_itself_are_errors(
 def test_a_missing_path_is_an_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "nowhere", "src", "--out", "gen")
     assert code == 2
-    assert out[0] == "nowhere:1:1: error: no such file or directory  [path]"
+    assert out[0] == "nowhere: error: no such file or directory  [path]"  # no line in it to point at
     assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
 
 
@@ -299,6 +305,46 @@ def test_quiet_prints_nothing_but_diagnostics(tree: Path, capsys: pytest.Capture
     (tree / "bad.py").write_text(BAD)
     code, out = run(capsys, "src", "--out", "gen", "-q")
     assert code == 2 and len(out) == 3 and DIAGNOSTIC.match(out[0])
+
+
+def test_quiet_silences_warnings_and_strict_makes_them_fail_the_run(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warning = "src/helpers.py: warning: no kernels found"
+    code, out = run(capsys, "src/helpers.py")
+    assert code == 0 and out[0].startswith(warning) and "1 warning" in out[1], out
+    assert run(capsys, "src/helpers.py", "-q") == (0, [])
+    code, out = run(capsys, "src/helpers.py", "--strict")
+    assert code == 2 and out[0].startswith(warning) and "1 warning" in out[1], out
+    code, out = run(capsys, "src/helpers.py", "--strict", "-q")  # what fails the run is shown
+    assert code == 2 and len(out) == 1 and out[0].startswith(warning), out
+    assert run(capsys, "src", "--strict", "-q") == (0, [])  # no warnings: --strict changes nothing
+
+
+def test_an_empty_or_kernel_less_folder_is_a_warning_not_silence(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("empty").mkdir()
+    for argv in (["empty"], ["empty", "--check"], ["src/helpers.py", "--out", "gen", "--check"]):
+        code, out = run(capsys, *argv)
+        assert code == 0 and len(out) == 2, out
+        assert out[0] == (
+            f"{argv[0]}: warning: no kernels found: no module here defines a @triton.jit kernel; "
+            "nothing to generate  [no-kernels]"
+        )
+        assert out[1].startswith("ttgen: 0 kernel modules")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    import ttgen
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"ttgen {ttgen.__version__}\n"
+    assert importlib.metadata.version("ttgen") == ttgen.__version__  # pyproject reads it from there
 
 
 def test_quiet_and_verbose_exclude_each_other(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:

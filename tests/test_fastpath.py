@@ -304,9 +304,10 @@ def test_the_wrapper_looks_like_the_function() -> None:
 
 
 def test_errors_inside_the_body_keep_their_traceback() -> None:
-    with pytest.raises(TypeError, match="not supported between") as caught:
+    with pytest.raises(RuntimeError, match="callable grid raised TypeError: '<' not supported") as caught:
         scale_shift_kernel.run(**{**good_kwargs(), "grid": lambda meta: (meta["n"] < "x",)})
     assert any(entry.path.name == "scale_shift_launch.py" for entry in caught.traceback)
+    assert isinstance(caught.value.__cause__, TypeError)
 
 
 def good_kwargs() -> dict[str, Any]:

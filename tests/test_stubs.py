@@ -1,5 +1,6 @@
 """The Triton type stubs in stubs/: mypy --strict over sample kernel modules (on mypy_path and
-as the installed PEP 561 distribution ``triton-stubs``), expected errors, and stubtest.
+as the PEP 561 stub package ``triton-stubs`` that installing ttgen installs), expected errors,
+and stubtest.
 
 See stubs/README.md.
 """
@@ -127,13 +128,19 @@ def test_samples_import_at_run_time() -> None:
 
 
 def test_installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pip install ./stubs`` into a fresh venv; mypy finds ``triton-stubs`` in its site-packages."""
+    """ttgen installed (not editable) into a fresh venv brings ``triton-stubs`` and its own
+    ``py.typed``; mypy finds both in its site-packages.  (The README's editable install: the
+    slow test in tests/test_readme.py.)"""
     pytest.importorskip("setuptools")
     assert (STUBS / "triton" / "py.typed").read_text() == "partial\n"
 
     # Build from a copy: setuptools writes build/ and *.egg-info/ next to pyproject.toml.
-    src = tmp_path / "stubs-src"
-    shutil.copytree(STUBS, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    src = tmp_path / "ttgen-src"
+    ignore = shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    for part in ("ttgen", "stubs"):
+        shutil.copytree(REPO / part, src / part, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     venv_python = venv / "bin" / "python"
@@ -154,6 +161,7 @@ def test_installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         timeout=300,
     )
     assert pip.returncode == 0, pip.stdout + pip.stderr
+    assert (Path(site_packages) / "ttgen" / "py.typed").is_file()
     installed = Path(site_packages) / "triton-stubs"
     assert (installed / "py.typed").read_text() == "partial\n"
     # Every stub file made it into the distribution (pyproject.toml lists the packages).

@@ -30,7 +30,7 @@ class Plan:
     outputs: dict[Path, str] = field(default_factory=dict)  # path -> wanted text
     stale: list[Path] = field(default_factory=list)  # ttgen-written files nothing produces now
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    modules_read: int = 0
+    kernel_modules: int = 0  # modules read that define kernels (helpers and __init__.py don't)
     launchers: set[Path] = field(default_factory=set)
     kept: set[Path] = field(default_factory=set)  # outputs of modules that failed this run
 
@@ -49,9 +49,8 @@ def plan(paths: list[str], out: str | None) -> Plan:
     claimed: dict[Path, Source] = {}
     tree = SourceTree({source.module: source.path for source in found.sources})
     for source in found.sources:
-        result.modules_read += 1
         errors_before = result.errors
-        text = _launcher_text(source, tree, result.diagnostics)
+        text = _launcher_text(source, tree, result)
         if text is None:
             if result.errors > errors_before:
                 result.kept.add(source.output)  # keep its last good launcher, if any
@@ -69,6 +68,12 @@ def plan(paths: list[str], out: str | None) -> Plan:
     if not any(d.severity == "error" for d in found.diagnostics):
         # (else a folder it could not read may hide live modules: remove nothing)
         result.stale = _stale(found.owned, result)
+    if not result.kernel_modules and not result.errors:  # a misspelt or wrong folder, say
+        result.diagnostics.append(Diagnostic(
+            " ".join(paths), 0, 0, "warning",
+            "no kernels found: no module here defines a @triton.jit kernel; nothing to generate",
+            "no-kernels",
+        ))
     result.diagnostics.sort()
     return result
 
@@ -83,18 +88,20 @@ def _output_problem(source: Source, claimed: dict[Path, Source]) -> tuple[str, s
     return None
 
 
-def _launcher_text(source: Source, tree: SourceTree, diagnostics: list[Diagnostic]) -> str | None:
+def _launcher_text(source: Source, tree: SourceTree, result: Plan) -> str | None:
+    diagnostics = result.diagnostics
     try:
         data = read_regular(source.path)
     except OSError as exc:
         diagnostics.append(
-            Diagnostic(str(source.path), 1, 1, "error", f"cannot read: {exc.strerror}", "unreadable")
+            Diagnostic(str(source.path), 0, 0, "error", f"cannot read: {exc.strerror}", "unreadable")
         )
         return None
     parsed, found = parse_module(str(source.path), data, source.module, tree)
     diagnostics.extend(found)
     if parsed is None or not parsed.kernels:
         return None
+    result.kernel_modules += 1
     text = decode(parsed.path, data)
     if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parsed.module.split(".")):
         first = parsed.kernels[0].position

@@ -1,8 +1,13 @@
-"""``ttgen PATH... [--out DIR] [--check] [-q | -v]``: argv in, exit code out.
+"""``ttgen PATH... [--out DIR] [--check] [--strict] [-q | -v]``: argv in, exit code out.
 
 Exit codes: 0 everything generated (or, with --check, up to date); 1 --check found outputs
-missing, different or stale; 2 errors (every good file was still generated); 128 + the signal
-number when SIGINT or SIGTERM stopped it (every output is then either as it was or complete).
+missing, different or left over; 2 errors, or with --strict warnings (every good file was still
+generated); 128 + the signal number when SIGINT or SIGTERM stopped it (every output is then
+either as it was or complete).
+
+Words: a *left-over* output is one ttgen wrote for a kernel module that is gone or has no
+kernels now; *stale* is kept for a launcher whose kernel's signature changed since it was
+generated (`ttgen.runtime.StaleLauncherError`, raised when it is imported).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from enum import IntEnum
 from functools import partial
 from pathlib import Path
 
-from ttgen import build, write
+from ttgen import __version__, build, write
 from ttgen.diagnostics import Diagnostic
 
 
@@ -33,7 +38,7 @@ class _Tally:
 
     changed: int = 0  # written, or with --check out of date
     unchanged: int = 0
-    stale: int = 0  # removed, or with --check left over
+    left_over: int = 0  # removed, or with --check still there
     errors: int = 0  # files that could not be written or removed
 
 
@@ -49,10 +54,14 @@ def _arguments() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--check", action="store_true",
-        help="write nothing; exit 1 if any output is missing, differs or is stale",
+        help="write nothing; exit 1 if any output is missing, differs or is left over",
     )
+    parser.add_argument("--strict", action="store_true", help="warnings fail the run (exit 2)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    verbosity.add_argument(
+        "-q", "--quiet", action="store_true", help="no warnings (unless --strict) and no summary line"
+    )
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list every file")
     return parser
 
@@ -64,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with write.interruptible():
             result = build.plan(list(options.paths), options.out)
             for diagnostic in result.diagnostics:
-                print(diagnostic.render())
+                if diagnostic.severity == "error" or options.strict or not options.quiet:
+                    print(diagnostic.render())
             changed = [p for p, text in sorted(result.outputs.items()) if write.current(p) != text]
             if options.check:
                 tally = _check(result, changed, options.verbose)
@@ -75,9 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + stop.signum
     if not options.quiet:
         print(_summary(result, tally, options.check, time.perf_counter() - started))
-    if result.errors or tally.errors:
+    if result.errors or tally.errors or options.strict and result.warnings:
         return int(Exit.ERROR)
-    if options.check and (tally.changed or tally.stale):
+    if options.check and (tally.changed or tally.left_over):
         return int(Exit.STALE)
     return int(Exit.OK)
 
@@ -85,12 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check(result: build.Plan, changed: list[Path], verbose: bool) -> _Tally:
     for path in changed:
         state = "differs" if os.path.lexists(path) else "missing"
-        print(f"{path}: {state}; run ttgen to update it")
+        print(f"{path}: {state}{_package(result, path)}; run ttgen to update it")
     for path in result.stale:
-        print(f"{path}: stale (its kernel module is gone or has no kernels); run ttgen to remove it")
+        print(f"{path}: left over (its kernel module is gone or has no kernels); run ttgen to remove it")
     if verbose:
         for path in sorted(set(result.outputs) - set(changed)):
-            print(f"{path}: up to date")
+            print(f"{path}: up to date{_package(result, path)}")
     out_of_date = _launchers_among(result, changed)
     return _Tally(out_of_date, len(result.launchers) - out_of_date, len(result.stale))
 
@@ -99,18 +109,18 @@ def _apply(result: build.Plan, changed: list[Path], verbose: bool) -> _Tally:
     failed: list[Path] = []
     for path in changed:
         if _attempt(partial(write.write_atomic, path, result.outputs[path]), path, "write"):
-            _say(verbose, f"{path}: written")
+            _say(verbose, f"{path}: written{_package(result, path)}")
         else:
             failed.append(path)
     removed = 0
     for path in result.stale:
         if _attempt(path.unlink, path, "remove"):
             removed += 1
-            _say(verbose, f"{path}: removed (stale)")
+            _say(verbose, f"{path}: removed (left over)")
         else:
             failed.append(path)
     for path in sorted(set(result.outputs) - set(changed)):
-        _say(verbose, f"{path}: unchanged")
+        _say(verbose, f"{path}: unchanged{_package(result, path)}")
     written = _launchers_among(result, [p for p in changed if p not in failed])
     unchanged = len(result.launchers) - _launchers_among(result, changed)
     return _Tally(written, unchanged, removed, len(failed))
@@ -121,7 +131,7 @@ def _attempt(action: Callable[[], object], path: Path, verb: str) -> bool:
     try:
         action()
     except OSError as exc:
-        print(Diagnostic(str(path), 1, 1, "error", f"cannot {verb}: {exc.strerror}", verb).render())
+        print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {exc.strerror}", verb).render())
         return False
     return True
 
@@ -131,18 +141,23 @@ def _say(verbose: bool, line: str) -> None:
         print(line)
 
 
+def _package(result: build.Plan, path: Path) -> str:
+    """What follows a package ``__init__.py``'s state: the summary counts launchers only."""
+    return "" if path in result.launchers else " (package __init__.py, not a launcher)"
+
+
 def _launchers_among(result: build.Plan, paths: list[Path]) -> int:
     """How many of ``paths`` are launchers (not the package ``__init__.py`` files)."""
     return sum(path in result.launchers for path in paths)
 
 
 def _summary(result: build.Plan, tally: _Tally, check: bool, seconds: float) -> str:
-    words = ("out of date", "up to date", "stale") if check else ("written", "unchanged", "removed")
+    words = ("out of date", "up to date", "left over") if check else ("written", "unchanged", "removed")
     parts = [
-        _count(result.modules_read, "module") + " read",
+        _count(result.kernel_modules, "kernel module"),
         _count(tally.changed, "launcher") + f" {words[0]}",
         f"{tally.unchanged} {words[1]}",
-        f"{tally.stale} {words[2]}",
+        f"{tally.left_over} {words[2]}",
         _count(result.warnings, "warning"),
         _count(result.errors + tally.errors, "error"),
     ]

@@ -21,7 +21,7 @@ class BuildError(Exception):
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     path: str
-    line: int
+    line: int  # 0 for a problem with the path itself, not a place in a file
     column: int
     severity: str  # "error" or "warning"
     message: str
@@ -31,7 +31,8 @@ class Diagnostic:
     def render(self) -> str:
         """An error with the source line and a caret under the place; a warning on one line
         (a library of unannotated kernels gets one line per kernel, not a screen each)."""
-        head = f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}  [{self.code}]"
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path  # 0: no line
+        head = f"{where}: {self.severity}: {self.message}  [{self.code}]"
         if not self.source_line.strip() or self.severity == "warning":
             return head
         line = self.source_line.rstrip("\r\n")

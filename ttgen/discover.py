@@ -170,4 +170,5 @@ def _inside(child: Path, parent: Path) -> bool:
 
 
 def _problem(path: Path, message: str, code: str, severity: str = "error") -> Diagnostic:
-    return Diagnostic(str(path), 1, 1, severity, message, code)
+    """A problem with ``path`` itself (missing, unreadable, a loop): no line in it to point at."""
+    return Diagnostic(str(path), 0, 0, severity, message, code)

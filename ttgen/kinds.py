@@ -82,8 +82,8 @@ def _tuple(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _article(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
+def article(word: str) -> str:
+    return ("an " if word[:1] in "aeio" else "a ") + word  # an int8, a uint8
 
 
 # -- the kinds --------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ class Int:
         if not isinstance(value, int) or isinstance(value, bool):
             raise Violation(TypeError, f"an int ({self.kind.dtype})")
         if not low <= value <= high:
-            raise Violation(ValueError, f"{_article(self.kind.dtype)} in [{low}, {high}]")
+            raise Violation(ValueError, f"{article(self.kind.dtype)} in [{low}, {high}]")
         return int(value)
 
     def inline(self, name: str) -> str:
@@ -233,7 +233,7 @@ class Constexpr:
         if kind.values is not None:
             text = "one of " + ", ".join(repr(v) for v in kind.values)
         elif kind.kind is not None:
-            text = _article(kind.kind)
+            text = article(kind.kind)
         else:
             text = "a hashable value"
         return text + " or None" if kind.optional else text

@@ -127,12 +127,30 @@ def _resolve_device_functions() -> None:
         else:
             current_device, current_stream = _host_device, _host_stream
         return
-    active = triton.runtime.driver.active
-    device, stream = active.get_current_device, active.get_current_stream
+    try:
+        active = triton.runtime.driver.active
+        device, stream = active.get_current_device, active.get_current_stream
+    except RuntimeError as exc:  # Triton: "0 active drivers ([]). There should only be one."
+        raise RuntimeError(
+            f"{_launching()}: Triton has no GPU driver to launch with; to run kernels on the CPU "
+            "through Triton's interpreter, set TRITON_INTERPRET=1 before the kernel modules are "
+            f"imported.  Triton said: {exc}"
+        ) from exc
     if device is torch.cuda.current_device:
         device()  # torch's lazy CUDA initialisation, once; then the bare query is exact
         device = torch._C._cuda_getDevice
     current_device, current_stream = device, stream
+
+
+def _launching() -> str:
+    """The kernel whose generated run() is on the stack: for errors raised before it is known."""
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("_rt") is sys.modules[__name__]:  # a generated launcher module
+            qualname = getattr(frame.f_code, "co_qualname", None)  # "add_kernel.run", 3.11+
+            return qualname.split(".")[0] if qualname else str(frame.f_globals["__name__"])
+        frame = frame.f_back
+    return "ttgen"
 
 
 def _host_device() -> int:
@@ -202,8 +220,8 @@ class Tensor(Spec):
         return (self.dtypes or POINTER_DTYPES, self.optional, self.aligned)
 
     def expected(self, device: int) -> str:
-        kinds = " or ".join(str(d) for d in self.dtypes) if self.dtypes else "any-dtype"
-        text = f"a {kinds} tensor on {device_name(device)}"
+        allowed = " or ".join(str(d) for d in self.dtypes) if self.dtypes else "any-dtype"
+        text = f"{kinds.article(allowed + ' tensor')} on {device_name(device)}"
         return text + " or None" if self.optional else text
 
     def accept(self, value: object, device: int) -> object:
@@ -468,7 +486,7 @@ class Launcher:
         ):
             cls = TypeError
         return cls(
-            f"{self.name}: grid expected a tuple of 1 to 3 ints, each in [0, limit] "
+            f"{self.name}: grid expected a tuple or list of 1 to 3 ints, each in [0, limit] "
             f"(limits {GRID_LIMITS[0]}, {GRID_LIMITS[1]}, {GRID_LIMITS[2]}), or a callable "
             f"returning one, got {_describe(grid)}"
         )
@@ -479,7 +497,13 @@ class Launcher:
             return grid
         if not callable(grid):
             raise self._grid_error(grid)
-        result = grid(args)
+        try:
+            result = grid(args)
+        except Exception as exc:
+            raise RuntimeError(
+                f"{self.name}: the callable grid raised {type(exc).__name__}: {exc}; it receives "
+                f"the kernel's arguments by name: {', '.join(args)}"
+            ) from exc
         if not isinstance(result, (tuple, list)):
             raise self._grid_error(result)
         return result
@@ -495,20 +519,25 @@ class Launcher:
         )
 
     def check_options(self, options: dict[str, Any]) -> None:
-        """Launch options of the types run() declares: positive ints, None where allowed, bools."""
+        """Launch options of the types run() declares: positive ints (num_warps a power of two,
+        as Triton requires), None where allowed, bools.  Every launch that is not a cache hit
+        passes here, and a refused value never reaches the cache, so a hit needs no check."""
         for key, value in options.items():
             if key not in OPTIONS:
                 continue  # set by a config (ir_override, ...): Triton's to check
             annotation = OPTIONS[key][0]
+            number = annotation != "bool" and (isinstance(value, int) and not isinstance(value, bool))  # a value of the right type
             if annotation == "bool":
                 ok, expected = isinstance(value, bool), "a bool"
+            elif key == "num_warps":
+                ok = number and value > 0 and value & (value - 1) == 0
+                expected = "a power of two (a positive int)"
             else:
-                ok = (value is None and "None" in annotation) or (
-                    isinstance(value, int) and not isinstance(value, bool) and value > 0
-                )
+                ok = number and value > 0 or value is None and "None" in annotation
                 expected = "a positive int" + (" or None" if "None" in annotation else "")
             if not ok:
-                raise TypeError(
+                error = ValueError if number else TypeError
+                raise error(
                     f"{self.name}: launch option '{key}' expected {expected}, got {_describe(value)}"
                 )
 
@@ -566,6 +595,8 @@ class Launcher:
         Triton's Autotuner tunes (or reads its disk cache); remember the config it chose."""
         options = _non_default(options)
         self.check_options(options)
+        if callable(grid):  # Triton's Autotuner calls it: its errors name the kernel all the same
+            grid = functools.partial(self.call_grid, grid)
         names = [spec.name for spec in self.given]
         if self.interpreted:
             values = [spec.for_interpreter(v) for spec, v in zip(self.given, self.accept(current_device(), given))]
