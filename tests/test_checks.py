@@ -214,7 +214,7 @@ def test_messages_use_the_right_article() -> None:
         add_kernel.run(x=x, y=x, out=x, n=4, BLOCK=2.0, grid=(1,))  # type: ignore[arg-type]
     with pytest.raises(rt.ArgumentError) as caught:
         rt.Scalar("u", "uint8").accept(256, -1)
-    assert caught.value.expected == "a uint8 in [0, 255]"
+    assert caught.value.args[1] == "a uint8 in [0, 255]"
     assert rt.Constexpr("s", "str").rule.expected() == "a str"
     assert rt.Tensor("t").expected(-1) == "an any-dtype tensor on cpu"
 
