@@ -45,6 +45,7 @@ DIAGNOSTICS = [
     ("x: list[int]", [("warning", "annotation")]),
     ("x: tl.tensor[tl.float128]", [("warning", "dtype")]),
     ("N: tl.constexpr[Literal[1, 2]]", [("error", "literal")]),
+    ("N: Literal[1, 2]", [("error", "literal")]),
     ("N: tl.constexpr['Literal[1, 1]']", []),
     ("x: tl.tensor, *, n: int", []),
     ("x: tl.tensor, /, n: int", []),
@@ -57,6 +58,12 @@ def test_diagnostics(signature: str, expected: list[tuple[str, str]]) -> None:
     _, shown = read(signature)
     found = [(line.split(": ")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in shown]
     assert found == expected, shown
+
+
+def test_typing_literal_points_at_the_constexpr_spelling() -> None:
+    _, shown = read("N: Literal[1, 2]")
+    assert shown == ["8:10: error: Triton rejects typing.Literal in a kernel's annotations at compile "
+                     'time; for listed constexpr values write tl.constexpr["Literal[1, 2]"]  [literal]']
 
 
 def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> None:

@@ -205,6 +205,13 @@ class _Reader:
         return self.loose(node, "'| None' on a scalar: Triton specializes it dynamically")
 
     def read_subscript(self, node: cst.Subscript) -> model.ParamType:
+        if (self.qualified(node.value) or "").split(".")[-1] == "Literal":
+            raise self.error(
+                node,
+                "Triton rejects typing.Literal in a kernel's annotations at compile time; for "
+                f"listed constexpr values write tl.constexpr[\"{self.tree.code_for_node(node)}\"]",
+                "literal",
+            )
         base = self.language_name(node.value)
         values: list[cst.BaseExpression] = []
         for element in node.slice:
