@@ -94,6 +94,47 @@ class _Writer:
     def add(self, text: str = "", indent: int = 0) -> None:
         self.lines.append("    " * indent + text if text else "")
 
+    def call(self, indent: int, call: Call) -> None:
+        """``call`` on one line if it fits in `WIDTH` columns, else wrapped."""
+        for line in call.lines(WIDTH - 4 * indent):
+            self.add(line, indent)
+
+
+WIDTH = 100  # generated lines stay under this many columns
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call (or tuple) to write: ``head``, then its arguments, then ``tail``."""
+
+    head: str
+    args: tuple[str | Call, ...]
+    tail: str = ")"
+
+    def flat(self) -> str:
+        return self.head + ", ".join(a if isinstance(a, str) else a.flat() for a in self.args) + self.tail
+
+    def lines(self, width: int) -> list[str]:
+        """One line if it fits; else the head, the arguments packed four columns in (a nested
+        call that does not fit wrapped in turn), and the closing tail."""
+        if len(self.flat()) <= width or not self.args:
+            return [self.flat()]
+        body: list[str] = []
+        current = ""
+        for arg in self.args:
+            text = (arg if isinstance(arg, str) else arg.flat()) + ","
+            if isinstance(arg, Call) and len(text) > width - 4:
+                body += [current] if current else []
+                current = ""
+                body += Call(arg.head, arg.args, arg.tail.lstrip(",") + ",").lines(width - 4)
+            elif current and len(current) + 1 + len(text) > width - 4:
+                body.append(current)
+                current = text
+            else:
+                current = f"{current} {text}" if current else text
+        body += [current] if current else []
+        return [self.head, *("    " + line for line in body), self.tail.lstrip(",")]
+
 
 def emit_module(module: model.KernelModule, source_path: str) -> str:
     """The launcher module for ``module``; ``source_path`` is shown relative to the output."""
@@ -223,8 +264,12 @@ def _option_names(kernel: model.Kernel) -> list[str]:
 RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
 
 
-def _options_dict(names: list[str]) -> str:
-    return "dict(" + ", ".join(f"{name}={name}" for name in names) + ")"
+def _options_dict(names: list[str]) -> Call:
+    return Call("dict(", tuple(f"{name}={name}" for name in names))
+
+
+def _tuple_call(items: list[str]) -> Call:
+    return Call("(", tuple(items), ",)" if len(items) == 1 else ")")
 
 
 def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
@@ -252,7 +297,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
         w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
     if tensors:
         w.add(f"_tensors = {launcher}.pointers(_device, {_tuple(tensors)})", 3)
-    w.add(f"{launcher}.check_options({own_options})", 3)
+    w.call(3, Call(f"{launcher}.check_options(", (own_options,)))
     if tensors:
         w.add(", ".join(["_aligned"] + [f"_ptr_{name}" for name in tensors]) + " = _tensors", 2)
     if _has_stream(kernel):
@@ -266,11 +311,10 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     for index, layer in enumerate(kernel.layers):
         _emit_layer(w, kernel, launcher, index, layer, known, own_options)
         known += [n for n in layer.supplies or () if n in names]
-    call = ", ".join(f"{n}={n}" for n in names)
     w.add("if grid.__class__ is tuple:", 2)
     w.add("_grid = grid", 3)
     w.add("else:", 2)
-    w.add(f"_grid = {launcher}.call_grid(grid, {args}({call}))", 3)
+    w.call(3, Call(f"_grid = {launcher}.call_grid(", ("grid", Call(f"{args}(", tuple(f"{n}={n}" for n in names)))))
     w.add(f"_g0, _g1, _g2 = _rt.grid3(_grid) or {launcher}.checked_grid(_grid)", 2)
     w.add("_key = (", 2)
     w.add("_state,", 3)
@@ -282,13 +326,12 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add(")", 2)
     w.add(f"_launch = {launcher}.cache.get(_key)", 2)
     w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
-    settings = ", _choice.settings" if kernel.autotuned else ""
-    w.add(f"{launcher}.launch_slow(", 3)
-    w.add(f"_key, _grid, _stream, {_tuple(names)}, {run_options}{settings}", 4)
-    w.add(")", 3)
+    settings = kernel.autotuned
+    slow_args: tuple[str | Call, ...] = ("_key", "_grid", "_stream", _tuple_call(names), run_options)
+    w.call(3, Call(f"{launcher}.launch_slow(", slow_args + (("_choice.settings",) if settings else ())))
     w.add("else:", 2)
     passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
-    w.add(f"_launch(_g0, _g1, _g2, _stream, {', '.join(passed)})", 3)
+    w.call(3, Call("_launch(", ("_g0", "_g1", "_g2", "_stream", *passed)))
 
 
 def _emit_loose_body(w: _Writer, kernel: model.Kernel, launcher: str) -> None:
@@ -300,7 +343,7 @@ def _emit_loose_body(w: _Writer, kernel: model.Kernel, launcher: str) -> None:
     w.add("{" + given + "},", 3)
     w.add("grid,", 3)
     w.add(("stream" if _has_stream(kernel) else "None") + ",", 3)
-    w.add(_options_dict(options) + ",", 3)
+    w.call(3, Call(_options_dict(options).head, _options_dict(options).args, "),"))
     w.add(")", 2)
 
 
@@ -318,7 +361,7 @@ def _option_checks(kernel: model.Kernel) -> list[str]:
 
 def _emit_layer(
     w: _Writer, kernel: model.Kernel, launcher: str, index: int, layer: model.Layer,
-    known: list[str], options: str,
+    known: list[str], options: Call,
 ) -> None:
     """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
     params = {p.name: p for p in kernel.params}
@@ -344,7 +387,7 @@ def _emit_layer(
     w.add(f"_tune_key = {_tuple(parts)}", 2)
     w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
     w.add("if _tuned is None:", 2)
-    w.add(f"{launcher}.tune(_tune_key, grid, _stream, {_tuple(known)}, {options})", 3)
+    w.call(3, Call(f"{launcher}.tune(", ("_tune_key", "grid", "_stream", _tuple_call(known), options)))
     w.add("return", 3)
     w.add(f"{_tuple(supplied + ['_choice'])} = _tuned", 2)
     w.add("if _choice.pre_hook is not None:", 2)

@@ -86,7 +86,12 @@ class axpy_kernel:
         if not _ok:
             (x, y, out, alpha, n) = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
             _tensors = _axpy_kernel.pointers(_device, (x, y, out))
-            _axpy_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _axpy_kernel.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_x, _ptr_y, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -96,7 +101,9 @@ class axpy_kernel:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _axpy_kernel.call_grid(grid, AxpyKernelArgs(x=x, y=y, out=out, alpha=alpha, n=n, BLOCK=BLOCK, EVEN=EVEN))
+            _grid = _axpy_kernel.call_grid(
+                grid, AxpyKernelArgs(x=x, y=y, out=out, alpha=alpha, n=n, BLOCK=BLOCK, EVEN=EVEN),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _axpy_kernel.checked_grid(_grid)
         _key = (
             _state,
@@ -112,7 +119,11 @@ class axpy_kernel:
         _launch = _axpy_kernel.cache.get(_key)
         if _launch is None or _axpy_kernel.pre_run_hooks:
             _axpy_kernel.launch_slow(
-                _key, _grid, _stream, (x, y, out, alpha, n, BLOCK, EVEN), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream, (x, y, out, alpha, n, BLOCK, EVEN),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_out, alpha, n, BLOCK, EVEN)

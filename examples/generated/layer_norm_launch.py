@@ -97,7 +97,12 @@ class layer_norm_fwd:
         if not _ok:
             (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
             _tensors = _layer_norm_fwd.pointers(_device, (x, y, weight, bias, mean, rstd))
-            _layer_norm_fwd.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _layer_norm_fwd.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -106,7 +111,13 @@ class layer_norm_fwd:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _layer_norm_fwd.call_grid(grid, LayerNormFwdArgs(x=x, y=y, weight=weight, bias=bias, mean=mean, rstd=rstd, stride=stride, n_cols=n_cols, eps=eps, BLOCK=BLOCK))
+            _grid = _layer_norm_fwd.call_grid(
+                grid,
+                LayerNormFwdArgs(
+                    x=x, y=y, weight=weight, bias=bias, mean=mean, rstd=rstd, stride=stride,
+                    n_cols=n_cols, eps=eps, BLOCK=BLOCK,
+                ),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _layer_norm_fwd.checked_grid(_grid)
         _key = (
             _state,
@@ -123,7 +134,14 @@ class layer_norm_fwd:
         _launch = _layer_norm_fwd.cache.get(_key)
         if _launch is None or _layer_norm_fwd.pre_run_hooks:
             _layer_norm_fwd.launch_slow(
-                _key, _grid, _stream, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
-            _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd, stride, n_cols, eps, BLOCK)
+            _launch(
+                _g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean,
+                _ptr_rstd, stride, n_cols, eps, BLOCK,
+            )

@@ -113,7 +113,9 @@ class matmul_autotuned:
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn) = _matmul_autotuned.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn))
             _tensors = _matmul_autotuned.pointers(_device, (a, b, c))
-            _matmul_autotuned.check_options(dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_autotuned.check_options(
+                dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
+            )
         _aligned, _ptr_a, _ptr_b, _ptr_c = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -122,7 +124,14 @@ class matmul_autotuned:
         _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
         if _tuned is None:
-            _matmul_autotuned.tune(_tune_key, grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_autotuned.tune(
+                _tune_key, grid, _stream,
+                (
+                    a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                    stride_cn,
+                ),
+                dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
+            )
             return
         (BLOCK_M, BLOCK_N, BLOCK_K, _choice) = _tuned
         if _choice.pre_hook is not None:
@@ -131,7 +140,15 @@ class matmul_autotuned:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _matmul_autotuned.call_grid(grid, MatmulAutotunedArgs(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak, stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm, stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, EVEN_K=EVEN_K))
+            _grid = _matmul_autotuned.call_grid(
+                grid,
+                MatmulAutotunedArgs(
+                    a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak,
+                    stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm,
+                    stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+                    EVEN_K=EVEN_K,
+                ),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _matmul_autotuned.checked_grid(_grid)
         _key = (
             _state,
@@ -157,7 +174,16 @@ class matmul_autotuned:
         _launch = _matmul_autotuned.cache.get(_key)
         if _launch is None or _matmul_autotuned.pre_run_hooks:
             _matmul_autotuned.launch_slow(
-                _key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K), dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl), _choice.settings
+                _key, _grid, _stream,
+                (
+                    a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                    stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K,
+                ),
+                dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
+                _choice.settings,
             )
         else:
-            _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K)
+            _launch(
+                _g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak,
+                stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K,
+            )

@@ -119,7 +119,12 @@ class matmul_kernel:
         if not _ok:
             (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
             _tensors = _matmul_kernel.pointers(_device, (a, b, c))
-            _matmul_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _matmul_kernel.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_a, _ptr_b, _ptr_c = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -128,7 +133,14 @@ class matmul_kernel:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _matmul_kernel.call_grid(grid, MatmulKernelArgs(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak, stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm, stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K))
+            _grid = _matmul_kernel.call_grid(
+                grid,
+                MatmulKernelArgs(
+                    a=a, b=b, c=c, M=M, N=N, K=K, stride_am=stride_am, stride_ak=stride_ak,
+                    stride_bk=stride_bk, stride_bn=stride_bn, stride_cm=stride_cm,
+                    stride_cn=stride_cn, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+                ),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _matmul_kernel.checked_grid(_grid)
         _key = (
             _state,
@@ -152,7 +164,18 @@ class matmul_kernel:
         _launch = _matmul_kernel.cache.get(_key)
         if _launch is None or _matmul_kernel.pre_run_hooks:
             _matmul_kernel.launch_slow(
-                _key, _grid, _stream, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream,
+                (
+                    a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                    stride_cn, BLOCK_M, BLOCK_N, BLOCK_K,
+                ),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
-            _launch(_g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K)
+            _launch(
+                _g0, _g1, _g2, _stream, _ptr_a, _ptr_b, _ptr_c, M, N, K, stride_am, stride_ak,
+                stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K,
+            )

@@ -90,7 +90,12 @@ class scale_shift_kernel:
         if not _ok:
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
             _tensors = _scale_shift_kernel.pointers(_device, (x, bias, out))
-            _scale_shift_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _scale_shift_kernel.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_x, _ptr_bias, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -99,7 +104,13 @@ class scale_shift_kernel:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _scale_shift_kernel.call_grid(grid, ScaleShiftKernelArgs(x=x, bias=bias, out=out, n=n, scale=scale, relu=relu, BLOCK=BLOCK, ACTIVATION=ACTIVATION))
+            _grid = _scale_shift_kernel.call_grid(
+                grid,
+                ScaleShiftKernelArgs(
+                    x=x, bias=bias, out=out, n=n, scale=scale, relu=relu, BLOCK=BLOCK,
+                    ACTIVATION=ACTIVATION,
+                ),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _scale_shift_kernel.checked_grid(_grid)
         _key = (
             _state,
@@ -113,7 +124,14 @@ class scale_shift_kernel:
         _launch = _scale_shift_kernel.cache.get(_key)
         if _launch is None or _scale_shift_kernel.pre_run_hooks:
             _scale_shift_kernel.launch_slow(
-                _key, _grid, _stream, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
-            _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_bias, _ptr_out, n, scale, relu, BLOCK, ACTIVATION)
+            _launch(
+                _g0, _g1, _g2, _stream, _ptr_x, _ptr_bias, _ptr_out, n, scale, relu, BLOCK,
+                ACTIVATION,
+            )

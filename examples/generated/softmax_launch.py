@@ -85,7 +85,12 @@ class softmax_kernel:
         if not _ok:
             (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
             _tensors = _softmax_kernel.pointers(_device, (out, inp))
-            _softmax_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _softmax_kernel.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_out, _ptr_inp = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -94,7 +99,13 @@ class softmax_kernel:
         if grid.__class__ is tuple:
             _grid = grid
         else:
-            _grid = _softmax_kernel.call_grid(grid, SoftmaxKernelArgs(out=out, inp=inp, in_row_stride=in_row_stride, out_row_stride=out_row_stride, n_cols=n_cols, BLOCK=BLOCK))
+            _grid = _softmax_kernel.call_grid(
+                grid,
+                SoftmaxKernelArgs(
+                    out=out, inp=inp, in_row_stride=in_row_stride, out_row_stride=out_row_stride,
+                    n_cols=n_cols, BLOCK=BLOCK,
+                ),
+            )
         _g0, _g1, _g2 = _rt.grid3(_grid) or _softmax_kernel.checked_grid(_grid)
         _key = (
             _state,
@@ -110,7 +121,14 @@ class softmax_kernel:
         _launch = _softmax_kernel.cache.get(_key)
         if _launch is None or _softmax_kernel.pre_run_hooks:
             _softmax_kernel.launch_slow(
-                _key, _grid, _stream, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
-            _launch(_g0, _g1, _g2, _stream, _ptr_out, _ptr_inp, in_row_stride, out_row_stride, n_cols, BLOCK)
+            _launch(
+                _g0, _g1, _g2, _stream, _ptr_out, _ptr_inp, in_row_stride, out_row_stride, n_cols,
+                BLOCK,
+            )

@@ -78,7 +78,12 @@ class add_kernel:
         if not _ok:
             (x, y, out, n, BLOCK) = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
             _tensors = _add_kernel.pointers(_device, (x, y, out))
-            _add_kernel.check_options(dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl))
+            _add_kernel.check_options(
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
+            )
         _aligned, _ptr_x, _ptr_y, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
@@ -99,7 +104,11 @@ class add_kernel:
         _launch = _add_kernel.cache.get(_key)
         if _launch is None or _add_kernel.pre_run_hooks:
             _add_kernel.launch_slow(
-                _key, _grid, _stream, (x, y, out, n, BLOCK), dict(num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg, launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl)
+                _key, _grid, _stream, (x, y, out, n, BLOCK),
+                dict(
+                    num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                ),
             )
         else:
             _launch(_g0, _g1, _g2, _stream, _ptr_x, _ptr_y, _ptr_out, n, BLOCK)
