@@ -59,7 +59,7 @@ def looped_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, 
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
 
 
-@triton.autotune(configs=list(filter(keep, CONFIGS)), key=["n", "m"])
+@triton.autotune(configs=list(filter(keep, CONFIGS)), key=["n"])
 @triton.jit
 def filtered_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
