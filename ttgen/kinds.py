@@ -78,7 +78,8 @@ class Violation(Exception):
         return self.args[1]  # type: ignore[no-any-return]
 
 
-def _tuple(items: list[str]) -> str:
+def tuple_text(items: list[str]) -> str:
+    """``(a,)`` or ``(a, b)``: a tuple as generated code writes it."""
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
@@ -96,12 +97,6 @@ class Tensor:
     def annotation(self) -> str:
         return "_torch.Tensor | None" if self.kind.optional else "_torch.Tensor"
 
-    def accept(self, value: object) -> object:
-        """The build-time part of the rule (a default): dtype and device are run-time facts."""
-        if value is None and self.kind.optional:
-            return None
-        raise Violation(TypeError, "a tensor" + (" or None" if self.kind.optional else ""))
-
     def default_problem(self, value: object) -> str | None:
         if value is None and not self.kind.optional:
             return "a tensor parameter's default can only be None, with '| None'"
@@ -117,7 +112,7 @@ class Tensor:
         return f"{n} is None" if self.kind.optional else None
 
     def spec(self, param: model.Param) -> str:
-        dtypes = _tuple([f"_{d}" for d in self.kind.dtypes]) if self.kind.dtypes else "()"
+        dtypes = tuple_text([f"_{d}" for d in self.kind.dtypes]) if self.kind.dtypes else "()"
         flags = ", optional=True" if self.kind.optional else ""
         flags += "" if aligned(param) else ", aligned=False"
         return f'_rt.Tensor("{param.name}", {dtypes}{flags})'
@@ -263,10 +258,10 @@ class Constexpr:
         if kind.values is not None:
             kinds = {type(v).__name__ for v in kind.values}
             if len(kinds) == 1:
-                check = f"{n}.__class__ is {kinds.pop()} and {n} in {_tuple([repr(v) for v in kind.values])}"
+                check = f"{n}.__class__ is {kinds.pop()} and {n} in {tuple_text([repr(v) for v in kind.values])}"
             else:
                 pairs = [f"({type(v).__name__}, {v!r})" for v in kind.values]
-                check = f"({n}.__class__, {n}) in {_tuple(pairs)}"
+                check = f"({n}.__class__, {n}) in {tuple_text(pairs)}"
         elif kind.kind is not None:
             check = f"{n}.__class__ is {kind.kind}"
         else:
@@ -281,7 +276,7 @@ class Constexpr:
         if self.kind.kind is not None:
             parts.append(f'"{self.kind.kind}"')
         if self.kind.values is not None:
-            parts.append("values=" + _tuple([repr(v) for v in self.kind.values]))
+            parts.append("values=" + tuple_text([repr(v) for v in self.kind.values]))
         if self.kind.optional:
             parts.append("optional=True")
         return f"_rt.Constexpr({', '.join(parts)})"

@@ -17,6 +17,8 @@ from typing import Any
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
+from ttgen import kinds
+
 
 class StaleLauncherError(ImportError):
     """The kernel no longer is what its launcher was generated from."""
@@ -93,20 +95,13 @@ def check_params(where: str, kernel: Any, specs: Sequence[Any]) -> None:
         if isinstance(spec, runtime.Dynamic):
             continue
         constexpr = isinstance(spec, runtime.Constexpr)
-        expected = _SCALAR_TYPES.get(spec.dtype, "") if isinstance(spec, runtime.Scalar) else ""
+        expected = kinds.DTYPES[spec.dtype][1] if isinstance(spec, runtime.Scalar) else ""
         if param.is_constexpr != constexpr or not constexpr and param.annotation_type != expected:
             raise StaleLauncherError(
                 f"{where}: Triton reads parameter '{spec.name}' as "
                 f"{_triton_view(param)}, not as ttgen read its annotation; re-run ttgen, or write "
                 "the annotation in ttgen's vocabulary"
             )
-
-
-_SCALAR_TYPES = {
-    "int1": "u1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
-    "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16",
-    "float32": "fp32", "float64": "fp64",
-}
 
 
 def _triton_view(param: Any) -> str:

@@ -526,7 +526,7 @@ class Launcher:
             if key not in OPTIONS:
                 continue  # set by a config (ir_override, ...): Triton's to check
             annotation = OPTIONS[key][0]
-            number = annotation != "bool" and (isinstance(value, int) and not isinstance(value, bool))  # a value of the right type
+            number = annotation != "bool" and isinstance(value, int) and not isinstance(value, bool)
             if annotation == "bool":
                 ok, expected = isinstance(value, bool), "a bool"
             elif key == "num_warps":
@@ -609,7 +609,7 @@ class Launcher:
             # Through the outermost object, as kernel[grid](...) calls it: a project's own
             # autotuner or wrapper does what it does.
             self.outer[grid](*positional, **keywords, **options)
-            tuner = next(layer for layer in self.layers if live.kind(layer) == "autotune")
+            tuner = self.layers[self.layer_kinds.index("autotune")]
             config = tuner.best_config
             supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
             self.tuned[tune_key] = (*supplied, Choice(config))
