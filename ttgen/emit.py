@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ttgen import kinds, model
+from ttgen.kinds import tuple_text as _tuple_text
 from ttgen.options import OPTIONS as _OPTIONS
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
@@ -20,7 +21,7 @@ MARKER = "@" + "generated"
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # Locals of run(); a kernel parameter with one of these names would shadow them.
 LOCALS = (
-    "_state", "_device", "_tensors", "_aligned", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream",
+    "_state", "_device", "_given", "_tensors", "_aligned", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream",
     "_key", "_launch", "_tune_key", "_tuned", "_choice",
 )
 MODULE_NAMES = ("_typing", "_torch", "_source", "_rt")
@@ -192,7 +193,7 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> 
     if kernel.layers:
         w.add("layers=(", 1)
         for layer in kernel.layers:
-            supplies = "None" if layer.supplies is None else _tuple([repr(n) for n in layer.supplies])
+            supplies = "None" if layer.supplies is None else _tuple_text([repr(n) for n in layer.supplies])
             w.add(f'("{layer.kind}", {supplies}),', 2)
         w.add("),", 1)
     if kernel.condition is not None:
@@ -294,9 +295,10 @@ def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> No
     w.add("_ok = False", 3)
     w.add("if not _ok:", 2)
     if given:
-        w.add(f"{_tuple(given)} = {launcher}.accept(_device, {_tuple(given)})", 3)
+        w.call(3, Call(f"_given = {launcher}.accept(", ("_device", _tuple_call(given))))
+        w.call(3, Call("(", tuple(given), ",) = _given" if len(given) == 1 else ") = _given"))
     if tensors:
-        w.add(f"_tensors = {launcher}.pointers(_device, {_tuple(tensors)})", 3)
+        w.add(f"_tensors = {launcher}.pointers(_device, {_tuple_text(tensors)})", 3)
     w.call(3, Call(f"{launcher}.check_options(", (own_options,)))
     if tensors:
         w.add(", ".join(["_aligned"] + [f"_ptr_{name}" for name in tensors]) + " = _tensors", 2)
@@ -367,8 +369,8 @@ def _emit_layer(
     params = {p.name: p for p in kernel.params}
     supplied = list(layer.supplies or ())
     if layer.kind == "heuristics":
-        values = "{" + ", ".join(f'"{n}": {n}' for n in known) + "}"
-        w.add(f"{_tuple(supplied)} = {launcher}.heuristics({index}, {values}, grid)", 2)
+        values = Call("{", tuple(f'"{n}": {n}' for n in known), "}")
+        w.call(2, Call(f"{_tuple_text(supplied)} = {launcher}.heuristics(", (str(index), values, "grid")))
         return
     # The autotune key: the key arguments, then what Triton appends for every argument that has
     # a dtype (the dtype itself stands for its str() here: same classes, no string building).
@@ -384,21 +386,15 @@ def _emit_layer(
                 parts.append(f"{name} is None")
         elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
             parts.append(f'getattr({name}, "dtype", None)')
-    w.add(f"_tune_key = {_tuple(parts)}", 2)
+    w.add(f"_tune_key = {_tuple_text(parts)}", 2)
     w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
     w.add("if _tuned is None:", 2)
     w.call(3, Call(f"{launcher}.tune(", ("_tune_key", "grid", "_stream", _tuple_call(known), options)))
     w.add("return", 3)
-    w.add(f"{_tuple(supplied + ['_choice'])} = _tuned", 2)
+    w.add(f"{_tuple_text(supplied + ['_choice'])} = _tuned", 2)
     w.add("if _choice.pre_hook is not None:", 2)
-    values = "{" + ", ".join(f'"{n}": {n}' for n in known + supplied) + "}"
-    w.add(f"{launcher}.run_pre_hook(_choice, {values}, grid)", 3)
-
-
-def _tuple(items: list[str]) -> str:
-    if len(items) == 1:
-        return f"({items[0]},)"
-    return f"({', '.join(items)})"
+    values = Call("{", tuple(f'"{n}": {n}' for n in known + supplied), "}")
+    w.call(3, Call(f"{launcher}.run_pre_hook(", ("_choice", values, "grid")))
 
 
 def _default(kernel: model.Kernel, launcher: str, param: model.Param) -> str:

@@ -84,7 +84,8 @@ class axpy_kernel:
         except Exception:
             _ok = False
         if not _ok:
-            (x, y, out, alpha, n) = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
+            _given = _axpy_kernel.accept(_device, (x, y, out, alpha, n))
+            (x, y, out, alpha, n) = _given
             _tensors = _axpy_kernel.pointers(_device, (x, y, out))
             _axpy_kernel.check_options(
                 dict(
@@ -97,7 +98,9 @@ class axpy_kernel:
             _stream = _rt.current_stream(_device)
         else:
             _stream = _axpy_kernel.as_stream(stream)
-        (BLOCK, EVEN) = _axpy_kernel.heuristics(0, {"x": x, "y": y, "out": out, "alpha": alpha, "n": n}, grid)
+        (BLOCK, EVEN) = _axpy_kernel.heuristics(
+            0, {"x": x, "y": y, "out": out, "alpha": alpha, "n": n}, grid,
+        )
         if grid.__class__ is tuple:
             _grid = grid
         else:

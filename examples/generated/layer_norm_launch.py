@@ -95,7 +95,10 @@ class layer_norm_fwd:
         except Exception:
             _ok = False
         if not _ok:
-            (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _layer_norm_fwd.accept(_device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK))
+            _given = _layer_norm_fwd.accept(
+                _device, (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK),
+            )
+            (x, y, weight, bias, mean, rstd, stride, n_cols, eps, BLOCK) = _given
             _tensors = _layer_norm_fwd.pointers(_device, (x, y, weight, bias, mean, rstd))
             _layer_norm_fwd.check_options(
                 dict(

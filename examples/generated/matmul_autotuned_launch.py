@@ -111,7 +111,16 @@ class matmul_autotuned:
         except Exception:
             _ok = False
         if not _ok:
-            (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn) = _matmul_autotuned.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn))
+            _given = _matmul_autotuned.accept(
+                _device,
+                (
+                    a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                    stride_cn,
+                ),
+            )
+            (
+                a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+            ) = _given
             _tensors = _matmul_autotuned.pointers(_device, (a, b, c))
             _matmul_autotuned.check_options(
                 dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
@@ -135,8 +144,26 @@ class matmul_autotuned:
             return
         (BLOCK_M, BLOCK_N, BLOCK_K, _choice) = _tuned
         if _choice.pre_hook is not None:
-            _matmul_autotuned.run_pre_hook(_choice, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)
-        (EVEN_K,) = _matmul_autotuned.heuristics(1, {"a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, grid)
+            _matmul_autotuned.run_pre_hook(
+                _choice,
+                {
+                    "a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am,
+                    "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn,
+                    "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M,
+                    "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K,
+                },
+                grid,
+            )
+        (EVEN_K,) = _matmul_autotuned.heuristics(
+            1,
+            {
+                "a": a, "b": b, "c": c, "M": M, "N": N, "K": K, "stride_am": stride_am,
+                "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn,
+                "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M,
+                "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K,
+            },
+            grid,
+        )
         if grid.__class__ is tuple:
             _grid = grid
         else:

@@ -117,7 +117,17 @@ class matmul_kernel:
         except Exception:
             _ok = False
         if not _ok:
-            (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K) = _matmul_kernel.accept(_device, (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K))
+            _given = _matmul_kernel.accept(
+                _device,
+                (
+                    a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                    stride_cn, BLOCK_M, BLOCK_N, BLOCK_K,
+                ),
+            )
+            (
+                a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M, BLOCK_N, BLOCK_K,
+            ) = _given
             _tensors = _matmul_kernel.pointers(_device, (a, b, c))
             _matmul_kernel.check_options(
                 dict(

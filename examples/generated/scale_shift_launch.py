@@ -88,7 +88,10 @@ class scale_shift_kernel:
         except Exception:
             _ok = False
         if not _ok:
-            (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _scale_shift_kernel.accept(_device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION))
+            _given = _scale_shift_kernel.accept(
+                _device, (x, bias, out, n, scale, relu, BLOCK, ACTIVATION),
+            )
+            (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _given
             _tensors = _scale_shift_kernel.pointers(_device, (x, bias, out))
             _scale_shift_kernel.check_options(
                 dict(

@@ -83,7 +83,10 @@ class softmax_kernel:
         except Exception:
             _ok = False
         if not _ok:
-            (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _softmax_kernel.accept(_device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK))
+            _given = _softmax_kernel.accept(
+                _device, (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK),
+            )
+            (out, inp, in_row_stride, out_row_stride, n_cols, BLOCK) = _given
             _tensors = _softmax_kernel.pointers(_device, (out, inp))
             _softmax_kernel.check_options(
                 dict(

@@ -76,7 +76,8 @@ class add_kernel:
         except Exception:
             _ok = False
         if not _ok:
-            (x, y, out, n, BLOCK) = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
+            _given = _add_kernel.accept(_device, (x, y, out, n, BLOCK))
+            (x, y, out, n, BLOCK) = _given
             _tensors = _add_kernel.pointers(_device, (x, y, out))
             _add_kernel.check_options(
                 dict(
