@@ -94,7 +94,8 @@ def launch(launcher: Launcher, values: dict[str, Any]) -> None:
     arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
     options = {name: values[name] for name in OPTIONS if name in values}
     launcher.check_options(options)
-    if values["stream"] is not None:  # Triton's kernel[grid](...) has no stream either
+    if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
+        # Triton's kernel[grid](...) has no stream either
         raise TypeError(
             f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
             "the kernel runs where the compiled code runs it"
