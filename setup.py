@@ -5,4 +5,6 @@ headers only: no torch, no Triton (pip's build isolation has neither)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("ttgen._fastpath", ["ttgen/fastpath.c"])])
+setup(ext_modules=[Extension(
+    "ttgen._fastpath", ["ttgen/fastpath.c"], depends=["ttgen/direct.c", "ttgen/engine.c"], libraries=["dl"],
+)])

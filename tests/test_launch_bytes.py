@@ -4,7 +4,8 @@ Triton's real JIT compiles (real ptxas) and its real C launcher runs against a r
 for libcuda (tests/standins).  For every example, a JIT launch, ttgen's first launch (a miss,
 through JITFunction.run) and ttgen's second launch (a hit, through the native launch adapter)
 must hand the driver the same function, grid, block, shared memory, attributes and argument
-bytes.
+bytes.  The hit runs in C from the call to the driver (engine.c, direct.c): no Python frame of
+run() runs.
 """
 
 from __future__ import annotations
@@ -19,22 +20,29 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = f"""
     import importlib, json, sys
     sys.path.insert(0, {str(REPO)!r})
-    import ttgen.runtime
+    import ttgen.runtime, ttgen._fastpath
     from tests.cases import EXAMPLES
 
-    names = []
+    names, python_hits = [], []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "run":
+            python_hits.append(frame.f_globals["__name__"])
+
     for example in EXAMPLES:
         kernel = getattr(importlib.import_module(f"examples.kernels.{{example.module}}"), example.kernel)
         launcher = getattr(importlib.import_module(f"examples.generated.{{example.module}}_launch"), example.kernel)
         case = example.make(device="cpu", **example.options)
         kernel[case.grid](**case.kwargs)
         launcher.run(**case.kwargs, grid=case.grid)
+        sys.setprofile(profile)
         launcher.run(**case.kwargs, grid=case.grid, stream=None)
+        sys.setprofile(None)
         names.append(example.kernel)
     state = importlib.import_module("examples.generated.vector_add_launch")._add_kernel
     launch = next(iter(state.cache.values()))
-    native = launch.native is launch.compiled.run.launch  # not CompiledKernel.run itself
-    print(json.dumps({{"names": names, "native": native}}))
+    direct = type(launch) is ttgen._fastpath.Direct  # not Triton's launcher
+    print(json.dumps({{"names": names, "direct": direct, "python_hits": python_hits}}))
 """
 
 
@@ -51,5 +59,6 @@ def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # 
         assert jit.params is not None and len(jit.params) >= 2
         assert miss == jit, f"{name}: the first ttgen launch differs from the JIT's"
         assert hit == jit, f"{name}: the cached ttgen launch differs from the JIT's"
-    # The hit went below CompiledKernel.run, through this Triton version's native adapter.
-    assert info["native"]
+    # The hits launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
+    assert info["direct"]
+    assert info["python_hits"] == []

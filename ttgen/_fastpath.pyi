@@ -1,4 +1,4 @@
-# Types of the C extension built from fastpath.c (see its header comment for what each does).
+# Types of the C extension built from fastpath.c, direct.c and engine.c (their header comments say what each does).
 from collections.abc import Callable
 from typing import Any
 
@@ -26,3 +26,22 @@ class KeywordCall:
 
 def grid3(grid: object) -> tuple[int, int, int] | None: ...
 def dlpack(tensor: object) -> tuple[int, int, int, int] | None: ...
+
+# direct.c
+class Direct:
+    codes: bytes
+    def __init__(self, name: str, function: int, num_warps: int, num_ctas: int, shared: int,
+                 cooperative: bool, pdl: bool, oversized: bool, codes: bytes) -> None: ...
+    def __call__(self, *args: Any) -> None: ...
+
+def load_binary(name: str, cubin: bytes, shared: int, device: int) -> tuple[int, int, int, int, int]: ...
+
+# engine.c
+class Engine:
+    def __init__(
+        self, body: Callable[..., Any], original: Callable[..., Any], names: tuple[str, ...],
+        defaults: tuple[object, ...], required: object, plan: tuple[tuple[Any, ...], ...],
+        state: Callable[[], tuple[Any, ...]], hooked: object, current_stream: Callable[[int], int],
+        tensors: TensorCheck, cache: dict[Any, Any], hooks: list[Any], dynamic_key: Callable[[int, object], object],
+    ) -> None: ...
+    def __call__(self, **kwargs: Any) -> Any: ...

@@ -210,7 +210,7 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> 
     w.add(f"Args = {args}", 1)
     w.add()
     w.add("@staticmethod", 1)
-    w.add("@_rt.keyword_call", 1)
+    w.add(f"@{launcher}.engine", 1)
     w.add("def run(", 1)
     w.add("*,", 2)
     for param in _given(kernel):

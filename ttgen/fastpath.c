@@ -186,63 +186,65 @@ static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
     return NULL;
 }
 
-/* One tensor argument read through the exchange API, as pointer() below tells it; sets *used = 0
- * (and no error) where the API does not answer for this tensor, so that the getters must. */
-static PyObject *exchanged(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device,
-                           int *used) {
-    DLTensor dl;
-    *used = 0;
-    if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) != 0) {
-        if (PyErr_ExceptionMatches(PyExc_Exception))
-            PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
-        else
-            *used = 1; /* KeyboardInterrupt and the like go on up */
-        return NULL;
+/* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
+ * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
+static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
+                       PyObject **dtype_out) {
+    PyObject *dtype = NULL;
+    int ok;
+    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
+        DLTensor dl;
+        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0) {
+            if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
+                goto getters;
+            dtype = dtype_of(self, encoding(dl.dtype));
+            if (dtype != NULL) {
+                Py_INCREF(dtype);
+            } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
+                dtype = PyObject_GetAttr(tensor, dtype_name);
+                if (dtype == NULL)
+                    return 0;
+            }
+            long found = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
+            ok = found == device ? dtype_ok(kind, dtype) : 0;
+            *ptr = (uint64_t)((uintptr_t)dl.data + dl.byte_offset);
+            goto done;
+        }
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return 0; /* KeyboardInterrupt and the like go on up */
+        PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
     }
-    if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
-        return NULL;
-    *used = 1;
-    PyObject *dtype = dtype_of(self, encoding(dl.dtype));
-    int ok = dtype != NULL ? dtype_ok(kind, dtype) : -2;
-    if (ok == -2) { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
-        dtype = PyObject_GetAttr(tensor, dtype_name);
-        if (dtype == NULL)
-            return NULL;
-        ok = dtype_ok(kind, dtype);
+getters:
+    dtype = PyObject_GetAttr(tensor, dtype_name);
+    if (dtype == NULL)
+        return 0;
+    ok = dtype_ok(kind, dtype);
+    if (ok > 0) {
+        PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
+        long found = index != NULL ? PyLong_AsLong(index) : -2;
+        Py_XDECREF(index);
+        ok = found == device && !PyErr_Occurred();
+    }
+    if (ok > 0) {
+        PyObject *address = PyObject_Vectorcall(self->data_ptr, &tensor, 1, NULL);
+        ok = address != NULL && PyLong_CheckExact(address);
+        if (ok)
+            *ptr = PyLong_AsUnsignedLongLong(address);
+        ok = ok && !PyErr_Occurred();
+        Py_XDECREF(address);
+    }
+done:
+    if (ok > 0 && dtype_out != NULL)
+        *dtype_out = dtype;
+    else
         Py_DECREF(dtype);
-    }
-    long found = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
-    if (ok <= 0 || found != device)
-        return NULL;
-    return PyLong_FromUnsignedLongLong((unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
+    return ok > 0;
 }
 
-/* The pointer of one tensor argument as a new int; NULL with no error set when it fails a test. */
+/* The pointer of one tensor argument as a new int; NULL when it fails a test (error or not). */
 static PyObject *pointer(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device) {
-    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
-        int used;
-        PyObject *ptr = exchanged(self, kind, tensor, device, &used);
-        if (used)
-            return ptr;
-    }
-    PyObject *dtype = PyObject_GetAttr(tensor, dtype_name);
-    if (dtype == NULL)
-        return NULL;
-    int ok = dtype_ok(kind, dtype);
-    Py_DECREF(dtype);
-    if (ok <= 0)
-        return NULL;
-    PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
-    if (index == NULL)
-        return NULL;
-    long found = PyLong_AsLong(index);
-    Py_DECREF(index);
-    if (found != device || PyErr_Occurred())
-        return NULL;
-    PyObject *ptr = PyObject_Vectorcall(self->data_ptr, &tensor, 1, NULL);
-    if (ptr != NULL && !PyLong_CheckExact(ptr))
-        Py_CLEAR(ptr);
-    return ptr;
+    uint64_t ptr;
+    return read_tensor(self, kind, tensor, device, &ptr, NULL) ? PyLong_FromUnsignedLongLong(ptr) : NULL;
 }
 
 static PyObject *alignment(const TensorCheck *self, PyObject *result) {
@@ -704,14 +706,14 @@ typedef struct {
     int next;
 } KeywordCall;
 
-static Py_ssize_t slot_of(const KeywordCall *self, PyObject *name) {
-    Py_ssize_t count = PyTuple_GET_SIZE(self->names);
+static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
+    Py_ssize_t count = PyTuple_GET_SIZE(names);
     for (Py_ssize_t j = 0; j < count; j++)
-        if (PyTuple_GET_ITEM(self->names, j) == name)
+        if (PyTuple_GET_ITEM(names, j) == name)
             return j;
     /* Not interned (a ** dict built at run time): compare the text. */
     for (Py_ssize_t j = 0; j < count; j++) {
-        int same = PyUnicode_Check(name) ? PyUnicode_Compare(PyTuple_GET_ITEM(self->names, j), name) : 1;
+        int same = PyUnicode_Check(name) ? PyUnicode_Compare(PyTuple_GET_ITEM(names, j), name) : 1;
         if (same == 0)
             return j;
         if (same == -1 && PyErr_Occurred())
@@ -720,20 +722,21 @@ static Py_ssize_t slot_of(const KeywordCall *self, PyObject *name) {
     return -1;
 }
 
-/* The slots of ``kwnames``, remembered; NULL with no error set for a call Python must refuse. */
-static const Py_ssize_t *slots_for(KeywordCall *self, PyObject *kwnames) {
+/* The slots in ``names`` of ``kwnames``, remembered in ``cache``; NULL with no error set for a
+ * call Python must refuse. */
+static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, PyObject *kwnames) {
     Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
-    for (int c = 0; c < CACHED && self->cache[c].kwnames != NULL; c++) {
-        PyObject *known = self->cache[c].kwnames;
+    for (int c = 0; c < CACHED && cache[c].kwnames != NULL; c++) {
+        PyObject *known = cache[c].kwnames;
         if (known == kwnames)
-            return self->cache[c].slots;
+            return cache[c].slots;
         if (PyTuple_GET_SIZE(known) != n)
             continue;
         Py_ssize_t i = 0;
         while (i < n && PyTuple_GET_ITEM(known, i) == PyTuple_GET_ITEM(kwnames, i))
             i++;
         if (i == n)
-            return self->cache[c].slots;
+            return cache[c].slots;
     }
     Py_ssize_t *slots = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     if (slots == NULL) {
@@ -741,14 +744,14 @@ static const Py_ssize_t *slots_for(KeywordCall *self, PyObject *kwnames) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        slots[i] = slot_of(self, PyTuple_GET_ITEM(kwnames, i));
+        slots[i] = slot_of(names, PyTuple_GET_ITEM(kwnames, i));
         if (slots[i] < 0) {
             PyMem_Free(slots);
             return NULL;
         }
     }
-    Mapping *entry = &self->cache[self->next];
-    self->next = (self->next + 1) % CACHED;
+    Mapping *entry = &cache[*next];
+    *next = (*next + 1) % CACHED;
     Py_XDECREF(entry->kwnames);
     PyMem_Free(entry->slots);
     Py_INCREF(kwnames);
@@ -756,12 +759,20 @@ static const Py_ssize_t *slots_for(KeywordCall *self, PyObject *kwnames) {
     return slots;
 }
 
+static void clear_mappings(Mapping *cache) {
+    for (int c = 0; c < CACHED; c++) {
+        Py_CLEAR(cache[c].kwnames);
+        PyMem_Free(cache[c].slots);
+        cache[c].slots = NULL;
+    }
+}
+
 static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     KeywordCall *self = (KeywordCall *)op;
     Py_ssize_t count = PyTuple_GET_SIZE(self->names);
     if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL || count > ON_STACK)
         goto refused;
-    const Py_ssize_t *slots = slots_for(self, kwnames);
+    const Py_ssize_t *slots = find_slots(self->names, self->cache, &self->next, kwnames);
     if (slots == NULL) {
         if (PyErr_Occurred())
             return NULL;
@@ -823,11 +834,7 @@ static int keyword_clear(KeywordCall *self) {
     Py_CLEAR(self->defaults);
     Py_CLEAR(self->required);
     Py_CLEAR(self->dict);
-    for (int c = 0; c < CACHED; c++) {
-        Py_CLEAR(self->cache[c].kwnames);
-        PyMem_Free(self->cache[c].slots);
-        self->cache[c].slots = NULL;
-    }
+    clear_mappings(self->cache);
     return 0;
 }
 
@@ -855,6 +862,15 @@ static PyTypeObject KeywordCallType = {
     .tp_setattro = PyObject_GenericSetAttr,
 };
 
+#include "direct.c"
+#include "engine.c"
+
+static PyMethodDef more_functions[] = {
+    {"load_binary", load_binary, METH_VARARGS,
+     "load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)"},
+    {NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "ttgen._fastpath", "Pieces of ttgen's launch hot path.", -1, functions,
 };
@@ -864,17 +880,20 @@ PyMODINIT_FUNC PyInit__fastpath(void) {
     current_device_name = PyUnicode_InternFromString("current_device");
     calls_name = PyUnicode_InternFromString("calls");
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
-    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL)
+    data_ptr_name = PyUnicode_InternFromString("data_ptr");
+    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
+        data_ptr_name == NULL)
         return NULL;
-    PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType};
-    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall"};
-    for (int i = 0; i < 4; i++)
+    PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
+                             &EngineType};
+    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Engine"};
+    for (int i = 0; i < 6; i++)
         if (PyType_Ready(types[i]) < 0)
             return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m == NULL)
+    if (m == NULL || PyModule_AddFunctions(m, more_functions) < 0)
         return NULL;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);

@@ -144,7 +144,9 @@ class Int:
         return f"None if {n} == 1 else {n} & 15 == 0" if param.specialize_alignment else f"{n} == 1"
 
     def spec(self, param: model.Param) -> str:
-        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}")'
+        flags = ("" if param.specialize else ", specialize=False") + (
+            "" if param.specialize_alignment else ", align=False")
+        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}"{flags})'
 
 
 @dataclass(frozen=True)

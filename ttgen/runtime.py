@@ -241,9 +241,12 @@ class Scalar(Spec):
     """A runtime scalar of a Triton dtype (``int32``, ``float16``, ``int1``...): the rule is
     `kinds`' (the build step checks literal defaults with the same one)."""
 
-    def __init__(self, name: str, dtype: str) -> None:
+    def __init__(self, name: str, dtype: str, specialize: bool = True, align: bool = True) -> None:
         super().__init__(name)
         self.dtype, self.rule = dtype, kinds.scalar(dtype)
+        # For ints, how Triton specializes the value (what the kernel's do_not_specialize lists
+        # say): its key part (kinds.Int.key) in the engine's plan.
+        self.specialize, self.align = specialize, align
 
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
@@ -297,12 +300,13 @@ class Dynamic(Spec):
 # -- the hot path's helpers in C ------------------------------------------------------------------
 
 
-def tensor_check(specs: Sequence[Tensor]) -> Callable[..., Any]:
-    """``check(device, *tensors)``: each tensor's dtype, device and pointer tested in C (see
-    fastpath.c); returns ``(alignment, ptr, ...)``, or None if any tensor fails.  Exact
-    torch.Tensor arguments are read through torch's DLPack C exchange API where torch has it."""
+def tensor_check(specs: Sequence[Tensor]) -> Any:
+    """A `TensorCheck` (see fastpath.c) whose ``check(device, *tensors)`` tests each tensor's
+    dtype, device and pointer in C; returns ``(alignment, ptr, ...)``, or None if any tensor
+    fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
+    torch has it."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES).check
+    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES)
 
 
 def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
@@ -328,21 +332,37 @@ DLPACK_DTYPES = _dlpack_dtypes()
 def keyword_call(function: _F) -> _F:
     """``function`` (keyword-only parameters, like every run()) as a `KeywordCall` (see
     fastpath.c): its keywords mapped to slots once per call shape instead of on every call."""
+    body, defaults = _positional(function)
+    names = function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]
+    return _wrapped(_fastpath.KeywordCall(body, function, names, defaults, _REQUIRED), function)
+
+
+def _positional(function: Callable[..., Any]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """``function``'s code with its keyword-only parameters made positional, and their defaults
+    in order (`_REQUIRED` for those with none)."""
     code = function.__code__
     count = code.co_kwonlyargcount
     body = types.FunctionType(
         code.replace(co_argcount=count, co_kwonlyargcount=0),
         function.__globals__, function.__name__, None, function.__closure__,
     )
-    names = code.co_varnames[:count]
     given = function.__kwdefaults__ or {}
-    defaults = tuple(given.get(name, _REQUIRED) for name in names)
-    call = _fastpath.KeywordCall(body, function, names, defaults, _REQUIRED)
-    functools.update_wrapper(call, function)  # name, docstring, and __wrapped__ for inspect
+    return body, tuple(given.get(name, _REQUIRED) for name in code.co_varnames[:count])
+
+
+def _wrapped(call: Any, function: _F) -> _F:
+    """``call`` standing for run() ``function``: its name, docstring and signature (through
+    ``__wrapped__``, for inspect), and the Python counterpart torch.compile traces."""
+    functools.update_wrapper(call, function)
     from ttgen import traced  # needs this module whole; cheap (torch and Triton are loaded)
 
     traced.mark(call, function)  # what torch.compile traces in its place
     return cast(_F, call)
+
+
+def _current_stream(device: int) -> int:
+    """`current_stream`, as it is bound now (it rebinds itself on first use)."""
+    return current_stream(device)
 
 
 _REQUIRED = object()  # in place of the default of a parameter that has none
@@ -386,7 +406,8 @@ class Launcher:
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
         # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
-        self.tensors: Callable[..., Any] = tensor_check(self.tensor_specs)
+        self.tensor_check = tensor_check(self.tensor_specs)
+        self.tensors: Callable[..., Any] = self.tensor_check.check
         self.interpreted = not isinstance(self.kernel, JITFunction)
         # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch
         # goes through JITFunction.run, which calls the hooks.
@@ -417,6 +438,48 @@ class Launcher:
         self.pre_run_hooks = []
         for method in ("accept", "launch_slow", "tune", "heuristics", "run_loose", "dynamic_key"):
             setattr(self, method, fail)
+
+    def engine(self, function: _F) -> _F:
+        """run() as the C `Engine` (see engine.c): its cache-hit path, checks, key, lookup and
+        launch, with no Python frame; ``function``, the generated Python run(), stays its
+        definition and runs for everything else.  Kernels the engine does not cover (decorator
+        layers, parameters that take an option's or ``stream``'s name, a kernel that does not
+        exist in this process) get the `keyword_call` of ``function``."""
+        names = (*(spec.name for spec in self.params), "grid", *OPTIONS, "stream")
+        code = function.__code__
+        if (
+            getattr(self, "kernel", None) is None  # (absent: see `_absent`)
+            or self.layers
+            or code.co_varnames[: code.co_kwonlyargcount] != names
+        ):
+            return keyword_call(function)
+        body, defaults = _positional(function)
+        plan = tuple(self._plan_entry(index, spec) for index, spec in enumerate(self.params))
+        call = _fastpath.Engine(
+            body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,
+            self.tensor_check, self.cache, self.pre_run_hooks, self.dynamic_key,
+        )
+        return _wrapped(call, function)
+
+    def _plan_entry(self, index: int, spec: Spec) -> tuple[Any, ...]:
+        """One parameter's entry in the engine's plan (engine.c says what each holds)."""
+        if isinstance(spec, Tensor):
+            keyed = 1 if len(spec.dtypes) != 1 else 2 if spec.optional else 0
+            return ("t", self.tensor_specs.index(spec), keyed, spec.optional)
+        if isinstance(spec, Scalar):
+            rule = spec.rule
+            if isinstance(rule, kinds.Int):
+                low, high = kinds.INT_RANGES[spec.dtype]
+                keyed = (2 if spec.align else 1) if spec.specialize else 0
+                return ("i", low, high, keyed)
+            if isinstance(rule, kinds.Float):
+                return ("f", None if spec.dtype == "float64" else kinds.FLOAT_MAX[spec.dtype])
+            return ("b",)
+        if isinstance(spec, Constexpr):
+            typed = spec.rule.kind
+            kind = {"int": int, "bool": bool, "float": float, "str": str}.get(typed.kind or "")
+            return ("c", kind, typed.values, typed.optional)
+        return ("d", index)
 
     def dynamic_key(self, index: int, value: object) -> object:
         """The key of loosely typed parameter ``index``: as Triton's binder keys it."""
@@ -724,12 +787,48 @@ def _launch_function(kernel: Any) -> LaunchFunction:
         launcher, "profile_scratch_size", 1
     )
     if adapter is not None and not needs_scratch:
-        direct = adapter(kernel, launcher)
+        direct = _direct(kernel, launcher) or adapter(kernel, launcher)
         if direct is not None:
             return direct
     # CompiledKernel.run(gX, gY, gZ, stream, function, packed_metadata, launch_metadata, enter,
     # exit, *args), which allocates scratch memory as Triton does.
     return _splice(launcher, (kernel.function, kernel.packed_metadata, None, None, None))
+
+
+# How each scalar type of a compiled signature reaches the driver (a letter of direct.c's codes).
+_DIRECT_CODES = {
+    "i32": "i", "i64": "l", "u32": "I", "u64": "K", "u1": "B",
+    "fp16": "h", "bf16": "b", "fp32": "f", "f32": "f", "fp64": "d",
+}
+
+
+def _direct(kernel: Any, launcher: Any) -> LaunchFunction | None:
+    """``kernel`` launched by ttgen itself with cuLaunchKernelEx (direct.c), as Triton's CUDA
+    launcher of this version would launch it; None where that launcher does more than direct.c
+    does: another backend than CUDA, tensor descriptors, tuples, small int types (whose
+    conversion checks differ between versions), GSan or a non-generic launch on 3.9."""
+    if getattr(launcher, "gsan_enabled", False) or not hasattr(launcher, "launch_pdl"):
+        return None
+    if _VERSION >= (3, 9) and launcher.launch is not triton.runtime.driver.active.utils.launch:
+        return None
+    if type(launcher).__name__ != "CudaLauncher":
+        return None
+    codes = []
+    for ty in kernel.src.signature.values():
+        if ty == "constexpr":
+            codes.append("x")
+        elif isinstance(ty, str) and ty.startswith("*"):
+            codes.append("p")
+        elif isinstance(ty, str) and ty in _DIRECT_CODES:
+            codes.append(_DIRECT_CODES[ty])
+        else:
+            return None
+    metadata = kernel.metadata
+    return cast(LaunchFunction, _fastpath.Direct(
+        kernel.name, kernel.function, metadata.num_warps, metadata.num_ctas, metadata.shared,
+        bool(launcher.launch_cooperative_grid), bool(launcher.launch_pdl),
+        _VERSION >= (3, 9) and metadata.shared > 228 * 1024, "".join(codes).encode(),
+    ))
 
 
 def _splice(native: Any, middle: tuple[Any, ...], args_as_tuple: bool = False) -> LaunchFunction:

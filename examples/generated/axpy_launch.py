@@ -52,7 +52,7 @@ class axpy_kernel:
     Args = AxpyKernelArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_axpy_kernel.engine
     def run(
         *,
         x: _torch.Tensor,

@@ -56,7 +56,7 @@ class layer_norm_fwd:
     Args = LayerNormFwdArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_layer_norm_fwd.engine
     def run(
         *,
         x: _torch.Tensor,

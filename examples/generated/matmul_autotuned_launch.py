@@ -71,7 +71,7 @@ class matmul_autotuned:
     Args = MatmulAutotunedArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_matmul_autotuned.engine
     def run(
         *,
         a: _torch.Tensor,

@@ -65,7 +65,7 @@ class matmul_kernel:
     Args = MatmulKernelArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_matmul_kernel.engine
     def run(
         *,
         a: _torch.Tensor,

@@ -50,7 +50,7 @@ class scale_shift_kernel:
     Args = ScaleShiftKernelArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_scale_shift_kernel.engine
     def run(
         *,
         x: _torch.Tensor,

@@ -48,7 +48,7 @@ class softmax_kernel:
     Args = SoftmaxKernelArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_softmax_kernel.engine
     def run(
         *,
         out: _torch.Tensor,

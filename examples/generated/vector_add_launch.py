@@ -44,7 +44,7 @@ class add_kernel:
     Args = AddKernelArgs
 
     @staticmethod
-    @_rt.keyword_call
+    @_add_kernel.engine
     def run(
         *,
         x: _torch.Tensor,
