@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +27,9 @@ import ttgen.traced
 from tests import references as ref
 from tests.cases import EXAMPLES, assert_outputs
 from tests.conftest import CUDA, DEVICE
+from ttgen import cli
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,7 @@ class Call:
     """A good call of an example launcher, and the arguments Triton's kernel gets from it."""
 
     id: str
-    module: str  # examples.generated.<module>_launch
+    module: str  # the launcher module
     kernel: str
     make: Callable[[], ref.Case]
     grid: Callable[[Any], tuple[int, ...]] | None = None  # a callable grid, for the case's own
@@ -47,7 +55,7 @@ class Call:
         return {**case.kwargs, "grid": self.grid or case.grid}
 
     def _module(self) -> Any:
-        return importlib.import_module(f"examples.generated.{self.module}_launch")
+        return importlib.import_module(self.module)
 
 
 def _axpy_case(n: int = 1000) -> ref.Case:
@@ -78,14 +86,32 @@ def _matmul_grid(meta: Any) -> tuple[int, int]:
     return (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
 
 
+def _scaling_case(name: str, value: Any, factor: float, n: int = 300) -> ref.Case:
+    """A case of tests/compile_kernels: ``out = x * factor`` with ``name=value``."""
+    x = torch.randn(n, generator=torch.Generator().manual_seed(0)).to(DEVICE)
+    return ref.Case(
+        kwargs={"x": x, "out": torch.full_like(x, math.nan), "n": n, name: value, "BLOCK": 128},
+        grid=(triton.cdiv(n, 128),), expected={"out": factor * x}, atol=1e-6, rtol=1e-6,
+    )
+
+
+GENERATED = "examples.generated"
+BUILT = "gen_compile"  # tests/compile_kernels' launchers, built into a temporary folder
 CALLS = [
-    *(Call(e.id, e.module, e.kernel, functools.partial(e.make, device=DEVICE, **e.options))
-      for e in EXAMPLES),
-    Call("axpy_kernel", "axpy", "axpy_kernel", _axpy_case,
+    *(Call(e.id, f"{GENERATED}.{e.module}_launch", e.kernel,
+           functools.partial(e.make, device=DEVICE, **e.options)) for e in EXAMPLES),
+    Call("axpy_kernel", f"{GENERATED}.axpy_launch", "axpy_kernel", _axpy_case,
          supplied=lambda kw: {"BLOCK": 1024, "EVEN": kw["n"] % 1024 == 0}),
-    Call("matmul_autotuned", "matmul_autotuned", "matmul_autotuned", _matmul_autotuned_case,
-         grid=_matmul_grid),
+    Call("matmul_autotuned", f"{GENERATED}.matmul_autotuned_launch", "matmul_autotuned",
+         _matmul_autotuned_case, grid=_matmul_grid),
+    Call("negate_kernel", f"{BUILT}.kernels_launch", "negate_kernel",  # a bool annotation
+         functools.partial(_scaling_case, "negate", True, -1)),
 ]
+MATMUL_AUTOTUNED = CALLS[-2]
+# A parameter named stream: run() has no stream option then.  (Not in CALLS: Inductor cannot
+# compile it, see the test.)
+STREAM = Call("stream_kernel", f"{BUILT}.kernels_launch", "stream_kernel",
+              functools.partial(_scaling_case, "stream", 3, 3))
 
 
 def _launching(launcher: Any) -> Callable[[dict[str, Any]], None]:
@@ -93,6 +119,18 @@ def _launching(launcher: Any) -> Callable[[dict[str, Any]], None]:
         launcher.run(**kwargs)
 
     return launch
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """tests/compile_kernels' launchers, importable as the package ``gen_compile``."""
+    out = tmp_path_factory.mktemp("compile") / BUILT
+    assert cli.main([str(ROOT / "tests" / "compile_kernels"), "--out", str(out), "-q"]) == 0
+    sys.path.insert(0, str(out.parent))
+    yield out
+    sys.path.remove(str(out.parent))
+    for name in [m for m in sys.modules if m.startswith(BUILT)]:
+        del sys.modules[name]
 
 
 @pytest.fixture(autouse=True)
@@ -141,7 +179,7 @@ def test_eager_calls_do_not_go_through_the_traced_function(launched: list[Any]) 
 
 
 @needs_no_cuda
-@pytest.mark.parametrize("call", CALLS, ids=lambda c: c.id)
+@pytest.mark.parametrize("call", [*CALLS, STREAM], ids=lambda c: c.id)
 def test_a_compiled_call_reaches_kernel_grid_with_the_launchers_arguments(
     call: Call, launched: list[Any]
 ) -> None:
@@ -153,7 +191,7 @@ def test_a_compiled_call_reaches_kernel_grid_with_the_launchers_arguments(
     state = call.state()
     # An Autotuner is called as itself (heuristics below it are its to apply); heuristics
     # outside any autotuner are applied first, as run() applies them, then the JITFunction.
-    assert kernel is (state.outer if call.kernel == "matmul_autotuned" else state.kernel)
+    assert kernel is (state.outer if call is MATMUL_AUTOTUNED else state.kernel)
     assert grid == kwargs["grid"]
     got = {**dict(zip(state.kernel.arg_names, positional)), **keywords}
     want = {**case.kwargs, **call.supplied(case.kwargs)}
@@ -259,6 +297,80 @@ def test_a_stream_is_refused_under_compile() -> None:
     assert "add_kernel: under torch.compile a launcher takes no stream" in _error_text(traced.value)
 
 
+# -- what Inductor compiles: the kernel's source, in a process that never imported ttgen ----------
+
+# With the launchers imported (ttgen.annotations too), write each kernel's source as Inductor
+# renders it for its compile workers (its imports, @triton.jit, the source Inductor reads from the
+# kernel Dynamo gets, with its dependencies) into plain/, and print how Triton reads the original's
+# parameters; into as_written/ the same for the kernel itself instead of ttgen.traced.plain's.
+_RENDER = """
+import importlib, json, sys
+from torch._inductor.codegen.triton import TritonKernel
+from torch._inductor.codegen.wrapper import (
+    user_defined_triton_kernel_transitive_closure_source_code as rendered,
+)
+from ttgen.traced import plain
+
+params = {}
+for module, name in json.loads(sys.argv[1]):
+    kernel = getattr(importlib.import_module(module), "_" + name).kernel
+    for folder, given in [("plain", plain(kernel)), ("as_written", kernel)]:
+        source = rendered(given)
+        with open(f"{folder}/{name}.py", "w") as file:
+            file.write(TritonKernel.gen_common_triton_imports() + "@triton.jit\\n" + source)
+    params[name] = [[p.name, p.annotation, p.is_constexpr] for p in kernel.params]
+print(json.dumps(params))
+"""
+
+# In a fresh process, as a compile worker: exec each source of folder argv[2], read its parameters,
+# and compile it for an H100 (Triton's code generator and compiler run without one).
+_COMPILE = """
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+params = {}
+for module, name in json.loads(sys.argv[1]):
+    spec = importlib.util.spec_from_file_location(name, f"{sys.argv[2]}/{name}.py")
+    source = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(source)
+    kernel = getattr(source, name)
+    params[name] = [[p.name, p.annotation, p.is_constexpr] for p in kernel.params]
+    signature = {
+        p.name: "constexpr" if p.is_constexpr else p.annotation_type or "*fp32"
+        for p in kernel.params
+    }
+    constexprs = [p for p in kernel.params if p.is_constexpr]
+    constants = {p.name: p.default if p.has_default else 16 for p in constexprs}
+    triton.compile(ASTSource(kernel, signature, constants), target=GPUTarget("cuda", 90, 32))
+assert not any(name.startswith("ttgen") for name in sys.modules)
+print(json.dumps(params))
+"""
+
+
+def test_inductor_compiles_the_kernels_source_where_ttgen_was_never_imported(
+    tmp_path: Path, _built: Path
+) -> None:
+    kernels = [[c.module, c.kernel] for c in {c.kernel: c for c in [*CALLS, STREAM]}.values()]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "as_written").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # real JITFunctions
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(_built.parent)])
+
+    def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", script, json.dumps(kernels), *args],
+                              env=env, cwd=tmp_path, capture_output=True, text=True)
+
+    def output(done: subprocess.CompletedProcess[str]) -> Any:
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1])
+
+    original = output(run(_RENDER))
+    assert "TypeError: type 'tensor' is not subscriptable" in run(_COMPILE, "as_written").stderr
+    assert output(run(_COMPILE, "plain")) == original  # compiled, each parameter read alike
+
+
 # -- on a GPU: compiled for real -----------------------------------------------------------------
 
 
@@ -289,7 +401,7 @@ def test_compiled_call_has_no_graph_break(call: Call) -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("call", [ADD, AXPY, CALLS[-1]], ids=lambda c: c.id)
+@pytest.mark.parametrize("call", [ADD, AXPY, MATMUL_AUTOTUNED], ids=lambda c: c.id)
 def test_reduce_overhead_captures_the_kernel_in_the_cuda_graph(call: Call) -> None:
     from torch._dynamo.utils import counters
 
@@ -315,6 +427,20 @@ def test_reduce_overhead_captures_the_kernel_in_the_cuda_graph(call: Call) -> No
     assert counters["inductor"]["cudagraph_skips"] == 0
     for got, want in zip(replayed, eager):  # outputs doubled: twice the case's atol
         torch.testing.assert_close(got, want, atol=2 * case.atol, rtol=case.rtol)
+
+
+@pytest.mark.gpu
+def test_a_parameter_named_stream_is_the_kernels_argument() -> None:
+    """Not run()'s stream option, which torch.compile refuses.  Inductor cannot compile a kernel
+    with a parameter named stream, from ttgen or from kernel[grid](...) ("duplicate argument
+    'stream'": its own launcher takes a stream too), so AOT autograd's eager backend runs it."""
+    eager, traced = STREAM.make(), STREAM.make()
+    STREAM.launcher().run(**STREAM.kwargs(eager))
+    compiled = torch.compile(_launching(STREAM.launcher()), backend="aot_eager", fullgraph=True)
+    compiled(STREAM.kwargs(traced))
+    torch.cuda.synchronize()
+    assert_outputs(eager)
+    assert_outputs(traced)
 
 
 @pytest.mark.gpu

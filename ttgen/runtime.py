@@ -282,7 +282,10 @@ def _ruled(rule: Callable[[object], object], value: object) -> object:
     try:
         return rule(value)
     except kinds.Violation as bad:
-        raise ArgumentError(bad.cls, bad.expected, value) from None
+        violation = bad
+    # Raised outside the except: Dynamo 2.11 cannot trace setting the cause or context of an
+    # exception of ttgen's own (`Launcher.accept` turns it into the error users see).
+    raise ArgumentError(violation.cls, violation.expected, value)
 
 
 class Dynamic(Spec):

@@ -14,15 +14,28 @@ binds the keywords, checks every argument with the launcher's full rules and mes
 error while Dynamo traces; applies the heuristics that are outside any autotuner, as run()
 does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
 kernel (an Autotuner tunes there, with the heuristics below it).
+
+Inductor compiles that kernel from its source text (``JITFunction.src``), in worker processes
+that exec the text afresh and never import ``ttgen.annotations``: there ``tl.tensor[tl.float32]``
+is "type 'tensor' is not subscriptable" and a ``bool`` annotation is unknown to Triton's code
+generator.  So the kernel handed to Dynamo is `plain`: where its source uses ttgen's spellings, a
+copy whose source spells them as Triton itself does, which Triton reads exactly alike.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import copy
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
+import triton.language as tl
+from triton.runtime.jit import JITFunction
 
+from ttgen import live
 from ttgen.options import OPTIONS
 from ttgen.runtime import Launcher, _non_default
 
@@ -44,9 +57,15 @@ def mark(call: Any, function: Callable[..., Any]) -> None:
     names = code.co_varnames[: code.co_kwonlyargcount]
     defaults = dict(function.__kwdefaults__ or {})
     qualname = function.__qualname__
+    # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner), else
+    # the JITFunction.  (None where the kernel is absent: `Launcher.accept` raises first.)
+    kernel = None
+    if hasattr(launcher, "kernel"):
+        kinds = zip(launcher.layers, launcher.layer_kinds)
+        kernel = plain(next((l for l, k in kinds if k != "heuristics"), launcher.kernel))
 
     def traced_run(*args: Any, **kwargs: Any) -> None:
-        launch(launcher, bind(qualname, names, defaults, args, kwargs))
+        launch(launcher, kernel, bind(qualname, names, defaults, args, kwargs))
 
     setattr(call, "__original_fn", traced_run)
     setattr(call, "__script_if_tracing_wrapper", True)
@@ -87,7 +106,7 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def launch(launcher: Launcher, values: dict[str, Any]) -> None:
+def launch(launcher: Launcher, kernel: Any, values: dict[str, Any]) -> None:
     """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
     names = [spec.name for spec in launcher.given]
@@ -104,14 +123,13 @@ def launch(launcher: Launcher, values: dict[str, Any]) -> None:
     if not callable(grid):
         launcher.checked_grid(grid)  # the launcher's grid error, if it is one
         grid = tuple(grid)
-    # Heuristics outside any autotuner are applied here, as run() applies them; the kernel
-    # launched is the first layer that is not one (an Autotuner, or the JITFunction).
-    kernel = launcher.kernel
-    for index, layer in enumerate(launcher.layers):
-        if launcher.layer_kinds[index] != "heuristics":
-            kernel = layer
+    # Heuristics outside any autotuner are applied here, as run() applies them (the kernel
+    # launched is the first layer that is not one).
+    for index, kind in enumerate(launcher.layer_kinds):
+        if kind != "heuristics":
             break
-        arguments.update(zip(layer.values, launcher.heuristics(index, arguments, grid)))
+        supplied = launcher.layers[index].values
+        arguments.update(zip(supplied, launcher.heuristics(index, arguments, grid)))
     positional, keywords = launcher._arguments(list(arguments), list(arguments.values()))
     launch_kernel(kernel, grid, positional, {**keywords, **_non_default(options)})
 
@@ -119,3 +137,77 @@ def launch(launcher: Launcher, values: dict[str, Any]) -> None:
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
     """``kernel[grid](...)``: what Dynamo puts in the graph (a test stands in for it on the CPU)."""
     kernel[grid](*positional, **keywords)
+
+
+def plain(layer: Any) -> Any:
+    """``layer`` (a kernel, or a decorator over one) as Inductor can compile it: ``layer`` itself
+    where the kernel's source is `plain_source` already, else copies down its ``.fn`` chain, the
+    kernel's copy holding that source (its parameters, options and caches are the original's)."""
+    if isinstance(layer, JITFunction):
+        source = plain_source(layer)
+        if source == layer.src:
+            return layer
+        twin = copy.copy(layer)
+        twin._unsafe_update_src(source)  # Triton's one way to change a kernel's source
+        return twin
+    if live.kind(layer) == "jit":
+        return layer  # the interpreter's function: nothing compiles it
+    inner = plain(layer.fn)
+    if inner is layer.fn:
+        return layer
+    twin = copy.copy(layer)
+    twin.fn = inner
+    return twin
+
+
+_SUBSCRIPTED = (tl.tensor, tl.constexpr)  # what ttgen.annotations makes subscriptable
+
+
+def plain_source(kernel: JITFunction) -> str:
+    """The kernel's source with ttgen's annotation spellings written as Triton's own, which
+    compile where ``ttgen.annotations`` was never imported and which Triton reads alike (the same
+    parameter types, constexprs and code): ``tl.tensor[...]`` and ``tl.constexpr[...]`` without
+    the subscript (which `ttgen.annotations` makes return the class itself), and ``bool`` as
+    ``tl.int1`` (both u1 to Triton; Inductor's compiled source imports triton.language as tl)."""
+    source = kernel.src
+    (func,) = ast.parse(source).body
+    assert isinstance(func, ast.FunctionDef)
+    namespace = kernel.fn.__globals__
+    # ast's columns count UTF-8 bytes within a line
+    text = source.encode()
+    starts = list(itertools.accumulate(map(len, text.splitlines(True)), initial=0))
+
+    def span(node: ast.expr) -> tuple[int, int]:
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        begin = starts[node.lineno - 1] + node.col_offset
+        return begin, starts[node.end_lineno - 1] + node.end_col_offset
+
+    edits: list[tuple[tuple[int, int], bytes]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Subscript) and _value(node.value, namespace) in _SUBSCRIPTED:
+            begin, end = span(node.value)
+            edits.append((span(node), text[begin:end]))
+        elif isinstance(node, ast.Name) and _value(node, namespace) is bool:
+            edits.append((span(node), b"tl.int1"))
+        else:
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+    arguments = func.args
+    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        if arg.annotation is not None:
+            visit(arg.annotation)
+    for (begin, end), replacement in reversed(edits):  # from the last, so offsets hold
+        text = text[:begin] + replacement + text[end:]
+    return text.decode()
+
+
+def _value(node: ast.expr, namespace: Mapping[str, Any]) -> Any:
+    """What a name or a dotted name in an annotation denotes in the kernel's module (None for
+    anything else)."""
+    if isinstance(node, ast.Name):
+        return namespace[node.id] if node.id in namespace else getattr(builtins, node.id, None)
+    if isinstance(node, ast.Attribute):
+        return getattr(_value(node.value, namespace), node.attr, None)
+    return None
