@@ -32,6 +32,7 @@ README = (ROOT / "README.md").read_text()
 SETUP, MYPY = "Set up and run", "Checking launch sites with mypy"
 RUN_HERE = (SETUP, MYPY)  # the sections whose commands test_a_users_first_hour runs
 RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
+PRODUCTION = "Production start: precompiled kernels"  # run by tests/test_bundle.py::test_the_readme_recipe
 
 
 def section(heading: str) -> str:
@@ -55,7 +56,7 @@ def commands(text: str) -> list[str]:
 def test_every_readme_command_has_a_runner() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -m slow"} <= set(ci)
-    covered = {line for heading in RUN_HERE for line in commands(section(heading))} | set(RUN_BY_CI)
+    covered = {line for heading in (*RUN_HERE, PRODUCTION) for line in commands(section(heading))} | set(RUN_BY_CI)
     assert set(commands(README)) <= covered, "a README command that no test and no .ci/run runs"
 
 

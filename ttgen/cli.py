@@ -67,6 +67,11 @@ def _arguments() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bundle"]:  # ttgen bundle MANIFEST... (a kernel folder named bundle: ./bundle)
+        from ttgen import bundle
+
+        return bundle.main(argv[1:])
     options = _arguments().parse_args(argv)
     started = time.perf_counter()
     try:

@@ -389,8 +389,10 @@ def _emit_layer(
     w.add(f"_tune_key = {_tuple_text(parts)}", 2)
     w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
     w.add("if _tuned is None:", 2)
-    w.call(3, Call(f"{launcher}.tune(", ("_tune_key", "grid", "_stream", _tuple_call(known), options)))
-    w.add("return", 3)
+    # tune() returns None once Triton's Autotuner has tuned and launched; a bundle's choice (issue 16) launches below.
+    w.call(3, Call(f"_tuned = {launcher}.tune(", ("_tune_key", "grid", "_stream", _tuple_call(known), options)))
+    w.add("if _tuned is None:", 3)
+    w.add("return", 4)
     w.add(f"{_tuple_text(supplied + ['_choice'])} = _tuned", 2)
     w.add("if _choice.pre_hook is not None:", 2)
     values = Call("{", tuple(f'"{n}": {n}' for n in known + supplied), "}")

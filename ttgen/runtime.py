@@ -46,6 +46,7 @@ from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
 from ttgen import kinds, live, model
+from ttgen import precompiled, record  # issue 16: bundles and TTGEN_RECORD
 from ttgen.live import StaleLauncherError
 from ttgen.fingerprint import find_function, fingerprint
 from ttgen.options import OPTIONS
@@ -391,6 +392,7 @@ class Launcher:
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.lock = threading.Lock()
+        self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
         outer = getattr(module, name, None)
         if outer is None and condition is not None:
@@ -638,6 +640,12 @@ class Launcher:
                 self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
+                bundled = None if key in self.cache else precompiled.find(self, state, args, options)  # issue 16
+                if bundled is not None:  # issue 16: a precompiled binary, no JIT
+                    bundled(*(*grid, 1, 1)[:3], stream, *(a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args))
+                    self.cache[key] = bundled
+                    record.launch(self, state, args, options)
+                    return
                 compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
                 if compiled is None or key in self.cache or self.kernel.used_global_vals:
                     return  # nothing compiled (jit_cache_hook), or Triton must check globals
@@ -646,6 +654,7 @@ class Launcher:
                 launch = _launch_function(compiled)
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
                 self.cache[key] = launch
+                record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
 
     # -- autotune and heuristics -----------------------------------------------------------------
 
@@ -656,9 +665,11 @@ class Launcher:
         stream: int,
         given: tuple[Any, ...],
         options: dict[str, Any],
-    ) -> None:
+    ) -> tuple[Any, ...] | None:
         """A new autotune key: launch through the decorators, as kernel[grid](...) does, so
-        Triton's Autotuner tunes (or reads its disk cache); remember the config it chose."""
+        Triton's Autotuner tunes (or reads its disk cache); remember the config it chose.  With
+        a bundle's choice for the key (issue 16), remember that one and return it, launching
+        nothing: run() then launches it as for a known key."""
         options = _non_default(options)
         self.check_options(options)
         if callable(grid):  # Triton's Autotuner calls it: its errors name the kernel all the same
@@ -669,7 +680,11 @@ class Launcher:
             positional, keywords = self._arguments(names, values)
             with INTERPRETER_LOCK:
                 self.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
-            return
+            return None
+        config = precompiled.choice(self, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
+        if config is not None:
+            self.tuned[tune_key] = (*[config.kwargs[s.name] for s in self.params if s.name in config.kwargs], Choice(config))
+            return self.tuned[tune_key]
         positional, keywords = self._arguments(names, list(given))
         with self._on_stream(tune_key[0], stream), self.lock:
             # Through the outermost object, as kernel[grid](...) calls it: a project's own
@@ -679,6 +694,8 @@ class Launcher:
             config = tuner.best_config
             supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
             self.tuned[tune_key] = (*supplied, Choice(config))
+            record.tuned(self, given, grid, options, config)  # issue 16: TTGEN_RECORD
+        return None
 
     def run_loose(self, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
         """run() of a kernel whose decorators' names the source did not tell: every argument

@@ -133,7 +133,7 @@ class matmul_autotuned:
         _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
         if _tuned is None:
-            _matmul_autotuned.tune(
+            _tuned = _matmul_autotuned.tune(
                 _tune_key, grid, _stream,
                 (
                     a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
@@ -141,7 +141,8 @@ class matmul_autotuned:
                 ),
                 dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
             )
-            return
+            if _tuned is None:
+                return
         (BLOCK_M, BLOCK_N, BLOCK_K, _choice) = _tuned
         if _choice.pre_hook is not None:
             _matmul_autotuned.run_pre_hook(
