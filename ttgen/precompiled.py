@@ -49,21 +49,21 @@ class Binary:
 
 
 def load(binary: Binary, device: int) -> Callable[..., Any] | None:
-    """LEAD: the C pieces go here.  Load ``binary`` on ``device`` and return its launch
-    function: called as ``launch(g0, g1, g2, stream, *args)`` with every kernel argument in
-    parameter order (tensors as their data_ptr ints, constexprs and None included; the
-    ``signature`` says which positions are passed), the same convention as `Launcher.cache`'s
-    entries.  Return None when this build cannot launch it (the launcher then compiles)."""
-    from ttgen import _fastpath
+    """Load ``binary`` on ``device`` as Triton's driver loads a binary (`_fastpath.load_binary`,
+    no C compiler) and return its launch function, a `Direct` (direct.c): called as
+    ``launch(g0, g1, g2, stream, *args)`` with every kernel argument in parameter order, the
+    convention of `Launcher.cache`'s entries.  None when a direct launch cannot stand in for
+    Triton's launcher (scratch memory, a type direct.c does not pass): the launcher compiles."""
+    from ttgen import _fastpath, runtime
 
-    if not hasattr(_fastpath, "load_binary"):
-        _warn_once("load", "this build of ttgen cannot launch precompiled binaries (no _fastpath.load_binary)")
-        return None
     md = binary.metadata
-    function = _fastpath.load_binary(binary.cubin, binary.name, md["shared"], device)
-    return _fastpath.DirectLaunch(  # type: ignore[attr-defined,no-any-return]
-        function, md["num_warps"], md["num_ctas"], md["shared"], tuple(md["cluster_dims"]),
-        md["launch_cooperative_grid"], md["launch_pdl"], binary.signature,
+    codes = runtime.direct_codes(binary.signature)
+    if codes is None or md.get("global_scratch_size") or md.get("profile_scratch_size"):
+        return None
+    loaded = _fastpath.load_binary(binary.name, binary.cubin, md["shared"], device)
+    return runtime.direct_launch(
+        binary.name, loaded[1], md["num_warps"], md["num_ctas"], md["shared"],
+        bool(md.get("launch_cooperative_grid")), bool(md.get("launch_pdl")), codes,
     )
 
 

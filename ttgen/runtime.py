@@ -833,8 +833,19 @@ def _direct(kernel: Any, launcher: Any) -> LaunchFunction | None:
         return None
     if type(launcher).__name__ != "CudaLauncher":
         return None
+    codes = direct_codes(kernel.src.signature.values())
+    if codes is None:
+        return None
+    metadata = kernel.metadata
+    return direct_launch(kernel.name, kernel.function, metadata.num_warps, metadata.num_ctas, metadata.shared,
+                         bool(launcher.launch_cooperative_grid), bool(launcher.launch_pdl), codes)
+
+
+def direct_codes(signature: Any) -> bytes | None:
+    """direct.c's argument codes for a compiled signature's types (``"*fp32"``, ``"i32"``,
+    ``"constexpr"``...); None if a type is one direct.c does not pass."""
     codes = []
-    for ty in kernel.src.signature.values():
+    for ty in signature:
         if ty == "constexpr":
             codes.append("x")
         elif isinstance(ty, str) and ty.startswith("*"):
@@ -843,11 +854,17 @@ def _direct(kernel: Any, launcher: Any) -> LaunchFunction | None:
             codes.append(_DIRECT_CODES[ty])
         else:
             return None
-    metadata = kernel.metadata
+    return "".join(codes).encode()
+
+
+def direct_launch(
+    name: str, function: int, num_warps: int, num_ctas: int, shared: int, cooperative: bool, pdl: bool,
+    codes: bytes,
+) -> LaunchFunction:
+    """A `Direct` (direct.c) for a loaded kernel, with this Triton version's launch attributes."""
+    oversized = _VERSION >= (3, 9) and shared > 228 * 1024
     return cast(LaunchFunction, _fastpath.Direct(
-        kernel.name, kernel.function, metadata.num_warps, metadata.num_ctas, metadata.shared,
-        bool(launcher.launch_cooperative_grid), bool(launcher.launch_pdl),
-        _VERSION >= (3, 9) and metadata.shared > 228 * 1024, "".join(codes).encode(),
+        name, function, num_warps, num_ctas, shared, cooperative, pdl, oversized, codes,
     ))
 
 
