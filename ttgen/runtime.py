@@ -128,6 +128,13 @@ def _resolve_device_functions() -> None:
         else:
             current_device, current_stream = _host_device, _host_stream
         return
+    if torch.cuda.is_available() and not torch.version.hip:
+        # What Triton's CUDA driver asks when torch is there (its GPUDriver binds torch's own
+        # queries), asked without creating the driver: on Triton 3.6 that builds cuda_utils with
+        # gcc on an empty cache, which a launch from a precompiled bundle must never need.
+        torch.cuda.current_device()  # torch's lazy CUDA initialisation, once
+        current_device, current_stream = torch._C._cuda_getDevice, torch._C._cuda_getCurrentRawStream
+        return
     try:
         active = triton.runtime.driver.active
         device, stream = active.get_current_device, active.get_current_stream
