@@ -1,7 +1,7 @@
 /* The engine: a generated run()'s whole cache-hit path in C.
  *
  * Included by fastpath.c (one translation unit, the extension ttgen._fastpath); it uses the
- * pieces above it there: the keyword mapping of KeywordCall, TensorCheck's tensor reads,
+ * pieces above it there: the keyword binding (Keywords, bind) KeywordCall uses, TensorCheck's tensor reads,
  * LaunchState, Launch, and direct.c's Direct.
  *
  * Engine(body, original, names, defaults, required, plan, state, hooked, current_stream,
@@ -43,10 +43,8 @@ enum { OPTIONS = 6 };
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *body, *original, *names, *defaults, *required, *dict;
-    PyObject *plan, *state, *hooked, *current_stream, *tensors, *cache, *hooks, *dynamic_key;
-    Mapping mappings[CACHED];
-    int next;
+    Keywords keywords;
+    PyObject *plan, *state, *hooked, *current_stream, *tensors, *cache, *hooks, *dynamic_key, *dict;
     Py_ssize_t count; /* kernel parameters */
     Param *params;
     int aligned_any;
@@ -139,12 +137,8 @@ static int fast(Engine *self, PyObject *const *args) {
     PyTuple_SET_ITEM(key, 0, state);
     for (int i = 0; i < OPTIONS; i++)
         PyTuple_SET_ITEM(key, 1 + i, Py_NewRef(options[i]));
-    uint64_t small_ptrs[ON_STACK], *ptrs = small_ptrs;
-    char small_have[ON_STACK], *have = small_have;
-    if (n > ON_STACK) {
-        Py_DECREF(key);
-        return 0; /* (run() takes at most ON_STACK keywords on the fast path anyway) */
-    }
+    uint64_t ptrs[ON_STACK]; /* (bind() took at most ON_STACK keywords) */
+    char have[ON_STACK];
     unsigned long long ored = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         const Param *p = &self->params[i];
@@ -243,7 +237,7 @@ static int fast(Engine *self, PyObject *const *args) {
     } else if (PyCallable_Check(grid)) {
         PyObject *named = PyDict_New();
         for (Py_ssize_t i = 0; named != NULL && i < n; i++)
-            if (PyDict_SetItem(named, PyTuple_GET_ITEM(self->names, i), args[i]) < 0)
+            if (PyDict_SetItem(named, PyTuple_GET_ITEM(self->keywords.names, i), args[i]) < 0)
                 Py_CLEAR(named);
         if (named != NULL)
             shape = PyObject_CallOneArg(grid, named);
@@ -251,11 +245,8 @@ static int fast(Engine *self, PyObject *const *args) {
     }
     PyObject *dims3 = shape != NULL ? grid3(NULL, shape) : NULL;
     Py_XDECREF(shape);
-    if (dims3 == NULL || dims3 == Py_None) {
-        Py_XDECREF(dims3);
-        Py_DECREF(launch_fn);
-        goto declined;
-    }
+    if (dims3 == NULL || dims3 == Py_None)
+        goto hit_declined;
     for (int i = 0; i < 3; i++)
         dims[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(dims3, i));
     uint64_t stream;
@@ -271,23 +262,15 @@ static int fast(Engine *self, PyObject *const *args) {
             Py_XDECREF(index);
             stream = found != NULL ? PyLong_AsUnsignedLongLong(found) : 0;
             Py_XDECREF(found);
-            if (found == NULL || PyErr_Occurred()) {
-                Py_DECREF(dims3);
-                Py_DECREF(launch_fn);
-                goto declined;
-            }
+            if (found == NULL || PyErr_Occurred())
+                goto hit_declined;
         }
     } else if (PyLong_CheckExact(stream_arg)) {
         stream = PyLong_AsUnsignedLongLong(stream_arg);
-        if (PyErr_Occurred()) {
-            Py_DECREF(dims3);
-            Py_DECREF(launch_fn);
-            goto declined;
-        }
+        if (PyErr_Occurred())
+            goto hit_declined;
     } else {
-        Py_DECREF(dims3);
-        Py_DECREF(launch_fn);
-        return 0;
+        goto hit_declined; /* a torch.cuda.Stream: the body reads it */
     }
     if (Py_TYPE(launch_fn) == &DirectType) {
         result = direct_run((Direct *)launch_fn, dims, stream, args, ptrs, have) < 0 ? -1 : 1;
@@ -315,6 +298,10 @@ static int fast(Engine *self, PyObject *const *args) {
     Py_DECREF(dims3);
     Py_DECREF(launch_fn);
     return result;
+hit_declined: /* a hit whose grid or stream the body must read or explain */
+    Py_XDECREF(dims3);
+    Py_DECREF(launch_fn);
+    goto declined;
 refused:
     Py_DECREF(key);
     key = NULL;
@@ -332,31 +319,18 @@ failed:
 
 static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Engine *self = (Engine *)op;
-    Py_ssize_t count = PyTuple_GET_SIZE(self->names);
-    if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL || count > ON_STACK)
-        goto refused;
-    const Py_ssize_t *slots = find_slots(self->names, self->mappings, &self->next, kwnames);
-    if (slots == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        goto refused;
-    }
+    Keywords *k = &self->keywords;
     PyObject *stack[ON_STACK];
-    for (Py_ssize_t j = 0; j < count; j++)
-        stack[j] = PyTuple_GET_ITEM(self->defaults, j);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++)
-        stack[slots[i]] = args[i];
-    for (Py_ssize_t j = 0; j < count; j++)
-        if (stack[j] == self->required)
-            goto refused;
-    int done = fast(self, stack);
+    int done = bind(k, args, nargsf, kwnames, stack);
+    if (done == 0)
+        return PyObject_Vectorcall(k->original, args, nargsf, kwnames);
+    if (done > 0)
+        done = fast(self, stack);
     if (done < 0)
         return NULL;
     if (done > 0)
         Py_RETURN_NONE;
-    return PyObject_Vectorcall(self->body, stack, count, NULL);
-refused:
-    return PyObject_Vectorcall(self->original, args, nargsf, kwnames);
+    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
 }
 
 /* The plan as Params; -1 with an error set. */
@@ -429,25 +403,23 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     PyObject *v[13];
     static char *keywords[] = {"body", "original", "names", "defaults", "required", "plan", "state", "hooked",
                                "current_stream", "tensors", "cache", "hooks", "dynamic_key", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!O!OO!OOOO!O!O!O", keywords, &v[0], &v[1], &PyTuple_Type,
-                                     &v[2], &PyTuple_Type, &v[3], &v[4], &PyTuple_Type, &v[5], &v[6], &v[7], &v[8],
-                                     &TensorCheckType, &v[9], &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!O", keywords, &v[0], &v[1], &v[2], &v[3], &v[4],
+                                     &PyTuple_Type, &v[5], &v[6], &v[7], &v[8], &TensorCheckType, &v[9],
+                                     &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12]))
         return NULL;
-    if (PyTuple_GET_SIZE(v[2]) != PyTuple_GET_SIZE(v[3]) ||
-        PyTuple_GET_SIZE(v[2]) != PyTuple_GET_SIZE(v[5]) + 2 + OPTIONS) {
-        PyErr_SetString(PyExc_ValueError, "names: the parameters, grid, the six options and stream; one default each");
+    if (!PyTuple_Check(v[2]) || PyTuple_GET_SIZE(v[2]) != PyTuple_GET_SIZE(v[5]) + 2 + OPTIONS) {
+        PyErr_SetString(PyExc_ValueError, "names: the parameters, grid, the six options and stream");
         return NULL;
     }
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
     self->vectorcall = engine_call;
-    PyObject **fields[] = {&self->body, &self->original, &self->names, &self->defaults, &self->required,
-                           &self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
+    PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key};
-    for (int i = 0; i < 13; i++)
-        *fields[i] = Py_NewRef(v[i]);
-    if (read_plan(self) < 0) {
+    for (int i = 0; i < 8; i++)
+        *fields[i] = Py_NewRef(v[5 + i]);
+    if (keywords_init(&self->keywords, v) < 0 || read_plan(self) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -455,23 +427,19 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 }
 
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
-    PyObject *fields[] = {self->body, self->original, self->names, self->defaults, self->required, self->plan,
-                          self->state, self->hooked, self->current_stream, self->tensors, self->cache,
-                          self->hooks, self->dynamic_key, self->dict};
-    for (int i = 0; i < 14; i++)
+    PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors,
+                          self->cache, self->hooks, self->dynamic_key, self->dict};
+    for (int i = 0; i < 9; i++)
         Py_VISIT(fields[i]);
-    for (int c = 0; c < CACHED; c++)
-        Py_VISIT(self->mappings[c].kwnames);
-    return 0;
+    return keywords_traverse(&self->keywords, visit, arg);
 }
 
 static int engine_clear(Engine *self) {
-    PyObject **fields[] = {&self->body, &self->original, &self->names, &self->defaults, &self->required,
-                           &self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
+    PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key, &self->dict};
-    for (int i = 0; i < 14; i++)
+    for (int i = 0; i < 9; i++)
         Py_CLEAR(*fields[i]);
-    clear_mappings(self->mappings);
+    keywords_clear(&self->keywords);
     return 0;
 }
 

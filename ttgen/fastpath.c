@@ -698,12 +698,18 @@ typedef struct {
     Py_ssize_t *slots; /* the parameter slot of each keyword */
 } Mapping;
 
+/* What a keyword-only function's binding needs; KeywordCall and engine.c's Engine embed it. */
+typedef struct {
+    PyObject *body, *original, *names, *defaults, *required;
+    Mapping cache[CACHED];
+    int next;
+} Keywords;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *body, *original, *names, *defaults, *required, *dict;
-    Mapping cache[CACHED];
-    int next;
+    Keywords keywords;
+    PyObject *dict;
 } KeywordCall;
 
 static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
@@ -767,74 +773,96 @@ static void clear_mappings(Mapping *cache) {
     }
 }
 
-static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    KeywordCall *self = (KeywordCall *)op;
-    Py_ssize_t count = PyTuple_GET_SIZE(self->names);
+/* A call's keywords into ``stack`` (ON_STACK entries) in parameter order, the defaults filled in:
+ * 1 bound, 0 a call Python must refuse (``original`` explains), -1 error set. */
+static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack) {
+    Py_ssize_t count = PyTuple_GET_SIZE(k->names);
     if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL || count > ON_STACK)
-        goto refused;
-    const Py_ssize_t *slots = find_slots(self->names, self->cache, &self->next, kwnames);
-    if (slots == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        goto refused;
-    }
-    PyObject *stack[ON_STACK];
+        return 0;
+    const Py_ssize_t *slots = find_slots(k->names, k->cache, &k->next, kwnames);
+    if (slots == NULL)
+        return PyErr_Occurred() ? -1 : 0;
     for (Py_ssize_t j = 0; j < count; j++)
-        stack[j] = PyTuple_GET_ITEM(self->defaults, j);
+        stack[j] = PyTuple_GET_ITEM(k->defaults, j);
     Py_ssize_t given = PyTuple_GET_SIZE(kwnames); /* CPython never passes a keyword twice */
     for (Py_ssize_t i = 0; i < given; i++)
         stack[slots[i]] = args[i];
     for (Py_ssize_t j = 0; j < count; j++)
-        if (stack[j] == self->required)
-            goto refused;
-    return PyObject_Vectorcall(self->body, stack, count, NULL);
-refused:
-    return PyObject_Vectorcall(self->original, args, nargsf, kwnames);
+        if (stack[j] == k->required)
+            return 0;
+    return 1;
+}
+
+/* ``k`` from the constructor arguments body, original, names, defaults, required; -1 with an
+ * error set. */
+static int keywords_init(Keywords *k, PyObject *const values[5]) {
+    if (!PyTuple_Check(values[2]) || !PyTuple_Check(values[3]) ||
+        PyTuple_GET_SIZE(values[2]) != PyTuple_GET_SIZE(values[3])) {
+        PyErr_SetString(PyExc_ValueError, "names and defaults: tuples, one default (or required) per name");
+        return -1;
+    }
+    PyObject **fields[] = {&k->body, &k->original, &k->names, &k->defaults, &k->required};
+    for (int i = 0; i < 5; i++)
+        *fields[i] = Py_NewRef(values[i]);
+    return 0;
+}
+
+static int keywords_traverse(Keywords *k, visitproc visit, void *arg) {
+    Py_VISIT(k->body);
+    Py_VISIT(k->original);
+    Py_VISIT(k->names);
+    Py_VISIT(k->defaults);
+    Py_VISIT(k->required);
+    for (int c = 0; c < CACHED; c++)
+        Py_VISIT(k->cache[c].kwnames);
+    return 0;
+}
+
+static void keywords_clear(Keywords *k) {
+    Py_CLEAR(k->body);
+    Py_CLEAR(k->original);
+    Py_CLEAR(k->names);
+    Py_CLEAR(k->defaults);
+    Py_CLEAR(k->required);
+    clear_mappings(k->cache);
+}
+
+static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Keywords *k = &((KeywordCall *)op)->keywords;
+    PyObject *stack[ON_STACK];
+    int bound = bind(k, args, nargsf, kwnames, stack);
+    if (bound < 0)
+        return NULL;
+    if (bound == 0)
+        return PyObject_Vectorcall(k->original, args, nargsf, kwnames);
+    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
 }
 
 static PyObject *keyword_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *body, *original, *names, *defaults, *required;
+    PyObject *values[5];
     static char *keywords[] = {"body", "original", "names", "defaults", "required", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!O!O", keywords, &body, &original, &PyTuple_Type,
-                                     &names, &PyTuple_Type, &defaults, &required))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO", keywords, &values[0], &values[1], &values[2],
+                                     &values[3], &values[4]))
         return NULL;
-    if (PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(defaults)) {
-        PyErr_SetString(PyExc_ValueError, "one default (or required) per name");
-        return NULL;
-    }
     KeywordCall *self = (KeywordCall *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
     self->vectorcall = keyword_call;
-    PyObject **fields[] = {&self->body, &self->original, &self->names, &self->defaults, &self->required};
-    PyObject *values[] = {body, original, names, defaults, required};
-    for (int i = 0; i < 5; i++) {
-        Py_INCREF(values[i]);
-        *fields[i] = values[i];
+    if (keywords_init(&self->keywords, values) < 0) {
+        Py_DECREF(self);
+        return NULL;
     }
     return (PyObject *)self;
 }
 
 static int keyword_traverse(KeywordCall *self, visitproc visit, void *arg) {
-    Py_VISIT(self->body);
-    Py_VISIT(self->original);
-    Py_VISIT(self->names);
-    Py_VISIT(self->defaults);
-    Py_VISIT(self->required);
     Py_VISIT(self->dict);
-    for (int c = 0; c < CACHED; c++)
-        Py_VISIT(self->cache[c].kwnames);
-    return 0;
+    return keywords_traverse(&self->keywords, visit, arg);
 }
 
 static int keyword_clear(KeywordCall *self) {
-    Py_CLEAR(self->body);
-    Py_CLEAR(self->original);
-    Py_CLEAR(self->names);
-    Py_CLEAR(self->defaults);
-    Py_CLEAR(self->required);
     Py_CLEAR(self->dict);
-    clear_mappings(self->cache);
+    keywords_clear(&self->keywords);
     return 0;
 }
 

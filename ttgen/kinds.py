@@ -59,7 +59,8 @@ FLOAT_MAX: dict[str, float] = {
     "float64": 1.7976931348623157e308,
 }
 
-_PYTHON = {"int": int, "bool": bool, "float": float, "str": str}
+# A constexpr annotation's Python type by name.
+PYTHON_TYPES = {"int": int, "bool": bool, "float": float, "str": str}
 _HASHABLE = (int, bool, float, str, type(None))
 
 
@@ -244,7 +245,7 @@ class Constexpr:
                 value = float(value)
             except OverflowError:
                 raise Violation(ValueError, "a float (an int is converted)") from None
-        if kind.kind is not None and not _is_kind(value, _PYTHON[kind.kind]):
+        if kind.kind is not None and not _is_kind(value, PYTHON_TYPES[kind.kind]):
             raise Violation(TypeError, self.expected())
         if kind.values is not None and not any(type(value) is type(v) and value == v for v in kind.values):
             raise Violation(ValueError, self.expected())

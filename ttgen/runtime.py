@@ -489,7 +489,7 @@ class Launcher:
             return ("b",)
         if isinstance(spec, Constexpr):
             typed = spec.rule.kind
-            kind = {"int": int, "bool": bool, "float": float, "str": str}.get(typed.kind or "")
+            kind = kinds.PYTHON_TYPES[typed.kind] if typed.kind is not None else None
             return ("c", kind, typed.values, typed.optional)
         return ("d", index)
 
@@ -690,7 +690,7 @@ class Launcher:
             return None
         config = precompiled.choice(self, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
         if config is not None:
-            self.tuned[tune_key] = (*[config.kwargs[s.name] for s in self.params if s.name in config.kwargs], Choice(config))
+            self.tuned[tune_key] = self._tuned_entry(config)
             return self.tuned[tune_key]
         positional, keywords = self._arguments(names, list(given))
         with self._on_stream(tune_key[0], stream), self.lock:
@@ -699,10 +699,15 @@ class Launcher:
             self.outer[grid](*positional, **keywords, **options)
             tuner = self.layers[self.layer_kinds.index("autotune")]
             config = tuner.best_config
-            supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
-            self.tuned[tune_key] = (*supplied, Choice(config))
+            self.tuned[tune_key] = self._tuned_entry(config)
             record.tuned(self, given, grid, options, config)  # issue 16: TTGEN_RECORD
         return None
+
+    def _tuned_entry(self, config: Any) -> tuple[Any, ...]:
+        """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
+        its `Choice`."""
+        supplied = [config.kwargs[spec.name] for spec in self.params if spec.name in config.kwargs]
+        return (*supplied, Choice(config))
 
     def run_loose(self, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
         """run() of a kernel whose decorators' names the source did not tell: every argument
