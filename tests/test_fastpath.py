@@ -15,6 +15,9 @@ import pytest
 import torch
 
 import ttgen.runtime as rt
+from triton import knobs
+from ttgen import _fastpath
+from ttgen.runtime.launch import VERSION, splice
 from examples.generated import scale_shift_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
 from tests.conftest import CUDA, DEVICE
@@ -145,7 +148,7 @@ class Counted:
 def counted_check(*specs: rt.Tensor, exact: object = torch.Tensor) -> tuple[Any, Counted]:
     getters = Counted()
     kinds = tuple(spec.kind() for spec in specs)
-    checker = rt._fastpath.TensorCheck(kinds, getters.get_device, getters.data_ptr, exact, rt.DLPACK_DTYPES)
+    checker = _fastpath.TensorCheck(kinds, getters.get_device, getters.data_ptr, exact, rt.DLPACK_DTYPES)
     return checker.check, getters
 
 
@@ -230,7 +233,7 @@ def test_each_paired_encoding_is_what_torch_gives_its_dtype() -> None:
     paired = dict(rt.DLPACK_DTYPES)
     assert {torch.float32, torch.bool, torch.float16, torch.bfloat16} <= set(paired.values())
     for code, dtype in paired.items():
-        read = rt._fastpath.dlpack(torch.empty(0, dtype=dtype, device=DEVICE))
+        read = _fastpath.dlpack(torch.empty(0, dtype=dtype, device=DEVICE))
         assert read is not None and read[2] == code, dtype
 
 
@@ -360,7 +363,7 @@ class Devices:
 
 def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
     owner, devices = Owner(), Devices()
-    state = rt._fastpath.LaunchState(
+    state = _fastpath.LaunchState(
         devices, ((owner, "enter"), (owner, "exit")), ((owner, "debug"), (owner, "mode")), rt.HOOKED
     )
     assert state() == (0, False, "")
@@ -375,8 +378,8 @@ def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
 
 def test_the_runtime_launch_state_is_tritons() -> None:
     assert rt.launch_state()[0] == rt.current_device()
-    if rt._VERSION < (3, 9):
-        assert rt.launch_state()[1:] == (rt.knobs.runtime.debug, rt.knobs.compilation.instrumentation_mode)
+    if VERSION < (3, 9):
+        assert rt.launch_state()[1:] == (knobs.runtime.debug, knobs.compilation.instrumentation_mode)
 
 
 @pytest.mark.skipif(CUDA, reason="the host fallback: without CUDA, under the interpreter")
@@ -398,11 +401,11 @@ def test_the_launch_state_and_stream_are_torchs_current_device_and_stream() -> N
 
 def test_launch_splices_the_fixed_arguments_after_grid_and_stream() -> None:
     seen: list[tuple[object, ...]] = []
-    flat = rt._splice(lambda *args: seen.append(args), ("function", "metadata"))
+    flat = splice(lambda *args: seen.append(args), ("function", "metadata"))
     flat(1, 2, 3, "stream", "x", 5)
-    packed = rt._splice(lambda *args: seen.append(args), ("function",), args_as_tuple=True)
+    packed = splice(lambda *args: seen.append(args), ("function",), args_as_tuple=True)
     packed(1, 2, 3, "stream", "x", 5)
-    wide = rt._splice(lambda *args: seen.append(args), ("function",))
+    wide = splice(lambda *args: seen.append(args), ("function",))
     wide(1, 2, 3, "stream", *range(300))
     assert seen == [
         (1, 2, 3, "stream", "function", "metadata", "x", 5),

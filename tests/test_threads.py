@@ -6,7 +6,7 @@ and its lock) runs against a stand-in: the launcher's kernel is replaced by `Fak
 ``run`` behaves like ``JITFunction.run`` -- it specializes the arguments with Triton's own
 binder, "compiles" on a miss of its own cache (slowly, and without a lock, as Triton does, so
 that concurrent misses would compile twice), launches, and returns a `FakeCompiled` that
-``runtime._launch_function`` accepts (a launcher with scratch memory: the generic
+``ttgen.runtime.launch.launch_function`` accepts (a launcher with scratch memory: the generic
 ``CompiledKernel.run`` path).  Every call carries a unique tag in ``scale`` (a float32 scalar,
 not part of any key), so each launch, through Triton's run or through a cached launch function,
 is traced back to the call that made it.
@@ -237,7 +237,7 @@ def test_real_interpreter_from_8_threads() -> None:
     Triton's interpreter is not thread-safe (GridExecutor patches triton.language and the
     tensor methods for the duration of a launch and restores them after, process-wide; see
     test_interpreter_is_not_thread_safe), so ttgen's launchers take turns around the
-    interpreter (runtime.INTERPRETER_LOCK).  The threads still race through everything of
+    interpreter (ttgen.runtime.device.INTERPRETER_LOCK).  The threads still race through everything of
     ttgen's before it.
     """
     from examples.generated import vector_add_launch
@@ -288,8 +288,8 @@ UNSERIALIZED = """
 import contextlib
 import torch
 import tests.test_threads as t
-import ttgen.runtime
-ttgen.runtime.INTERPRETER_LOCK = contextlib.nullcontext()  # as if ttgen did not take turns
+import ttgen.runtime.device
+ttgen.runtime.device.INTERPRETER_LOCK = contextlib.nullcontext()  # as if ttgen did not take turns
 from examples.generated import vector_add_launch
 from examples.generated.vector_add_launch import add_kernel
 launcher = vector_add_launch._add_kernel

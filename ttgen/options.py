@@ -7,6 +7,8 @@ in-memory cache entry with a plain ``kernel[grid](...)`` call).  Imports nothing
 
 from __future__ import annotations
 
+from typing import Any
+
 # name -> (annotation in run(), default)
 OPTIONS: dict[str, tuple[str, object]] = {
     "num_warps": ("int", 4),
@@ -16,3 +18,12 @@ OPTIONS: dict[str, tuple[str, object]] = {
     "launch_cooperative_grid": ("bool", False),
     "launch_pdl": ("bool", False),
 }
+
+
+def non_default(options: dict[str, Any]) -> dict[str, Any]:
+    """Only what differs from Triton's defaults, as a plain kernel[grid](...) call passes it,
+    so both share one entry (and one loaded module) in Triton's in-memory cache."""
+    return {
+        k: v for k, v in options.items()
+        if v is not None and (k not in OPTIONS or v != OPTIONS[k][1])
+    }

@@ -54,14 +54,15 @@ def load(binary: Binary, device: int) -> Callable[..., Any] | None:
     ``launch(g0, g1, g2, stream, *args)`` with every kernel argument in parameter order, the
     convention of `Launcher.cache`'s entries.  None when a direct launch cannot stand in for
     Triton's launcher (scratch memory, a type direct.c does not pass): the launcher compiles."""
-    from ttgen import _fastpath, runtime
+    from ttgen import _fastpath
+    from ttgen.runtime import launch
 
     md = binary.metadata
-    codes = runtime.direct_codes(binary.signature)
+    codes = launch.direct_codes(binary.signature)
     if codes is None or md.get("global_scratch_size") or md.get("profile_scratch_size"):
         return None
     loaded = _fastpath.load_binary(binary.name, binary.cubin, md["shared"], device)
-    return runtime.direct_launch(
+    return launch.direct_launch(
         binary.name, loaded[1], md["num_warps"], md["num_ctas"], md["shared"],
         bool(md.get("launch_cooperative_grid")), bool(md.get("launch_pdl")), codes,
     )

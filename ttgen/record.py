@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ttgen import keys, manifest
+from ttgen.options import non_default
 
 _written: set[str] = set()  # entries this process has added already
 _warned: set[str] = set()
@@ -39,7 +40,7 @@ def tuned(launcher: Any, given: tuple[Any, ...], grid: object, options: dict[str
     decorators do not supply) and launched it."""
     if path() is None or launcher.interpreted:
         return
-    from ttgen.runtime import Choice, _non_default  # (runtime imports this module)
+    from ttgen.runtime.tuning import Choice  # (the runtime imports this module)
 
     with _skipping(launcher):
         values = dict(zip([spec.name for spec in launcher.given], given))
@@ -49,7 +50,7 @@ def tuned(launcher: Any, given: tuple[Any, ...], grid: object, options: dict[str
         for index in range(at + 1, len(launcher.layers)):  # the heuristics below the autotuner
             values.update(zip(launcher.layers[index].values, launcher.heuristics(index, values, grid)))
         names = [spec.name for spec in launcher.params]
-        settings = {**_non_default(options), **Choice(config).settings}
+        settings = {**non_default(options), **Choice(config).settings}
         _add(_kernel_entry(launcher, tuple(values[n] for n in names), {k: v for k, v in settings.items() if k not in names}))
 
 

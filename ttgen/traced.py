@@ -36,8 +36,8 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen import live
-from ttgen.options import OPTIONS
-from ttgen.runtime import Launcher, _non_default
+from ttgen.options import OPTIONS, non_default
+from ttgen.runtime import Launcher
 
 
 def mark(call: Any, function: Callable[..., Any]) -> None:
@@ -131,7 +131,7 @@ def launch(launcher: Launcher, kernel: Any, values: dict[str, Any]) -> None:
         supplied = launcher.layers[index].values
         arguments.update(zip(supplied, launcher.heuristics(index, arguments, grid)))
     positional, keywords = launcher._arguments(list(arguments), list(arguments.values()))
-    launch_kernel(kernel, grid, positional, {**keywords, **_non_default(options)})
+    launch_kernel(kernel, grid, positional, {**keywords, **non_default(options)})
 
 
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:

@@ -1,0 +1,204 @@
+"""The argument specs: one parameter's full rules and messages, of which run()'s inline tests (in
+the generated body and the engine's plan) are a fast subset; run()'s annotation types; and the
+tensors' inline tests in C (`tensor_check`).
+
+Each spec's rule is `ttgen.kinds`' (one table of parameter kinds, which the build step uses too).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, Union
+
+import torch
+import triton.language as tl
+
+from ttgen import _fastpath, kinds, model
+from ttgen.runtime.device import device_name
+from ttgen.runtime.launch import VERSION
+
+# Unbound C methods: faster than bound lookups, and they reject non-tensors with TypeError.
+data_ptr = torch.Tensor.data_ptr
+get_device = torch.Tensor.get_device
+
+_T = TypeVar("_T")
+GridTuple = Union[tuple[int], tuple[int, int], tuple[int, int, int]]
+# A grid is 1 to 3 ints, or a callable that receives the arguments (a TypedDict) and returns one.
+Grid = Union[GridTuple, Callable[[_T], GridTuple]]
+Stream = Union[int, "torch.cuda.Stream", None]
+
+# Dtypes Triton can pass as pointers (complex and quantized dtypes make it fail).
+POINTER_DTYPES = frozenset(
+    {
+        torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+        torch.float16, torch.bfloat16, torch.float32, torch.float64,
+        torch.float8_e4m3fn, torch.float8_e5m2,
+    }
+    | {getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)}
+)
+
+# What run() takes as the default of a parameter the decorators may supply (known only at run
+# time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
+TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()
+
+
+def describe(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        layout = "" if value.layout is torch.strided else f"{str(value.layout).replace('torch.', '')} "
+        return f"a {value.dtype} {layout}tensor on {value.device}"
+    if value is None:
+        return "None"
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not hide the real error
+        text = "<unprintable>"
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+class ArgumentError(Exception):
+    """Raised by a spec as ``ArgumentError(cls, expected, value)``; `Launcher.accept` turns it
+    into ``cls`` (TypeError or ValueError) with context.  No ``__init__`` of its own: Dynamo
+    traces the specs (ttgen.traced) and cannot trace an exception's ``super().__init__``."""
+
+
+class Spec:
+    """One parameter's rules.  ``accept`` returns the value to launch with, or raises."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def accept(self, value: object, device: int) -> object:
+        raise NotImplementedError
+
+    def for_interpreter(self, value: object) -> object:
+        return value
+
+
+class Tensor(Spec):
+    """A tensor parameter; ``aligned``: Triton specializes its pointer on 16-byte alignment."""
+
+    def __init__(
+        self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False, aligned: bool = True
+    ) -> None:
+        super().__init__(name)
+        self.dtypes, self.optional, self.aligned = tuple(dtypes), optional, aligned
+
+    def kind(self) -> tuple[object, bool, bool]:
+        """This parameter's entry in a `TensorCheck`."""
+        return (self.dtypes or POINTER_DTYPES, self.optional, self.aligned)
+
+    def expected(self, device: int) -> str:
+        allowed = " or ".join(str(d) for d in self.dtypes) if self.dtypes else "any-dtype"
+        text = f"{kinds.article(allowed + ' tensor')} on {device_name(device)}"
+        return text + " or None" if self.optional else text
+
+    def accept(self, value: object, device: int) -> object:
+        if value is None and self.optional:
+            return None
+        if not isinstance(value, torch.Tensor):
+            raise ArgumentError(TypeError, self.expected(device), value)
+        if value.dtype not in (self.dtypes or POINTER_DTYPES) or value.layout is not torch.strided:
+            raise ArgumentError(TypeError, self.expected(device), value)
+        if get_device(value) != device or device < 0 and value.device.type != "cpu":
+            where = "the current device" if device >= 0 else "the host, as the interpreter runs"
+            raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
+        return value
+
+
+class Scalar(Spec):
+    """A runtime scalar of a Triton dtype (``int32``, ``float16``, ``int1``...): the rule is
+    `kinds`' (the build step checks literal defaults with the same one)."""
+
+    def __init__(self, name: str, dtype: str, specialize: bool = True, align: bool = True) -> None:
+        super().__init__(name)
+        self.dtype, self.rule = dtype, kinds.scalar(dtype)
+        # For ints, how Triton specializes the value (what the kernel's do_not_specialize lists
+        # say): its key part (kinds.Int.key) in the engine's plan.
+        self.specialize, self.align = specialize, align
+
+    def accept(self, value: object, device: int) -> object:
+        return _ruled(self.rule.accept, value)
+
+    def for_interpreter(self, value: object) -> object:
+        # Triton 3.6's interpreter cannot take a Python bool scalar (its _implicit_cvt makes an
+        # int32 array of an int1 type); an int is read the same way by `if flag:`.
+        if self.dtype == "int1" and VERSION < (3, 7):
+            return int(bool(value))
+        return value
+
+
+class Constexpr(Spec):
+    def __init__(
+        self,
+        name: str,
+        kind: str | None = None,
+        values: tuple[object, ...] | None = None,
+        optional: bool = False,
+    ) -> None:
+        super().__init__(name)
+        typed = model.ConstexprType(kind, values, optional)  # type: ignore[arg-type]
+        self.rule = kinds.Constexpr(typed)
+
+    def accept(self, value: object, device: int) -> object:
+        return _ruled(self.rule.accept, value)
+
+    def for_interpreter(self, value: object) -> object:
+        return tl.constexpr(value)
+
+
+def _ruled(rule: Callable[[object], object], value: object) -> object:
+    try:
+        return rule(value)
+    except kinds.Violation as bad:
+        violation = bad
+    # Raised outside the except: Dynamo 2.11 cannot trace setting the cause or context of an
+    # exception of ttgen's own (`Launcher.accept` turns it into the error users see).
+    raise ArgumentError(violation.cls, violation.expected, value)
+
+
+class Dynamic(Spec):
+    """A parameter ttgen typed loosely: passed through as it comes; keyed as Triton keys it
+    (``specialize``/``align``: what the kernel's do_not_specialize lists say)."""
+
+    def __init__(self, name: str, specialize: bool = True, align: bool = True) -> None:
+        super().__init__(name)
+        self.specialize, self.align = specialize, align
+
+    def accept(self, value: object, device: int) -> object:
+        return value
+
+
+# -- the tensors' inline tests, in C ---------------------------------------------------------------
+
+
+def tensor_check(specs: Sequence[Tensor]) -> Any:
+    """A `TensorCheck` (see fastpath.c) whose ``check(device, *tensors)`` tests each tensor's
+    dtype, device and pointer in C; returns ``(alignment, ptr, ...)``, or None if any tensor
+    fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
+    torch has it."""
+    kinds = tuple(spec.kind() for spec in specs)
+    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES)
+
+
+def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
+    """``(encoding, dtype)`` for each DLPack dtype encoding that torch gives one dtype alone
+    (int8 shares its encoding with int1-int7): the dtype a tensor read through the exchange
+    API has.  Asked of torch itself, so it is exact for the installed version."""
+    found: dict[int, list[torch.dtype]] = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            with warnings.catch_warnings():  # "experimental", "deprecated": not the user's concern
+                warnings.simplefilter("ignore")
+                read = _fastpath.dlpack(torch.empty(0, dtype=dtype))
+        except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
+            continue
+        if read is not None:
+            found.setdefault(read[2], []).append(dtype)
+    return tuple(sorted((code, dtypes[0]) for code, dtypes in found.items() if len(dtypes) == 1))
+
+
+DLPACK_DTYPES = _dlpack_dtypes()
+
