@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ttgen import kinds, model
 from ttgen.kinds import tuple_text as _tuple_text
 from ttgen.options import OPTIONS as _OPTIONS
+from ttgen.options import RUN_OPTIONS
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
 MARKER = "@" + "generated"
@@ -259,10 +260,6 @@ def _option_names(kernel: model.Kernel) -> list[str]:
     if kernel.autotuned:
         return list(RUN_OPTIONS)
     return [name for name, _, _ in OPTIONS]
-
-
-# Options a config cannot set, so run() takes them even for autotuned kernels.
-RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
 
 
 def _options_dict(names: list[str]) -> Call:

@@ -19,6 +19,9 @@ OPTIONS: dict[str, tuple[str, object]] = {
     "launch_pdl": ("bool", False),
 }
 
+# Options a config cannot set, so run() takes them even for autotuned kernels (and no others).
+RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
+
 
 def non_default(options: dict[str, Any]) -> dict[str, Any]:
     """Only what differs from Triton's defaults, as a plain kernel[grid](...) call passes it,

@@ -13,10 +13,10 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ttgen import _fastpath, kinds
-from ttgen.options import OPTIONS
+from ttgen import _fastpath, kinds, live
+from ttgen.options import OPTIONS, RUN_OPTIONS
 from ttgen.runtime import device
-from ttgen.runtime.specs import Constexpr, Scalar, Spec, Tensor
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
 from ttgen.runtime.state import HOOKED, launch_state
 
 if TYPE_CHECKING:
@@ -28,24 +28,64 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def bind(launcher: Launcher, function: _F) -> _F:
     """run() as the C `Engine` (see engine.c): its cache-hit path, checks, key, lookup and
     launch, with no Python frame; ``function``, the generated Python run(), stays its
-    definition and runs for everything else.  Kernels the engine does not cover (decorator
-    layers, parameters that take an option's or ``stream``'s name, a kernel that does not
-    exist in this process) get the `keyword_call` of ``function``."""
-    names = (*(spec.name for spec in launcher.params), "grid", *OPTIONS, "stream")
+    definition and runs for everything else.  Kernels the engine does not cover (parameters
+    that take an option's or ``stream``'s name, decorators `_layers` does not describe, a
+    kernel that does not exist in this process) get the `keyword_call` of ``function``."""
     code = function.__code__
-    if (
-        getattr(launcher, "kernel", None) is None  # (absent: see `_absent`)
-        or launcher.layers
-        or code.co_varnames[: code.co_kwonlyargcount] != names
-    ):
+    if getattr(launcher, "kernel", None) is None or launcher.loose:  # (absent: see `_absent`)
+        return keyword_call(function)
+    layers = _layers(launcher)
+    options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
+    names = (*(spec.name for spec in launcher.given), "grid", *options, "stream")
+    if layers is None or code.co_varnames[: code.co_kwonlyargcount] != names:
         return keyword_call(function)
     body, defaults = _positional(function)
     plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
     call = _fastpath.Engine(
         body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,
         launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
+        tuple(spec.name for spec in launcher.params), layers,
     )
     return _wrapped(call, function)
+
+
+def _layers(launcher: Launcher) -> tuple[tuple[Any, ...], ...] | None:
+    """The decorators as the engine applies them, outermost first, as the generated body does
+    (ttgen.emit's ``_emit_layer``); engine.c says what each entry holds.  None for decorators
+    that set a launch option or a tensor: their bodies are the engine's to leave alone."""
+    index = {spec.name: i for i, spec in enumerate(launcher.params)}
+    known = [index[spec.name] for spec in launcher.given]
+    layers: list[tuple[Any, ...]] = []
+    for layer, kind in zip(launcher.layers, launcher.layer_kinds):
+        names = live.supplied_names(layer)
+        if any(name not in index or isinstance(launcher.params[index[name]], Tensor) for name in names):
+            return None
+        if kind == "heuristics":
+            supplies = tuple(index[name] for name in names)  # in the dict's order, as its values come
+            layers.append(("h", layer.values, supplies, tuple(known)))
+        else:  # the tuned entry's order: the kernel's (`tuning._tuned_entry`)
+            supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
+            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, layer.keys, known)))
+        known += supplies
+    return tuple(layers)
+
+
+def _tune_recipe(launcher: Launcher, keys: list[str], known: list[int]) -> tuple[tuple[str, int], ...]:
+    """The autotune key after the device, as the body builds it (ttgen.emit's ``_emit_layer``):
+    the key parameters known by then, then what Triton appends for each known argument with a
+    dtype.  The key names are the live Autotuner's, which the source's literal ``key=`` list
+    the body was generated from names alike (where that list was not literal the body keys on
+    none, the engine's longer key never finds the body's entries, and the body runs)."""
+    index = {spec.name: i for i, spec in enumerate(launcher.params)}
+    recipe = [("v", index[name]) for name in keys if name in index and index[name] in known]
+    for i in known:
+        spec = launcher.params[i]
+        if isinstance(spec, Tensor):
+            if len(spec.dtypes) != 1 or spec.optional:  # its dtype (None if None), or whether None
+                recipe.append(("k", i))  # = its part of the specialization key (`_plan_entry`)
+        elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
+            recipe.append(("g", i))
+    return tuple(recipe)
 
 
 def _plan_entry(launcher: Launcher, index: int, spec: Spec) -> tuple[Any, ...]:

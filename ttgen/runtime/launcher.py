@@ -64,6 +64,8 @@ class Launcher:
         self.params = tuple(params)
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        # Whether the source did not tell what a decorator sets: run() then calls run_loose.
+        self.loose = any(names is None for _, names in layers)
         self.lock = threading.Lock()
         self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
