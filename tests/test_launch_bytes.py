@@ -4,8 +4,9 @@ Triton's real JIT compiles (real ptxas) and its real C launcher runs against a r
 for libcuda (tests/standins).  For every example, a JIT launch, ttgen's first launch (a miss,
 through JITFunction.run) and ttgen's second launch (a hit, through the native launch adapter)
 must hand the driver the same function, grid, block, shared memory, attributes and argument
-bytes.  The hit runs in C from the call to the driver (engine.c, direct.c): no Python frame of
-run() runs.
+bytes; so must the autotuned example's launches once Triton's Autotuner has chosen its config.
+The hit runs in C from the call to the driver (engine.c, direct.c): no Python frame of run()
+runs.
 """
 
 from __future__ import annotations
@@ -62,3 +63,48 @@ def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # 
     # The hits launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
     assert info["direct"]
     assert info["python_hits"] == []
+
+
+AUTOTUNED = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch, triton
+    from examples.kernels.matmul_autotuned import matmul_autotuned as kernel
+    import ttgen._fastpath
+    from examples.generated.matmul_autotuned_launch import matmul_autotuned as launcher, _matmul_autotuned as state
+
+    python_hits = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "run":
+            python_hits.append(frame.f_globals["__name__"])
+
+    M, N, K = 64, 32, 16
+    a, b, c = torch.randn(M, K), torch.randn(K, N), torch.empty(M, N)
+    args = dict(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=a.stride(0), stride_ak=a.stride(1),
+                stride_bk=b.stride(0), stride_bn=b.stride(1), stride_cm=c.stride(0), stride_cn=c.stride(1))
+    grid = lambda meta: (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
+    kernel[grid](**args)  # Triton tunes (one benchmark launch per config), then launches
+    launcher.run(**args, grid=grid)  # ttgen's new autotune key: Triton's Autotuner knows it, launches
+    launcher.run(**args, grid=grid)  # tuned: ttgen's slow path compiles (Triton's cache) and launches
+    sys.setprofile(profile)
+    launcher.run(**args, grid=grid)  # the engine's hit
+    sys.setprofile(None)
+    (launch,) = state.cache.values()
+    direct = type(launch) is ttgen._fastpath.Direct
+    print(json.dumps({{"configs": len(kernel.configs), "python_hits": python_hits, "direct": direct}}))
+"""
+
+
+def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(AUTOTUNED, session=stubcuda_lib)
+    import json
+
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    assert len(records) == info["configs"] + 4
+    jit = records[info["configs"]]
+    assert jit.kernel == "matmul_autotuned" and jit.params is not None
+    for ours in records[-3:]:
+        assert ours == jit
+    # The hit launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
+    assert info["direct"] and info["python_hits"] == []
