@@ -44,8 +44,9 @@
  * (called only after a hit, if what it returned is refused) are called again.  No argument is
  * referenced after the call returns.
  *
- * ttgen.runtime.engine binds a kernel whose decorators do something else (one supplying a
- * launch option or a tensor, names known only at run time) to a KeywordCall instead.
+ * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a parameter
+ * named like a launch option or ``stream``) or a decorator does something else (supplies a
+ * launch option or a tensor, or sets names the source did not tell: run() then calls run_loose).
  */
 
 typedef struct {
