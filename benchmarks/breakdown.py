@@ -1,10 +1,13 @@
-"""Where a generated run() spends its time: each piece timed alone on the GPU machine.
+"""Where a cache hit's time goes, each piece timed alone in place on the GPU machine.
 
     python benchmarks/breakdown.py
 
-Builds the 3-tensor benchmark kernel with ttgen, then times (in ns per call, timeit, min of 5)
-the pieces a generated run() executes, the whole run() with its launch replaced by a no-op
-(pure Python overhead), and the real launch.  A tool for tuning the generated code.
+Builds the benchmark kernels with ttgen (3 and 64 tensors, the autotuned one), then times (ns
+per call, timeit, best of 5) the whole engine hit with literal keywords, the pieces it is made
+of called from Python (the launch alone with prepared pointers, the call and its keyword
+binding into a no-op, the launch state, the tensors' reads, the key and its lookup), and what
+a callable grid costs by itself.  The engine runs the pieces in C without the calls between
+them, so the whole is less than the sum; the pieces say which share no change can remove.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import sys
 import tempfile
 import timeit
 from pathlib import Path
+from typing import Any
 
 import torch
+import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -28,68 +33,69 @@ def ns(stmt: str, env: dict[str, object], number: int = 100_000) -> float:
     return min(timeit.repeat(stmt, globals=env, number=number, repeat=5)) / number * 1e9
 
 
-def noop(*, p0: object, p1: object, p2: object, n: int, BLOCK: int = 1024, grid: object,
-         num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1, maxnreg: object = None,
-         launch_cooperative_grid: bool = False, launch_pdl: bool = False, stream: object = None) -> None:
-    """A function with run()'s signature and no body: the cost of the call alone."""
+def noop_call(count: int) -> Any:
+    """run()'s signature for ``count`` tensors and no body, bound as a `KeywordCall`: the call
+    with its keywords mapped to slots, and nothing else."""
+    names = ", ".join(f"p{i}: object" for i in range(count))
+    namespace: dict[str, Any] = {}
+    exec(f"def noop(*, {names}, n: int, BLOCK: int = 1024, grid: object, num_warps: int = 4, "
+         "num_stages: int = 3, num_ctas: int = 1, maxnreg: object = None, "
+         "launch_cooperative_grid: bool = False, launch_pdl: bool = False, stream: object = None"
+         ") -> None:\n    pass", namespace)
+    return rt.keyword_call(namespace["noop"])
+
+
+def rows_for(count: int, gen: Any) -> dict[str, str]:
+    k = f"k{count}"
+    return {
+        f"{count} tensors: run() hit, real launch": f"call{count}(t{count}, n)",
+        f"{count} tensors: the launch alone (Direct, prepared pointers)": f"direct{count}(1, 1, 1, s, *p{count}, n, 1024)",
+        f"{count} tensors: the call and keyword binding into a no-op": f"nop{count}(t{count}, n)",
+        f"{count} tensors: the tensors' reads (TensorCheck, DLPack)": f"L{count}.tensors(d, *t{count})",
+        f"{count} tensors: key tuple + cache lookup, from Python": f"L{count}.cache.get(key{count})",
+    }
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        launch_overhead.TENSOR_COUNTS = (3,)
+        launch_overhead.TENSOR_COUNTS = (3, 64)
         launch_overhead.build(Path(folder))
-        import benchgen.k3_launch as gen
+        env: dict[str, object] = dict(rt=rt, knobs=knobs, n=1024, d=rt.current_device(),
+                                      s=torch.cuda.current_stream().cuda_stream)
+        rows: dict[str, str] = {}
+        for count in (3, 64):
+            gen = __import__(f"benchgen.k{count}_launch", fromlist=["_"])
+            launcher = getattr(gen, f"_k{count}")
+            t = [torch.randn(1024, device="cuda") for _ in range(count)]
+            call = launch_overhead.literal_call(f"gen.k{count}.run", count)
+            call.__globals__["gen"] = gen
+            call(t, 1024)
+            torch.cuda.synchronize()
+            (key, direct), = launcher.cache.items()
+            nop = launch_overhead.literal_call("nop", count)
+            nop.__globals__["nop"] = noop_call(count)
+            env.update({f"call{count}": call, f"t{count}": t, f"L{count}": launcher, f"key{count}": key,
+                        f"direct{count}": direct, f"p{count}": [x.data_ptr() for x in t],
+                        f"nop{count}": nop})
+            rows.update(rows_for(count, gen))
 
-        t = [torch.randn(1024, device="cuda") for _ in range(3)]
-        call = launch_overhead.literal_call("gen.k3.run", 3)
-        call.__globals__["gen"] = gen
-        call(t, 1024)
-        torch.cuda.synchronize()
-        env: dict[str, object] = dict(
-            rt=rt, torch=torch, knobs=knobs, t=t, t0=t[0], f32=torch.float32, d=rt.current_device(),
-            gd=rt.get_device, dp=rt.data_ptr, L=gen._k3, call=call, n=1024, g=(1,), f=noop,
-            fk=rt.keyword_call(noop),
-        )
-        rows = {
-            "empty statement": "pass",
-            "rt.current_device()": "rt.current_device()",
-            "torch.cuda.current_device()": "torch.cuda.current_device()",
-            "torch._C._cuda_getDevice()": "torch._C._cuda_getDevice()",
-            "rt.current_stream(d)": "rt.current_stream(d)",
-            "rt.launch_state()": "rt.launch_state()",
-            "knobs.runtime.debug": "knobs.runtime.debug",
-            "L.pre_run_hooks": "L.pre_run_hooks",
-            "rt.grid3(g)": "rt.grid3(g)",
-            "L.tensors(d, *t): 3 tensors, in C": "L.tensors(d, *t)",
-            # torch's own reads, which L.tensors makes from C (their floor per tensor):
-            "t0.dtype is f32": "t0.dtype is f32",
-            "gd(t0) == d": "gd(t0) == d",
-            "dp(t0)": "dp(t0)",
-            "t0.data_ptr()": "t0.data_ptr()",
-            "n int check": "n.__class__ is int and -2147483648 <= n <= 2147483647",
-            "cache.get(11-tuple)": "L.cache.get(((d, False, ''), 4, 3, 1, None, False, False, True, None, 1024))",
-            "call with 5 kwargs": "f(p0=t0, p1=t0, p2=t0, n=n, grid=g)",
-            "same, through rt.keyword_call": "fk(p0=t0, p1=t0, p2=t0, n=n, grid=g)",
-        }
+        def grid(meta: Any) -> tuple[int]:
+            return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+        env.update(grid=grid, meta={"p0": 0, "p1": 0, "p2": 0, "n": 1024, "BLOCK": 1024})
+        rows.update({
+            "the launch state (device, hooks, knobs)": "rt.launch_state()",
+            "of which the current device (torch)": "rt.current_device()",
+            "of which one hook chain's calls": "knobs.runtime.launch_enter_hook.calls",
+            "the current stream (torch)": "rt.current_stream(d)",
+            "3 tensors: run() hit with the benchmark's callable grid": "gen3.k3.run(p0=t3[0], p1=t3[1], p2=t3[2], n=n, BLOCK=1024, grid=grid)",
+            "the callable grid alone (triton.cdiv inside)": "grid(meta)",
+            "an empty statement": "pass",
+        })
+        env["gen3"] = __import__("benchgen.k3_launch", fromlist=["_"])
         for name, stmt in rows.items():
-            print(f"{name:32s} {ns(stmt, env):8.0f} ns")
-        launch = next(iter(gen._k3.cache.values()))
-        print(f"{'full run() (real launch)':32s} {ns('call(t, n)', env, 20_000):8.0f} ns")
-        for key in list(gen._k3.cache):
-            gen._k3.cache[key] = lambda *a: None
-        print(f"{'full run() (no-op launch)':32s} {ns('call(t, n)', env, 20_000):8.0f} ns")
-        del launch
-
-        # The autotuned 3-tensor kernel after tuning: the same, plus the autotune-key lookup.
-        import benchgen.tuned_launch as tuned
-
-        env["tuned"] = tuned.tuned
-        tuned_call = "tuned.run(p0=t0, p1=t[1], p2=t[2], n=n, grid=g)"
-        ns(tuned_call, env, 100)  # tunes once, through Triton's Autotuner
-        print(f"{'autotuned run() (real launch)':32s} {ns(tuned_call, env, 20_000):8.0f} ns")
-        for key in list(tuned._launcher_tuned.cache):
-            tuned._launcher_tuned.cache[key] = lambda *a: None
-        print(f"{'autotuned run() (no-op launch)':32s} {ns(tuned_call, env, 20_000):8.0f} ns")
+            number = 20_000 if "real launch" in name or "Direct" in name or "callable grid" in name else 100_000
+            print(f"{name:62s} {ns(stmt, env, number):8.0f} ns", flush=True)
 
 
 if __name__ == "__main__":

@@ -302,6 +302,49 @@ def test_a_function_with_more_parameters_than_the_stack_holds_still_works() -> N
     assert fast(**{name: i for i, name in enumerate(names)}) == (*range(120), 0)
 
 
+def _wide_function() -> Any:
+    """A keyword-only function with 20 required parameters: every call site with literal
+    keywords builds a dict (16 keywords or more), which the KeywordCall reads directly."""
+    names = ", ".join(f"q{i}" for i in range(20))
+    namespace: dict[str, Any] = {}
+    exec(f"def wide(*, {names}, last=-1):\n    return ({names}, last)\n"
+         f"def call(f, v):\n    return f({', '.join(f'q{i}=v[{i}]' for i in range(20))})\n", namespace)
+    return namespace["wide"], namespace["call"]
+
+
+def test_a_call_with_sixteen_keywords_or_more_is_read_from_its_dict() -> None:
+    wide, call = _wide_function()
+    fast = rt.keyword_call(wide)
+    values = list(range(100, 120))
+    assert call(fast, values) == call(wide, values) == (*values, -1)
+    assert call(fast, values[::-1]) == (*values[::-1], -1)  # the remembered shape, new values
+    shuffled = {f"q{i}": i for i in reversed(range(20))}
+    assert fast(**shuffled, last=5) == wide(**shuffled, last=5)  # another order, another shape
+    text = {"".join(["q", str(i)]): i for i in range(20)}  # names built at run time
+    assert fast(**text) == wide(**text)
+    for args, kwargs in [((1,), shuffled), ((), {**shuffled, "zz": 1}), ((), {f"q{i}": i for i in range(19)})]:
+        with pytest.raises(TypeError) as caught:
+            fast(*args, **kwargs)
+        with pytest.raises(TypeError) as plain:
+            wide(*args, **kwargs)
+        assert str(caught.value) == str(plain.value)
+
+
+def test_a_dict_call_keeps_no_reference_to_its_values() -> None:
+    import sys
+
+    wide, call = _wide_function()
+    fast = rt.keyword_call(wide)
+    value = object()
+    values = [value] * 20
+    call(fast, values)
+    before = sys.getrefcount(value)
+    for _ in range(50):
+        call(fast, values)
+    after = sys.getrefcount(value)
+    assert after == before
+
+
 def test_the_wrapper_looks_like_the_function() -> None:
     assert FAST.__name__ == "_record" and FAST.__doc__ == _record.__doc__
     assert inspect.signature(FAST) == inspect.signature(_record)

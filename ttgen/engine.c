@@ -453,20 +453,33 @@ declined:
     return 0;
 }
 
-static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    Engine *self = (Engine *)op;
-    Keywords *k = &self->keywords;
-    PyObject *stack[ON_STACK];
-    int done = bind(k, args, nargsf, kwnames, stack);
-    if (done == 0)
-        return PyObject_Vectorcall(k->original, args, nargsf, kwnames);
-    if (done > 0)
-        done = fast(self, stack);
+/* run() on bound arguments: the fast path, else the body. */
+static PyObject *engine_bound(Engine *self, PyObject **stack) {
+    int done = fast(self, stack);
     if (done < 0)
         return NULL;
     if (done > 0)
         Py_RETURN_NONE;
-    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
+    return PyObject_Vectorcall(self->keywords.body, stack, PyTuple_GET_SIZE(self->keywords.names), NULL);
+}
+
+static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Engine *self = (Engine *)op;
+    PyObject *stack[ON_STACK];
+    int bound = bind(&self->keywords, args, nargsf, kwnames, stack);
+    if (bound < 0)
+        return NULL;
+    return bound ? engine_bound(self, stack) : PyObject_Vectorcall(self->keywords.original, args, nargsf, kwnames);
+}
+
+/* A call with a dict of keywords (see bind_dict). */
+static PyObject *engine_call_dict(PyObject *op, PyObject *args, PyObject *kwargs) {
+    Engine *self = (Engine *)op;
+    PyObject *stack[ON_STACK];
+    int bound = bind_dict(&self->keywords, args, kwargs, stack);
+    if (bound < 0)
+        return NULL;
+    return bound ? engine_bound(self, stack) : PyObject_Call(self->keywords.original, args, kwargs);
 }
 
 /* The plan as Params; -1 with an error set. */
@@ -654,7 +667,6 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    self->vectorcall = engine_call;
     PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data};
     for (int i = 0; i < 10; i++)
@@ -672,6 +684,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         Py_DECREF(self);
         return NULL;
     }
+    self->vectorcall = entry_for(&self->keywords, engine_call);
     return (PyObject *)self;
 }
 
@@ -715,7 +728,7 @@ static PyTypeObject EngineType = {
     .tp_traverse = (traverseproc)engine_traverse,
     .tp_clear = (inquiry)engine_clear,
     .tp_vectorcall_offset = offsetof(Engine, vectorcall),
-    .tp_call = PyVectorcall_Call,
+    .tp_call = engine_call_dict,
     .tp_dictoffset = offsetof(Engine, dict),
     .tp_getset = with_dict,
     .tp_getattro = PyObject_GenericGetAttr,

@@ -54,7 +54,9 @@
  * KeywordCall maps a call's keyword names to parameter slots once per distinct set of names,
  * then calls ``body`` (run()'s own code with its parameters made positional) with the values in
  * order and the defaults filled in.  Anything unusual (positional arguments, an unknown or
- * missing keyword) calls ``original``, run() itself, so that Python raises its own error.
+ * missing keyword) calls ``original``, run() itself, so that Python raises its own error.  A
+ * run() that requires 16 keywords or more is called only through tp_call, which reads the dict
+ * every such call site builds (`bind_dict`) instead of having CPython unpack it first.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -728,10 +730,11 @@ static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
     return -1;
 }
 
-/* The slots in ``names`` of ``kwnames``, remembered in ``cache``; NULL with no error set for a
- * call Python must refuse. */
-static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, PyObject *kwnames) {
-    Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+/* The slots in ``names`` of the keywords ``given[0:n]`` (``kwnames``: the same as a tuple, or
+ * NULL when they come from a dict), remembered in ``cache``; NULL with no error set for a call
+ * Python must refuse. */
+static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, PyObject *const *given,
+                                    Py_ssize_t n, PyObject *kwnames) {
     for (int c = 0; c < CACHED && cache[c].kwnames != NULL; c++) {
         PyObject *known = cache[c].kwnames;
         if (known == kwnames)
@@ -739,7 +742,7 @@ static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, 
         if (PyTuple_GET_SIZE(known) != n)
             continue;
         Py_ssize_t i = 0;
-        while (i < n && PyTuple_GET_ITEM(known, i) == PyTuple_GET_ITEM(kwnames, i))
+        while (i < n && PyTuple_GET_ITEM(known, i) == given[i])
             i++;
         if (i == n)
             return cache[c].slots;
@@ -750,18 +753,24 @@ static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, 
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        slots[i] = slot_of(names, PyTuple_GET_ITEM(kwnames, i));
+        slots[i] = slot_of(names, given[i]);
         if (slots[i] < 0) {
             PyMem_Free(slots);
             return NULL;
         }
     }
+    PyObject *shape = kwnames != NULL ? Py_NewRef(kwnames) : PyTuple_New(n);
+    if (shape == NULL) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; kwnames == NULL && i < n; i++)
+        PyTuple_SET_ITEM(shape, i, Py_NewRef(given[i]));
     Mapping *entry = &cache[*next];
     *next = (*next + 1) % CACHED;
     Py_XDECREF(entry->kwnames);
     PyMem_Free(entry->slots);
-    Py_INCREF(kwnames);
-    *entry = (Mapping){kwnames, slots};
+    *entry = (Mapping){shape, slots};
     return slots;
 }
 
@@ -773,24 +782,58 @@ static void clear_mappings(Mapping *cache) {
     }
 }
 
-/* A call's keywords into ``stack`` (ON_STACK entries) in parameter order, the defaults filled in:
- * 1 bound, 0 a call Python must refuse (``original`` explains), -1 error set. */
-static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack) {
+/* The keywords ``given[0:n]`` with their values into ``stack`` (ON_STACK entries) in parameter
+ * order, the defaults filled in: 1 bound, 0 a call Python must refuse (``original`` explains),
+ * -1 error set. */
+static int bind_values(Keywords *k, PyObject *const *given, PyObject *const *values, Py_ssize_t n,
+                       PyObject *kwnames, PyObject **stack) {
     Py_ssize_t count = PyTuple_GET_SIZE(k->names);
-    if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL || count > ON_STACK)
+    if (count > ON_STACK)
         return 0;
-    const Py_ssize_t *slots = find_slots(k->names, k->cache, &k->next, kwnames);
+    const Py_ssize_t *slots = find_slots(k->names, k->cache, &k->next, given, n, kwnames);
     if (slots == NULL)
         return PyErr_Occurred() ? -1 : 0;
     for (Py_ssize_t j = 0; j < count; j++)
         stack[j] = PyTuple_GET_ITEM(k->defaults, j);
-    Py_ssize_t given = PyTuple_GET_SIZE(kwnames); /* CPython never passes a keyword twice */
-    for (Py_ssize_t i = 0; i < given; i++)
-        stack[slots[i]] = args[i];
+    for (Py_ssize_t i = 0; i < n; i++) /* CPython never passes a keyword twice */
+        stack[slots[i]] = values[i];
     for (Py_ssize_t j = 0; j < count; j++)
         if (stack[j] == k->required)
             return 0;
     return 1;
+}
+
+/* A vectorcall's keywords into ``stack``, as `bind_values`. */
+static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack) {
+    if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL)
+        return 0;
+    PyObject *const *given = &PyTuple_GET_ITEM(kwnames, 0);
+    return bind_values(k, given, args, PyTuple_GET_SIZE(kwnames), kwnames, stack);
+}
+
+/* A call that comes as a tuple and a dict, as `bind_values`: read from the dict directly.
+ * CPython compiles a call with 16 keywords or more into building a dict at the call site
+ * (STACK_USE_GUIDELINE); handing that dict to vectorcall would unpack it into a new vector and
+ * a new tuple of names first, two allocations and a reference taken and dropped per keyword. */
+static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **stack) {
+    if (PyTuple_GET_SIZE(args) != 0 || kwargs == NULL || PyDict_GET_SIZE(kwargs) > ON_STACK)
+        return 0;
+    PyObject *given[ON_STACK], *values[ON_STACK], *key, *value;
+    Py_ssize_t pos = 0, n = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) { /* borrowed: the dict outlives the call */
+        given[n] = key;
+        values[n++] = value;
+    }
+    return bind_values(k, given, values, n, NULL, stack);
+}
+
+/* What a run() with ``k``'s parameters is called through: ``vectorcall``, or NULL (tp_call, and
+ * `bind_dict`) when 16 or more keywords are required, so every call site builds a dict. */
+static vectorcallfunc entry_for(const Keywords *k, vectorcallfunc vectorcall) {
+    Py_ssize_t required = 0;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(k->defaults); j++)
+        required += PyTuple_GET_ITEM(k->defaults, j) == k->required;
+    return required >= 16 ? NULL : vectorcall;
 }
 
 /* ``k`` from the constructor arguments body, original, names, defaults, required; -1 with an
@@ -838,6 +881,17 @@ static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf
     return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
 }
 
+static PyObject *keyword_call_dict(PyObject *op, PyObject *args, PyObject *kwargs) {
+    Keywords *k = &((KeywordCall *)op)->keywords;
+    PyObject *stack[ON_STACK];
+    int bound = bind_dict(k, args, kwargs, stack);
+    if (bound < 0)
+        return NULL;
+    if (bound == 0)
+        return PyObject_Call(k->original, args, kwargs);
+    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
+}
+
 static PyObject *keyword_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *values[5];
     static char *keywords[] = {"body", "original", "names", "defaults", "required", NULL};
@@ -847,11 +901,11 @@ static PyObject *keyword_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     KeywordCall *self = (KeywordCall *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    self->vectorcall = keyword_call;
     if (keywords_init(&self->keywords, values) < 0) {
         Py_DECREF(self);
         return NULL;
     }
+    self->vectorcall = entry_for(&self->keywords, keyword_call);
     return (PyObject *)self;
 }
 
@@ -883,7 +937,7 @@ static PyTypeObject KeywordCallType = {
     .tp_traverse = (traverseproc)keyword_traverse,
     .tp_clear = (inquiry)keyword_clear,
     .tp_vectorcall_offset = offsetof(KeywordCall, vectorcall),
-    .tp_call = PyVectorcall_Call,
+    .tp_call = keyword_call_dict,
     .tp_dictoffset = offsetof(KeywordCall, dict),
     .tp_getset = with_dict,
     .tp_getattro = PyObject_GenericGetAttr,

@@ -136,8 +136,12 @@ class Launcher:
         return rule(value)
 
     def _check_signature(self, module: ModuleType, expected: str) -> None:
+        # Triton's JITFunction keeps inspect.getsourcelines(fn) from when it decorated the
+        # kernel (raw_src): the very text inspect.getsource would read again, tokenizing the file.
+        raw = getattr(self.kernel, "raw_src", None)
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(self.kernel.fn)))
+            source = "".join(raw) if isinstance(raw, list) else inspect.getsource(self.kernel.fn)
+            tree = ast.parse(textwrap.dedent(source))
             func = find_function(tree, self.name)
             found = fingerprint(func) if func is not None else "missing"
         except (OSError, SyntaxError):
