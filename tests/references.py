@@ -89,7 +89,7 @@ def _generator(seed: int) -> torch.Generator:
 
 def _randn(shape: tuple[int, ...], gen: torch.Generator) -> torch.Tensor:
     """Standard normal fp32 values, generated on the CPU so every device sees the same data."""
-    return torch.randn(shape, generator=gen, dtype=torch.float32)
+    return torch.randn(shape, generator=gen, dtype=torch.float32, device="cpu")  # (the generator is the CPU's)
 
 
 def _nan_like(t: torch.Tensor) -> torch.Tensor:
