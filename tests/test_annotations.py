@@ -29,7 +29,7 @@ def flagged(x_ptr, flag: bool, MODE: tl.constexpr[str], ON: tl.constexpr[bool]):
 # Compiles the kernel for an H100 (Triton's code generator runs without one), with an empty
 # Triton cache: the code generator must read the kernel's annotations.
 _COMPILE = """
-import sys
+import importlib, sys
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
@@ -39,6 +39,7 @@ if sys.argv[1] == "before":
     import triton.compiler.code_generator
 import kernel
 assert (GENERATOR in sys.modules) == (sys.argv[1] == "before"), "ttgen.annotations imported it"
+importlib.invalidate_caches()  # asks every finder on sys.meta_path, ttgen's too
 signature = {"x_ptr": "*fp32", "flag": "u1", "MODE": "constexpr", "ON": "constexpr"}
 triton.compile(ASTSource(kernel.flagged, signature, {"MODE": "a", "ON": True}),
                target=GPUTarget("cuda", 90, 32))

@@ -68,14 +68,13 @@ class _PatchingLoader(Loader):
 class _CodeGeneratorFinder(MetaPathFinder):
     """Finds the code generator with the other finders and gives it the `_PatchingLoader`."""
 
-    @classmethod
     def find_spec(
-        cls, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname != _CODE_GENERATOR:
             return None
         for finder in sys.meta_path:
-            if finder is not cls and hasattr(finder, "find_spec"):
+            if finder is not self and hasattr(finder, "find_spec"):
                 spec = finder.find_spec(fullname, path, target)
                 if spec is not None:
                     if spec.loader is not None:
@@ -87,6 +86,6 @@ class _CodeGeneratorFinder(MetaPathFinder):
 # The finder first, then the check: a thread that imports the code generator meanwhile is seen
 # by one of the two.  It stays installed: importlib.reload finds the module again and the
 # reloaded module gets the builtins too.
-sys.meta_path.insert(0, _CodeGeneratorFinder)
+sys.meta_path.insert(0, _CodeGeneratorFinder())
 if _CODE_GENERATOR in sys.modules:
     _add_builtins(sys.modules[_CODE_GENERATOR])
