@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import multiprocessing
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
 import triton.language as tl
 from triton.runtime.jit import JITFunction
 
-from ttgen import keys, manifest
+from ttgen import keys, manifest, record
 
 
 def many_kinds(p, q, i, f, b, n: tl.int64, h: tl.float16, u: tl.uint8, d, C: tl.constexpr, S: tl.constexpr):
@@ -31,6 +32,32 @@ def test_tokens_read_triton_s_specialization() -> None:
     assert keys.tokens(KERNEL, "cuda:90", args) == (
         "*fp32:16", "*fp32", "i32:16", "fp32", "u1", "i64", "fp16", "u8:1", "i32", "128", "'a b'")
     assert keys.tokens(KERNEL, "cuda:90", [None, x, 1, 1.5, False, 2**40, 0.5, 2, 1, None, True])[:3] == ("None", "*fp32:16", "1")
+
+
+def test_pointer_names_are_triton_s() -> None:
+    """The names `keys.pointer_dtypes` takes from kinds.DTYPES are those Triton's specializer
+    gives a tensor of each dtype a tensor argument may have."""
+    from ttgen.runtime import POINTER_DTYPES
+
+    for target in ("cuda:80", "cuda:90", "cuda:100"):
+        read = {keys._specialize(keys.backend(target), torch.empty(1, dtype=dtype), False, True, True)[0]: dtype
+                for dtype in POINTER_DTYPES}
+        assert {f"*{name}": dtype for name, dtype in keys.pointer_dtypes().items()} == read
+
+
+def test_a_loosely_typed_parameter_leaves_the_tokens_to_triton() -> None:
+    """`record.tokens` derives tokens from the specs; a Dynamic spec has no rule of its own, so
+    the launch's tokens are then Triton's specializer's (`keys.tokens`)."""
+    import ttgen.runtime as rt
+
+    specs = (rt.Tensor("p"), rt.Tensor("q"), rt.Dynamic("i"), rt.Dynamic("f"), rt.Dynamic("b"),
+             rt.Scalar("n", "int64"), rt.Scalar("h", "float16"), rt.Scalar("u", "uint8"),
+             rt.Dynamic("d", specialize=False), rt.Constexpr("C"), rt.Constexpr("S"))
+    x = torch.empty(64)
+    args = (x, x[1:], 32, 1.5, True, 7, 2.0, 1, 16, 128, "a b")
+    launcher = SimpleNamespace(params=specs, kernel=KERNEL)
+    assert [spec.token(value) for spec, value in zip(specs, args)].count(None) == 4
+    assert record.tokens(launcher, "cuda:90", args) == keys.tokens(KERNEL, "cuda:90", args)
 
 
 @pytest.mark.parametrize("tokens", [

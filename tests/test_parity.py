@@ -68,7 +68,7 @@ from triton.compiler.compiler import make_backend
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
 import ttgen.runtime as rt
-from ttgen import cli
+from ttgen import cli, keys, precompiled
 
 VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
 # CPU tensors and device -1 (the interpreter's launch_state); the keys themselves do not depend
@@ -687,6 +687,58 @@ def test_key_equality_is_triton_specialization_equality(kernel: Kernel, request:
         check_batch(kernel, module, calls)
 
     property_holds()
+
+
+# -- the manifest's tokens: derived from the specs as Triton's specializer reads them ---------------
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS, ids=lambda k: k.id)
+def test_spec_tokens_are_triton_s_tokens(
+    kernel: Kernel, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a bundle lookup keys on (`Spec.token`, ttgen/record.py) for the very arguments a miss
+    hands `precompiled.find`: each spec's token is the one Triton's specializer gives
+    (`keys.tokens`), a value Triton has no word for is unsupported both ways, and only a loosely
+    typed parameter (or a value outside its rule) leaves it to Triton's specializer."""
+    module = launcher_module(kernel, request)
+    launcher: rt.Launcher = getattr(module, f"_{kernel.name}")
+    jf = triton_function(launcher.kernel)
+    loose = any(isinstance(spec, rt.Dynamic) for spec in launcher.params)
+    found: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(precompiled, "find", lambda launcher, state, args, options: found.append(args))
+    derived = 0
+
+    def outcome(read: Callable[[], Any]) -> Any:
+        try:
+            return read()
+        except keys.Unsupported:
+            return keys.Unsupported
+
+    @settings(max_examples=EXAMPLES_PER_KERNEL, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.filter_too_much])
+    @given(calls=call_batches(kernel))
+    def property_holds(calls: list[Call]) -> None:
+        nonlocal derived
+        with recording(launcher) as recorder:
+            for call in calls:
+                found.clear()
+                if ttgen_key(getattr(module, kernel.name).run, recorder, call.args, call.options).error:
+                    continue
+                (args,) = found
+                theirs = outcome(lambda: keys.tokens(jf, "cuda:90", args))
+                ours = [outcome(lambda: spec.token(v)) for spec, v in zip(launcher.params, args)]
+                assert loose or None not in ours, (ours, call.describe())
+                if theirs is keys.Unsupported:
+                    assert keys.Unsupported in ours or None in ours, (ours, call.describe())
+                    continue
+                assert keys.Unsupported not in ours, (ours, theirs, call.describe())
+                for spec, mine, triton_s in zip(launcher.params, ours, theirs):
+                    assert mine is None or mine == triton_s, (spec.name, mine, triton_s, call.describe())
+                    derived += mine is not None
+
+    property_holds()
+    assert derived, "no token was derived"
 
 
 # -- targeted cases: the ones a random search may take long to hit ----------------------------------

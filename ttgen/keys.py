@@ -11,9 +11,10 @@ Each kernel parameter is one token, as Triton's binder specializes the argument
   int equal to 1: ``i32:16``, ``i64``, ``fp32``, ``u1``.
 
 `tokens` reads them from live arguments with Triton's own ``native_specialize_impl`` (no
-driver: the backend is made from the target), and `stand_in` makes an argument that Triton
-specializes to a given token, so that ``ttgen bundle`` lets Triton's JIT compile exactly what it
-compiles for the recorded launch.  Values outside these forms (tuples, tensor descriptors,
+driver: the backend is made from the target); a launcher derives the same tokens from its specs
+(`record.tokens`, `Spec.token`) and asks `tokens` only for a loosely typed parameter.
+`stand_in` makes an argument that Triton specializes to a given token, so that ``ttgen bundle``
+lets Triton's JIT compile exactly what it compiles for the recorded launch.  Values outside these forms (tuples, tensor descriptors,
 dtypes as constexprs) raise `Unsupported`: such launches are not precompiled.
 """
 
@@ -26,6 +27,8 @@ from typing import Any
 
 import torch
 import triton
+
+from ttgen import kinds
 
 _specialize = triton._C.libtriton.native_specialize_impl
 
@@ -115,15 +118,21 @@ def _scalar(kind: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def pointer_dtypes() -> dict[str, torch.dtype]:
-    """Triton's name for each torch dtype a tensor argument may have (``fp32``: torch.float32),
-    asked of Triton itself."""
+    """Triton's name for each torch dtype a tensor argument may have (``fp32``: torch.float32):
+    the canonical name `kinds.DTYPES` gives its Triton dtype (tests/test_manifest.py proves it
+    the name Triton's specializer gives, with no specializer to run here)."""
     from ttgen.runtime import POINTER_DTYPES
 
-    found = {}
-    for dtype in sorted(POINTER_DTYPES, key=str):
-        kind = _specialize(backend("cuda:90"), torch.empty(1, dtype=dtype), False, True, True)[0]
-        found[kind[1:]] = dtype
-    return found
+    named = {getattr(torch, name, None): short for name, short in kinds.DTYPES.values()}
+    return {named[dtype]: dtype for dtype in sorted(POINTER_DTYPES, key=str)}
+
+
+def pointer_token(dtype: object) -> str:
+    """``*fp16`` for torch.float16: how a token names a tensor argument's dtype."""
+    for name, known in pointer_dtypes().items():
+        if known == dtype:
+            return f"*{name}"
+    raise Unsupported(f"dtype {dtype} (not a torch dtype a tensor argument may have)")
 
 
 def stand_in(token: str) -> object:
@@ -151,11 +160,3 @@ def stand_in(token: str) -> object:
     base = {"i64": 2**31, "u64": 2**63}.get(kind, 0)  # the smallest ints Triton calls i64, u64
     return base + (16 if hint else 3)
 
-
-
-def dtype_token(dtype: object) -> str:
-    """``*fp16`` for torch.float16: how a tune line names an argument's dtype."""
-    for name, known in pointer_dtypes().items():
-        if known == dtype:
-            return f"*{name}"
-    raise Unsupported(f"dtype {dtype} (not a torch dtype a tensor argument may have)")

@@ -21,9 +21,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ttgen import keys
-from ttgen.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # imported where used: a launcher's bundle lookup reads no manifest file
+    from ttgen.diagnostics import Diagnostic
 
 HEADER = """\
 # ttgen manifest: the launches to precompile, one per line; `ttgen bundle` builds them.
@@ -119,6 +122,8 @@ def _parse_pairs(words: list[tuple[str, int]], token: bool) -> Pairs:
 
 def read(path: Path) -> tuple[list[Entry], list[Diagnostic]]:
     """The entries of a manifest file, and a located error for each line that is not one."""
+    from ttgen.diagnostics import Diagnostic
+
     entries: list[Entry] = []
     problems: list[Diagnostic] = []
     try:
@@ -140,6 +145,8 @@ def read(path: Path) -> tuple[list[Entry], list[Diagnostic]]:
 
 def error(path: Path, entry: Entry, message: str) -> Diagnostic:
     """A located error for an entry that parsed but does not fit its kernel."""
+    from ttgen.diagnostics import Diagnostic
+
     return Diagnostic(str(path), entry.line, 1, "error", message, "manifest", entry.text())
 
 

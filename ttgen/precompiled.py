@@ -10,7 +10,8 @@ Otherwise the launcher compiles through Triton's JIT as without a bundle, and sa
 per kernel (`PrecompiledWarning`).
 
 Nothing here touches ``triton.runtime.driver.active`` or starts a compiler: the target comes
-from torch, the key from Triton's specialization of the arguments (ttgen/keys.py).
+from torch, the key from the launcher's specs (`record.tokens`: the rules its own key follows,
+which read the arguments as Triton's specializer does, without running it).
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def tune_key(launcher: Any, values: dict[str, Any]) -> tuple[tuple[str, str], ..
         if name in tuner.keys:
             pairs.append((name, keys.literal(value)))
         elif hasattr(value, "dtype"):
-            pairs.append((name, keys.dtype_token(value.dtype)))
+            pairs.append((name, keys.pointer_token(value.dtype)))
     return tuple(pairs)
 
 
@@ -81,8 +81,19 @@ def kernel_name(launcher: Any) -> str:
 
 
 def kernel_entry(launcher: Any, target: str, args: tuple[Any, ...], options: dict[str, Any]) -> manifest.Entry:
-    tokens = keys.tokens(launcher.kernel, target, args)
-    return manifest.kernel_entry(kernel_name(launcher), target, launcher.arg_names, tokens, options)
+    return manifest.kernel_entry(kernel_name(launcher), target, launcher.arg_names, tokens(launcher, target, args), options)
+
+
+def tokens(launcher: Any, target: str, args: tuple[Any, ...]) -> tuple[str, ...]:
+    """The launch's tokens (all arguments in parameter order): each spec's `token`, the rule
+    its key follows; Triton's specializer (`keys.tokens`) when a spec has none for its value
+    (a loosely typed parameter).  The specs' way costs microseconds; Triton's first
+    specialization imports its code generator and Gluon (~30 ms), which a bundle's first
+    launch need not pay."""
+    found = [spec.token(value) for spec, value in zip(launcher.params, args)]
+    if None in found:
+        return keys.tokens(launcher.kernel, target, args)
+    return tuple(found)
 
 
 def _kernel_entry(launcher: Any, args: tuple[Any, ...], options: dict[str, Any]) -> manifest.Entry:

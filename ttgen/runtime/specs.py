@@ -14,7 +14,7 @@ from typing import Any, TypeVar, Union
 import torch
 import triton.language as tl
 
-from ttgen import _fastpath, kinds, model
+from ttgen import _fastpath, keys, kinds, model
 from ttgen.runtime.device import device_name
 from ttgen.runtime.launch import VERSION
 
@@ -76,6 +76,13 @@ class Spec:
     def for_interpreter(self, value: object) -> object:
         return value
 
+    def token(self, value: object) -> str | None:
+        """The manifest's token for ``value`` (ttgen/keys.py), by the rule this parameter's key
+        part follows (`kinds`), which the parity tests prove Triton's: what Triton's specializer
+        would say, without running it.  None for a value outside the rule (a heuristic's): the
+        caller asks Triton's specializer (`keys.tokens`)."""
+        return None
+
 
 class Tensor(Spec):
     """A tensor parameter; ``aligned``: Triton specializes its pointer on 16-byte alignment."""
@@ -107,6 +114,14 @@ class Tensor(Spec):
             raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
         return value
 
+    def token(self, value: object) -> str | None:
+        if value is None:
+            return "None"  # Triton makes a None a constexpr
+        if not isinstance(value, torch.Tensor) or value.dtype not in POINTER_DTYPES:
+            return None
+        aligned = self.aligned and data_ptr(value) % 16 == 0
+        return keys.pointer_token(value.dtype) + (":16" if aligned else "")
+
 
 class Scalar(Spec):
     """A runtime scalar of a Triton dtype (``int32``, ``float16``, ``int1``...): the rule is
@@ -121,6 +136,16 @@ class Scalar(Spec):
 
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
+
+    def token(self, value: object) -> str | None:
+        kind = kinds.DTYPES[self.dtype][1]  # Triton forces the annotation's type
+        if not isinstance(self.rule, kinds.Int):
+            return kind  # Triton does not specialize float and bool scalars
+        if type(value) is not int:
+            return None
+        if self.specialize and value == 1:
+            return f"{kind}:1"
+        return f"{kind}:16" if self.specialize and self.align and value % 16 == 0 else kind
 
     def for_interpreter(self, value: object) -> object:
         # Triton 3.6's interpreter cannot take a Python bool scalar (its _implicit_cvt makes an
@@ -144,6 +169,9 @@ class Constexpr(Spec):
 
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
+
+    def token(self, value: object) -> str | None:
+        return keys.literal(value)
 
     def for_interpreter(self, value: object) -> object:
         return tl.constexpr(value)
