@@ -48,3 +48,25 @@ def test_launcher_of_a_changed_kernel_refuses_to_import(tmp_path: Path, monkeypa
     for name in [m for m in sys.modules if m.startswith("stalepkg")]:
         del sys.modules[name]
     shutil.rmtree(package)
+
+
+def test_launcher_of_a_kernel_whose_autotune_key_changed_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The autotune key is not in the signature: the launcher checks the live Autotuner's key
+    names against the ones it was generated with (its tune key holds them)."""
+    package = tmp_path / "stalekeys"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = (ROOT / "examples" / "kernels" / "matmul_autotuned.py").read_text()
+    assert 'key=["M", "N", "K"],' in source
+    (package / "matmul_autotuned.py").write_text(source)
+    assert ttgen([str(package), "-q"]) == 0
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("stalekeys.matmul_autotuned_launch")  # fresh: imports
+    for name in [m for m in sys.modules if m.startswith("stalekeys")]:
+        del sys.modules[name]
+    (package / "matmul_autotuned.py").write_text(source.replace('key=["M", "N", "K"],', 'key=["M", "K"],'))
+    with pytest.raises(StaleLauncherError, match=r"autotune key is \['M', 'K'\] at run time, but ttgen read "
+                       r"\['M', 'N', 'K'\].*re-run ttgen"):
+        importlib.import_module("stalekeys.matmul_autotuned_launch")
+    for name in [m for m in sys.modules if m.startswith("stalekeys")]:
+        del sys.modules[name]

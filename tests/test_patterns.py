@@ -70,7 +70,7 @@ def vectors() -> tuple[torch.Tensor, torch.Tensor]:
 ])
 def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[str]], kernel: str, supplies: str) -> None:
     launcher = text(built, "tuned").split(f'"{kernel}",', 1)[1]
-    assert launcher.split("layers=(", 1)[1].split("\n")[1].strip() == f'("autotune", {supplies}),'
+    assert launcher.split("layers=(", 1)[1].split("\n")[1].strip() == f'("autotune", {supplies}, (\'n\',)),'
 
 
 def test_every_kernel_gets_a_launcher_and_the_output_says_what_it_could_not_type(built: tuple[Path, list[str]]) -> None:

@@ -195,6 +195,8 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> 
         w.add("layers=(", 1)
         for layer in kernel.layers:
             supplies = "None" if layer.supplies is None else _tuple_text([repr(n) for n in layer.supplies])
+            if layer.kind == "autotune":  # and the key's names, which the launcher checks at import
+                supplies += ", None" if layer.keys is None else ", " + _tuple_text([repr(n) for n in layer.keys])
             w.add(f'("{layer.kind}", {supplies}),', 2)
         w.add("),", 1)
     if kernel.condition is not None:
@@ -373,7 +375,7 @@ def _emit_layer(
     # a dtype (the dtype itself stands for its str() here: same classes, no string building).
     # A tensor with one allowed dtype adds nothing that can vary: the checks made sure of the
     # dtype and the dict is this launcher's alone, so only whether it is None can be in the key.
-    parts = ["_device"] + [n for n in layer.keys if n in known]
+    parts = ["_device"] + [n for n in layer.keys or () if n in known]
     for name in known:
         kind = params[name].type
         if isinstance(kind, model.TensorType):

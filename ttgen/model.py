@@ -87,12 +87,13 @@ class Layer:
     ``supplies``: the names it gives values to (config kwargs, heuristic names: parameters, or
     launch options such as ``num_warps``), which are therefore not arguments of run(); None when
     the source does not tell (configs read from a file...): the launcher reads them from the
-    live decorator at import.  ``keys``: the autotune key parameters.
+    live decorator at import.  ``keys``: the autotune key parameters; None when ``key=`` is not
+    a literal list (the launcher then keys its autotune choices on no argument but the dtypes).
     """
 
     kind: str  # "autotune" or "heuristics"
     supplies: tuple[str, ...] | None
-    keys: tuple[str, ...] = ()
+    keys: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)

@@ -86,10 +86,9 @@ def _autotune(
         return None
     keys = _strings(key)
     if keys is None:
-        keys = []
         report(call, "autotune key= is not a literal list of names: the launcher keys on no "
                "argument but the dtypes (Triton's key is read at run time)", "autotune", "warning")
-    for name in keys:
+    for name in keys or []:
         if name not in params:
             report(call, f"autotune key '{name}' is not a parameter of the kernel (Triton "
                    "ignores it; a typo?)", "autotune", "warning")
@@ -99,11 +98,15 @@ def _autotune(
                "parameters they may set as optional and the launcher reads the configs at import; "
                "build them from triton.Config({...}) literals, here or in a helper of this tree, "
                "to type run() exactly", "autotune", "warning")
-        return model.Layer("autotune", None, tuple(n for n in keys if n in params))
+        return model.Layer("autotune", None, _known(keys, params))
     for name in sorted(found.names - set(params)):
         report(call, f"configs set '{name}', which is not a parameter of the kernel", "autotune", "error")
-    return model.Layer("autotune", tuple(n for n in params if n in found.names),
-                       tuple(n for n in keys if n in params))
+    return model.Layer("autotune", tuple(n for n in params if n in found.names), _known(keys, params))
+
+
+def _known(keys: list[str] | None, params: list[str]) -> tuple[str, ...] | None:
+    """The autotune key names that are parameters (Triton ignores the others), in key order."""
+    return None if keys is None else tuple(n for n in keys if n in params)
 
 
 def _heuristics(

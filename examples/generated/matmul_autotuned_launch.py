@@ -59,7 +59,7 @@ _matmul_autotuned = _rt.Launcher(
         _rt.Constexpr("EVEN_K", "bool"),
     ),
     layers=(
-        ("autotune", ('BLOCK_M', 'BLOCK_N', 'BLOCK_K')),
+        ("autotune", ('BLOCK_M', 'BLOCK_N', 'BLOCK_K'), ('M', 'N', 'K')),
         ("heuristics", ('EVEN_K',)),
     ),
 )

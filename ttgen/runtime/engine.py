@@ -65,17 +65,16 @@ def _layers(launcher: Launcher) -> tuple[tuple[Any, ...], ...] | None:
             layers.append(("h", layer.values, supplies, tuple(known)))
         else:  # the tuned entry's order: the kernel's (`tuning._tuned_entry`)
             supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
-            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, layer.keys, known)))
+            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, launcher.tune_keys, known)))
         known += supplies
     return tuple(layers)
 
 
-def _tune_recipe(launcher: Launcher, keys: list[str], known: list[int]) -> tuple[tuple[str, int], ...]:
+def _tune_recipe(launcher: Launcher, keys: tuple[str, ...], known: list[int]) -> tuple[tuple[str, int], ...]:
     """The autotune key after the device, as the body builds it (ttgen.emit's ``_emit_layer``):
     the key parameters known by then, then what Triton appends for each known argument with a
-    dtype.  The key names are the live Autotuner's, which the source's literal ``key=`` list
-    the body was generated from names alike (where that list was not literal the body keys on
-    none, the engine's longer key never finds the body's entries, and the body runs)."""
+    dtype.  ``keys``: the names the body was generated with (`Launcher.tune_keys`, which
+    live.check_layers holds the live Autotuner's to)."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     recipe = [("v", index[name]) for name in keys if name in index and index[name] in known]
     for i in known:

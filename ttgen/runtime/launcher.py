@@ -57,7 +57,7 @@ class Launcher:
         name: str,
         signature: str,
         params: Sequence[Spec],
-        layers: Sequence[tuple[str, tuple[str, ...] | None]] = (),
+        layers: Sequence[tuple[Any, ...]] = (),
         condition: str | None = None,
     ) -> None:
         self.name = name
@@ -65,7 +65,7 @@ class Launcher:
         self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # Whether the source did not tell what a decorator sets: run() then calls run_loose.
-        self.loose = any(names is None for _, names in layers)
+        self.loose = any(layer[1] is None for layer in layers)
         self.lock = threading.Lock()
         self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
@@ -78,6 +78,9 @@ class Launcher:
         if found is None:
             raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
         live.check_layers(where, found[:-1], layers)
+        # The autotune key's names as the source wrote them: the body's autotune key holds these
+        # (none where key= is not a literal list); check_layers held the live ones to them.
+        self.tune_keys = next((tuple(layer[2] or ()) for layer in layers if layer[0] == "autotune"), ())
         self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
         self.layers: list[Any] = [d for d in found[:-1] if live.kind(d) != "wrapper"]  # outermost first
         self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
