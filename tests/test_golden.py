@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -31,42 +32,44 @@ def test_examples_generated_is_what_ttgen_writes(monkeypatch: pytest.MonkeyPatch
             pytest.fail(f"{path} is stale:\n{diff}\nUpdate with: {UPDATE}")
 
 
-def test_launcher_of_a_changed_kernel_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    package = tmp_path / "stalepkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    source = (ROOT / "examples" / "kernels" / "vector_add.py").read_text()
-    (package / "vector_add.py").write_text(source)
-    assert ttgen([str(package), "-q"]) == 0
+def _edited_after_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, module: str,
+                             old: str, new: str) -> Exception:
+    """An example copied into ``package``, its launcher generated and imported, then ``old``
+    replaced by ``new`` in the kernel's source: what importing the launcher afresh raises."""
+    folder = tmp_path / package
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    source = (ROOT / "examples" / "kernels" / f"{module}.py").read_text()
+    assert old in source
+    (folder / f"{module}.py").write_text(source)
+    assert ttgen([str(folder), "-q"]) == 0
     monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module("stalepkg.vector_add_launch")  # fresh: imports
-    for name in [m for m in sys.modules if m.startswith("stalepkg")]:
-        del sys.modules[name]
-    (package / "vector_add.py").write_text(source.replace("n: int,", "n: tl.int64,"))
-    with pytest.raises(StaleLauncherError, match="add_kernel.*changed since its launcher was generated.*re-run ttgen"):
-        importlib.import_module("stalepkg.vector_add_launch")
-    for name in [m for m in sys.modules if m.startswith("stalepkg")]:
-        del sys.modules[name]
-    shutil.rmtree(package)
+
+    def forget() -> None:
+        for name in [m for m in sys.modules if m.startswith(package)]:
+            del sys.modules[name]
+
+    importlib.import_module(f"{package}.{module}_launch")  # fresh: imports
+    forget()
+    (folder / f"{module}.py").write_text(source.replace(old, new))
+    try:
+        with pytest.raises(StaleLauncherError) as caught:
+            importlib.import_module(f"{package}.{module}_launch")
+    finally:
+        forget()
+        shutil.rmtree(folder)
+    return caught.value
+
+
+def test_launcher_of_a_changed_kernel_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    error = _edited_after_generation(tmp_path, monkeypatch, "stalepkg", "vector_add", "n: int,", "n: tl.int64,")
+    assert re.search("add_kernel.*changed since its launcher was generated.*re-run ttgen", str(error))
 
 
 def test_launcher_of_a_kernel_whose_autotune_key_changed_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The autotune key is not in the signature: the launcher checks the live Autotuner's key
     names against the ones it was generated with (its tune key holds them)."""
-    package = tmp_path / "stalekeys"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    source = (ROOT / "examples" / "kernels" / "matmul_autotuned.py").read_text()
-    assert 'key=["M", "N", "K"],' in source
-    (package / "matmul_autotuned.py").write_text(source)
-    assert ttgen([str(package), "-q"]) == 0
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module("stalekeys.matmul_autotuned_launch")  # fresh: imports
-    for name in [m for m in sys.modules if m.startswith("stalekeys")]:
-        del sys.modules[name]
-    (package / "matmul_autotuned.py").write_text(source.replace('key=["M", "N", "K"],', 'key=["M", "K"],'))
-    with pytest.raises(StaleLauncherError, match=r"autotune key is \['M', 'K'\] at run time, but ttgen read "
-                       r"\['M', 'N', 'K'\].*re-run ttgen"):
-        importlib.import_module("stalekeys.matmul_autotuned_launch")
-    for name in [m for m in sys.modules if m.startswith("stalekeys")]:
-        del sys.modules[name]
+    error = _edited_after_generation(tmp_path, monkeypatch, "stalekeys", "matmul_autotuned",
+                                     'key=["M", "N", "K"],', 'key=["M", "K"],')
+    assert re.search(r"autotune key is \['M', 'K'\] at run time, but ttgen read \['M', 'N', 'K'\].*re-run ttgen",
+                     str(error))
