@@ -221,3 +221,26 @@ def test_heuristics_kernel_matches_triton() -> None:
         torch.cuda.synchronize()
         assert torch.equal(ours, theirs)
         torch.testing.assert_close(ours, 0.5 * x + y)
+
+
+def test_loosely_typed_values_are_keyed_without_creating_tritons_driver() -> None:
+    """A loosely typed parameter is keyed by Triton's specializer, which needs a compiler
+    backend: ttgen makes it for the target Triton's driver would report, without creating the
+    driver (on Triton 3.6 that builds cuda_utils with gcc; a launch from a bundle needs none)."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import json, torch, triton
+        from ttgen.runtime import launcher
+        backend = launcher._backend()
+        untouched = triton.runtime.driver._active is None and triton.runtime.driver._default is None
+        expected = triton.runtime.driver.active.get_current_target()
+        print(json.dumps([untouched, repr(backend.target), repr(expected)]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    untouched, made, expected = json.loads(done.stdout.strip().splitlines()[-1])
+    assert untouched and made == expected

@@ -26,7 +26,7 @@ import triton
 from triton import knobs
 from triton.runtime.jit import JITFunction
 
-from ttgen import live
+from ttgen import keys, live
 from ttgen import precompiled, record  # issue 16: bundles and TTGEN_RECORD
 from ttgen.fingerprint import find_function, fingerprint
 from ttgen.live import StaleLauncherError
@@ -335,17 +335,24 @@ class Launcher:
 
 
 def _backend() -> Any:
+    """Triton's compiler backend, which its specializer asks how to key a loosely typed value:
+    for the current device's target as Triton's CUDA driver reports it (the capability from
+    torch, warp size 32), read without creating the driver, as device.py reads the device (on
+    Triton 3.6 creating it builds cuda_utils with gcc on an empty cache, which a launch from a
+    bundle must never need)."""
     global _BACKEND
     if _BACKEND is None:
-        from triton.backends.compiler import GPUTarget
+        target: str | None = None
+        if knobs.runtime.interpret:
+            target = "cuda:90"
+        elif torch.cuda.is_available() and not torch.version.hip:
+            target = precompiled.current_target(device.current_device())
         from triton.compiler.compiler import make_backend
 
-        target = (
-            GPUTarget("cuda", 90, 32)
-            if knobs.runtime.interpret
-            else triton.runtime.driver.active.get_current_target()
+        _BACKEND = (
+            keys.backend(target) if target is not None
+            else make_backend(triton.runtime.driver.active.get_current_target())
         )
-        _BACKEND = make_backend(target)
     return _BACKEND
 
 
