@@ -196,6 +196,20 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
     }
 }
 
+/* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
+ * passed, else the first result that was not 1. */
+static int check_params(Engine *self, int supplied, PyObject *const *values, long device, uint64_t *ptrs,
+                        PyObject **parts) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        if (self->params[i].supplied != supplied)
+            continue;
+        int result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &parts[i]);
+        if (result <= 0)
+            return result;
+    }
+    return 1;
+}
+
 /* The autotune layer: the tuned values of the parameters it supplies into ``owned`` (new
  * references) and the Choice into *choice.  1 found, 0 declined, -1 error. */
 static int apply_tuned(const Layer *layer, PyObject *device, PyObject *const *values, PyObject *const *parts,
@@ -308,9 +322,8 @@ static int fast(Engine *self, PyObject *const *args) {
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (!self->params[i].supplied && (result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &parts[i])) <= 0)
-            goto done;
+    if ((result = check_params(self, 0, values, device, ptrs, parts)) <= 0)
+        goto done;
     result = 0;
     for (Py_ssize_t l = 0; l < self->nlayers; l++) {
         const Layer *layer = &self->layers[l];
@@ -321,9 +334,8 @@ static int fast(Engine *self, PyObject *const *args) {
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
             values[layer->supplies[j]] = owned[layer->supplies[j]];
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (self->params[i].supplied && (result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &parts[i])) <= 0)
-            goto done;
+    if ((result = check_params(self, 1, values, device, ptrs, parts)) <= 0)
+        goto done;
     result = 0;
     /* key = (state, [choice], *options, [aligned], *parts) */
     Py_ssize_t head = 1 + self->autotuned + self->options, size = head + self->aligned_any;
