@@ -442,11 +442,6 @@ static PyMemberDef direct_members[] = {
     {NULL},
 };
 
-static PyGetSetDef direct_dict[] = {
-    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {NULL},
-};
-
 static PyTypeObject DirectType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ttgen._fastpath.Direct",
@@ -461,7 +456,7 @@ static PyTypeObject DirectType = {
     .tp_call = PyVectorcall_Call,
     .tp_members = direct_members,
     .tp_dictoffset = offsetof(Direct, dict),
-    .tp_getset = direct_dict,
+    .tp_getset = with_dict, /* fastpath.c */
     .tp_getattro = PyObject_GenericGetAttr,
     .tp_setattro = PyObject_GenericSetAttr,
 };
