@@ -65,18 +65,18 @@ def _layers(launcher: Launcher) -> tuple[tuple[Any, ...], ...] | None:
             layers.append(("h", layer.values, supplies, tuple(known)))
         else:  # the tuned entry's order: the kernel's (`tuning._tuned_entry`)
             supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
-            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, launcher.tune_keys, known)))
+            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, known)))
         known += supplies
     return tuple(layers)
 
 
-def _tune_recipe(launcher: Launcher, keys: tuple[str, ...], known: list[int]) -> tuple[tuple[str, int], ...]:
+def _tune_recipe(launcher: Launcher, known: list[int]) -> tuple[tuple[str, int], ...]:
     """The autotune key after the device, as the body builds it (ttgen.emit's ``_emit_layer``):
     the key parameters known by then, then what Triton appends for each known argument with a
-    dtype.  ``keys``: the names the body was generated with (`Launcher.tune_keys`, which
+    dtype.  The key names are those the body was generated with (`Launcher.tune_keys`, which
     live.check_layers holds the live Autotuner's to)."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
-    recipe = [("v", index[name]) for name in keys if name in index and index[name] in known]
+    recipe = [("v", index[name]) for name in launcher.tune_keys if name in index and index[name] in known]
     for i in known:
         spec = launcher.params[i]
         if isinstance(spec, Tensor):
