@@ -14,8 +14,9 @@ Each kernel parameter is one token, as Triton's binder specializes the argument
 driver: the backend is made from the target); a launcher derives the same tokens from its specs
 (`record.tokens`, `Spec.token`) and asks `tokens` only for a loosely typed parameter.
 `stand_in` makes an argument that Triton specializes to a given token, so that ``ttgen bundle``
-lets Triton's JIT compile exactly what it compiles for the recorded launch.  Values outside these forms (tuples, tensor descriptors,
-dtypes as constexprs) raise `Unsupported`: such launches are not precompiled.
+lets Triton's JIT compile exactly what it compiles for the recorded launch.  Values outside
+these forms (tuples, tensor descriptors, dtypes as constexprs) raise `Unsupported`: such launches
+are not precompiled.
 """
 
 from __future__ import annotations
