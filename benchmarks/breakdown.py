@@ -45,8 +45,8 @@ def noop_call(count: int) -> Any:
     return rt.keyword_call(namespace["noop"])
 
 
-def rows_for(count: int, gen: Any) -> dict[str, str]:
-    k = f"k{count}"
+def rows_for(count: int) -> dict[str, str]:
+    """The statements timed for the ``count``-tensor kernel (names bound in main's env)."""
     return {
         f"{count} tensors: run() hit, real launch": f"call{count}(t{count}, n)",
         f"{count} tensors: the launch alone (Direct, prepared pointers)": f"direct{count}(1, 1, 1, s, *p{count}, n, 1024)",
@@ -77,7 +77,7 @@ def main() -> None:
             env.update({f"call{count}": call, f"t{count}": t, f"L{count}": launcher, f"key{count}": key,
                         f"direct{count}": direct, f"p{count}": [x.data_ptr() for x in t],
                         f"nop{count}": nop})
-            rows.update(rows_for(count, gen))
+            rows.update(rows_for(count))
 
         def grid(meta: Any) -> tuple[int]:
             return (triton.cdiv(meta["n"], meta["BLOCK"]),)
