@@ -1,10 +1,14 @@
-"""The C extension: ttgen/fastpath.c, built when ttgen is installed (``pip install .`` or ``-e .``).
+"""The C extension ttgen.runtime._native, built from ttgen/runtime/native/ when ttgen is installed
+(``pip install .`` or ``-e .``).
 
 Everything else is declared in pyproject.toml.  The build needs a C compiler and Python's
 headers only: no torch, no Triton (pip's build isolation has neither)."""
 
 from setuptools import Extension, setup
 
+NATIVE = "ttgen/runtime/native/"
+
 setup(ext_modules=[Extension(
-    "ttgen._fastpath", ["ttgen/fastpath.c"], depends=["ttgen/direct.c", "ttgen/engine.c"], libraries=["dl"],
+    "ttgen.runtime._native", [NATIVE + "fastpath.c"], depends=[NATIVE + "direct.c", NATIVE + "engine.c"],
+    libraries=["dl"],
 )])

@@ -1,176 +1,43 @@
-"""``ttgen PATH... [--out DIR] [--check] [--strict] [-q | -v]``: argv in, exit code out.
+"""``ttgen``: argv in, exit code out.  One subcommand per world of the package:
 
-Exit codes: 0 everything generated (or, with --check, up to date); 1 --check found outputs
-missing, different or left over; 2 errors, or with --strict warnings (every good file was still
-generated); 128 + the signal number when SIGINT or SIGTERM stopped it (every output is then
-either as it was or complete).
+    ttgen [generate] PATH... [--out DIR] ...     generate launchers (ttgen.generate.command)
+    ttgen bundle MANIFEST... --out DIR ...    precompile recorded launches (ttgen.bundle.compile)
 
-Words: a *left-over* output is one ttgen wrote for a kernel module that is gone or has no
-kernels now; *stale* is kept for a launcher whose kernel's signature changed since it was
-generated (`ttgen.runtime.StaleLauncherError`, raised when it is imported).
+The first word picks the subcommand; anything else is the first PATH to generate launchers for.  A subcommand's
+name that is also a path here is taken as the subcommand, with a note on how to name the path.
 """
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import os
 import sys
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import IntEnum
-from functools import partial
-from pathlib import Path
+from collections.abc import Sequence
 
-from ttgen import __version__, build, write
-from ttgen.diagnostics import Diagnostic
-
-
-class Exit(IntEnum):
-    OK = 0
-    STALE = 1
-    ERROR = 2
-
-
-@dataclass
-class _Tally:
-    """What a run did to its launchers, for the summary line."""
-
-    changed: int = 0  # written, or with --check out of date
-    unchanged: int = 0
-    left_over: int = 0  # removed, or with --check still there
-    errors: int = 0  # files that could not be written or removed
-
-
-def _arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ttgen",
-        description="Generate typed, keyword-only launchers for annotated Triton kernel modules.",
-    )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="kernel modules or folders")
-    parser.add_argument(
-        "--out", metavar="DIR", help="write launchers under DIR, mirroring the input tree "
-        "(default: each <module>_launch.py beside its module)"
-    )
-    parser.add_argument(
-        "--check", action="store_true",
-        help="write nothing; exit 1 if any output is missing, differs or is left over",
-    )
-    parser.add_argument("--strict", action="store_true", help="warnings fail the run (exit 2)")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument(
-        "-q", "--quiet", action="store_true", help="no warnings (unless --strict) and no summary line"
-    )
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="list every file")
-    return parser
+# name -> (module whose main(argv) runs it, what it does): `ttgen --help` lists them.
+COMMANDS = {
+    "generate": ("ttgen.generate.command", "generate typed launchers for kernel modules (the default)"),
+    "bundle": ("ttgen.bundle.compile", "precompile a recorded manifest's launches, on a machine with no GPU"),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["bundle"]:  # ttgen bundle MANIFEST... (a kernel folder named bundle: ./bundle)
-        from ttgen import bundle
-
-        return bundle.main(argv[1:])
-    options = _arguments().parse_args(argv)
-    started = time.perf_counter()
-    try:
-        with write.interruptible():
-            result = build.plan(list(options.paths), options.out)
-            for diagnostic in result.diagnostics:
-                if diagnostic.severity == "error" or options.strict or not options.quiet:
-                    print(diagnostic.render())
-            changed = [p for p, text in sorted(result.outputs.items()) if write.current(p) != text]
-            if options.check:
-                tally = _check(result, changed, options.verbose)
-            else:
-                tally = _apply(result, changed, options.verbose)
-    except write.Interrupted as stop:
-        print("ttgen: interrupted; every output is either as it was or complete", file=sys.stderr)
-        return 128 + stop.signum
-    if not options.quiet:
-        print(_summary(result, tally, options.check, time.perf_counter() - started))
-    if result.errors or tally.errors or options.strict and result.warnings:
-        return int(Exit.ERROR)
-    if options.check and (tally.changed or tally.left_over):
-        return int(Exit.STALE)
-    return int(Exit.OK)
+    name = argv[0] if argv and argv[0] in COMMANDS else "generate"
+    if argv[:1] == [name]:
+        argv = argv[1:]
+        if os.path.lexists(name):
+            print(f"ttgen: '{name}' is taken as the subcommand; for the path ./{name} write "
+                  f"'ttgen ./{name}'", file=sys.stderr)
+    command = importlib.import_module(COMMANDS[name][0])
+    if name == "generate":
+        return int(command.main(argv, _subcommands()))
+    return int(command.main(argv))
 
 
-def _check(result: build.Plan, changed: list[Path], verbose: bool) -> _Tally:
-    for path in changed:
-        state = "differs" if os.path.lexists(path) else "missing"
-        print(f"{path}: {state}{_package(result, path)}; run ttgen to update it")
-    for path in result.stale:
-        print(f"{path}: left over (its kernel module is gone or has no kernels); run ttgen to remove it")
-    if verbose:
-        for path in sorted(set(result.outputs) - set(changed)):
-            print(f"{path}: up to date{_package(result, path)}")
-    out_of_date = _launchers_among(result, changed)
-    return _Tally(out_of_date, len(result.launchers) - out_of_date, len(result.stale))
-
-
-def _apply(result: build.Plan, changed: list[Path], verbose: bool) -> _Tally:
-    failed: list[Path] = []
-    for path in changed:
-        if _attempt(partial(write.write_atomic, path, result.outputs[path]), path, "write"):
-            _say(verbose, f"{path}: written{_package(result, path)}")
-        else:
-            failed.append(path)
-    removed = 0
-    for path in result.stale:
-        if _attempt(path.unlink, path, "remove"):
-            removed += 1
-            _say(verbose, f"{path}: removed (left over)")
-        else:
-            failed.append(path)
-    for path in sorted(set(result.outputs) - set(changed)):
-        _say(verbose, f"{path}: unchanged{_package(result, path)}")
-    written = _launchers_among(result, [p for p in changed if p not in failed])
-    unchanged = len(result.launchers) - _launchers_among(result, changed)
-    return _Tally(written, unchanged, removed, len(failed))
-
-
-def _attempt(action: Callable[[], object], path: Path, verb: str) -> bool:
-    """Run ``action``; a failure is reported as a diagnostic on ``path``, not a traceback."""
-    try:
-        action()
-    except OSError as exc:
-        print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {exc.strerror}", verb).render())
-        return False
-    return True
-
-
-def _say(verbose: bool, line: str) -> None:
-    if verbose:
-        print(line)
-
-
-def _package(result: build.Plan, path: Path) -> str:
-    """What follows a package ``__init__.py``'s state: the summary counts launchers only."""
-    return "" if path in result.launchers else " (package __init__.py, not a launcher)"
-
-
-def _launchers_among(result: build.Plan, paths: list[Path]) -> int:
-    """How many of ``paths`` are launchers (not the package ``__init__.py`` files)."""
-    return sum(path in result.launchers for path in paths)
-
-
-def _summary(result: build.Plan, tally: _Tally, check: bool, seconds: float) -> str:
-    words = ("out of date", "up to date", "left over") if check else ("written", "unchanged", "removed")
-    parts = [
-        _count(result.kernel_modules, "kernel module"),
-        _count(tally.changed, "launcher") + f" {words[0]}",
-        f"{tally.unchanged} {words[1]}",
-        f"{tally.left_over} {words[2]}",
-        _count(result.warnings, "warning"),
-        _count(result.errors + tally.errors, "error"),
-    ]
-    return f"ttgen: {', '.join(parts)} in {seconds:.2f}s"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def _subcommands() -> str:
+    lines = [f"  {name:8} {what}" for name, (_, what) in COMMANDS.items()]
+    return "subcommands (ttgen SUBCOMMAND --help for each):\n" + "\n".join(lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

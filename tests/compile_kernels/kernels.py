@@ -1,4 +1,4 @@
-"""Kernels for tests/test_compile.py: a ``bool`` annotation, and a parameter named like run()'s
+"""Kernels for tests/runtime/test_compile.py: a ``bool`` annotation, and a parameter named like run()'s
 ``stream`` option (run() has no stream option then)."""
 
 import triton

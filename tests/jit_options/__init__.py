@@ -1,1 +1,1 @@
-"""Kernels exercising @triton.jit's own options through ttgen (tests/test_jit_options.py)."""
+"""Kernels exercising @triton.jit's own options through ttgen (tests/runtime/test_jit_options.py)."""

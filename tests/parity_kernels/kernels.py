@@ -1,6 +1,6 @@
 """Kernels whose parameters cover ttgen's whole annotation vocabulary, for the parity test.
 
-The bodies are empty: tests/test_parity.py never launches them, it only compares the key a
+The bodies are empty: tests/runtime/test_parity.py never launches them, it only compares the key a
 generated ``run()`` computes with the specialization Triton's own binder gives the same call.
 """
 

@@ -1,5 +1,5 @@
 """Mistakes the stubs must catch.  Each ``# expect: <code>`` line must get that mypy error
-code, and no other line may get an error (tests/test_stubs.py checks both)."""
+code, and no other line may get an error (tests/end_to_end/test_stubs.py checks both)."""
 
 from typing import Literal
 

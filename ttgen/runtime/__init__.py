@@ -4,18 +4,24 @@ A generated ``run()`` is bound to the C engine: a cache hit runs from the call t
 with no Python frame.  Its Python body stays the definition and runs for everything else.  This
 package holds what both rely on, one concern per file:
 
-* ``launcher``: `Launcher`, one per kernel: import-time checks against the live kernel, the
+* ``core``: `LauncherCore`, one per kernel: import-time checks against the live kernel, the
   per-key cache, the full rules' errors, and the slow path through Triton's ``JITFunction.run``.
+* ``launcher``: `Launcher`, what generated code builds: the core with run() bound to the engine
+  and autotune and heuristics on top.
 * ``specs``: each parameter's rules (`Tensor`, `Scalar`, `Constexpr`, `Dynamic`), run()'s
   annotation types, and the tensors' inline tests in C.
 * ``engine``: run() bound to the engine (engine.c) with its plan, or to a `KeywordCall`.
 * ``state``: the per-launch state Triton keys on (device, hooks, knobs) and the grid's test.
 * ``device``: the current device and stream, asked as Triton asks them.
 * ``launch``: how a compiled kernel is launched: one place for each Triton version's convention.
-* ``tuning``: autotune and heuristics.
+* ``autotune``: autotune and heuristics.
+* ``live``: what a launcher checks against the live kernel object when it is imported.
+* ``traced``: the Python function torch.compile traces in place of a run().
+* ``record``: ``TTGEN_RECORD``: launchers add each new key to a manifest.
+* ``precompiled``: launching from a bundle (``ttgen bundle``) instead of compiling.
 
-The C pieces are the extension ttgen._fastpath (fastpath.c, engine.c, direct.c), compiled when
-ttgen is installed.
+The C pieces are the extension ``ttgen.runtime._native``, built from ``native/`` (its README maps
+the files) when ttgen is installed.
 """
 
 from __future__ import annotations
@@ -23,19 +29,20 @@ from __future__ import annotations
 from pathlib import Path
 
 try:
-    from ttgen import _fastpath  # noqa: F401
+    from ttgen.runtime import _native  # noqa: F401
 except ImportError as exc:  # a source tree that was never installed
     _ROOT = Path(__file__).resolve().parents[2]
     raise ImportError(
-        f"ttgen's C extension ttgen._fastpath is not built ({exc}). It is compiled when ttgen is "
+        f"ttgen's C extension ttgen.runtime._native is not built ({exc}). It is compiled when ttgen is "
         f"installed: run `pip install -e {_ROOT}` (or `python setup.py build_ext --inplace` in "
         f"{_ROOT}); it needs a C compiler and Python's headers."
     ) from exc
 
-from ttgen.live import StaleLauncherError
+from ttgen.runtime.live import StaleLauncherError
 from ttgen.runtime.device import current_device, current_stream
 from ttgen.runtime.engine import keyword_call
-from ttgen.runtime.launcher import KernelMissingError, Launcher
+from ttgen.runtime.core import KernelMissingError
+from ttgen.runtime.launcher import Launcher
 from ttgen.runtime.specs import (
     DLPACK_DTYPES, POINTER_DTYPES, TUNED, ArgumentError, Constexpr, Dynamic, Grid, Scalar, Stream,
     Tensor, data_ptr, get_device, tensor_check,

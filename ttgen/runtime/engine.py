@@ -11,21 +11,21 @@ from __future__ import annotations
 import functools
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from ttgen import _fastpath, kinds, live
-from ttgen.options import OPTIONS, RUN_OPTIONS
+from ttgen.runtime import _native
+from ttgen.vocabulary import kinds
+from ttgen.runtime import live
+from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS
 from ttgen.runtime import device
+from ttgen.runtime.core import LauncherCore
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
 from ttgen.runtime.state import HOOKED, launch_state
-
-if TYPE_CHECKING:
-    from ttgen.runtime.launcher import Launcher
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def bind(launcher: Launcher, function: _F) -> _F:
+def bind(launcher: LauncherCore, function: _F) -> _F:
     """run() as the C `Engine` (see engine.c): its cache-hit path, checks, key, lookup and
     launch, with no Python frame; ``function``, the generated Python run(), stays its
     definition and runs for everything else.  Kernels the engine does not cover (parameters
@@ -41,7 +41,7 @@ def bind(launcher: Launcher, function: _F) -> _F:
         return keyword_call(function)
     body, defaults = _positional(function)
     plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
-    call = _fastpath.Engine(
+    call = _native.Engine(
         body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,
         launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
         tuple(spec.name for spec in launcher.params), layers,
@@ -49,9 +49,9 @@ def bind(launcher: Launcher, function: _F) -> _F:
     return _wrapped(call, function)
 
 
-def _layers(launcher: Launcher) -> tuple[tuple[Any, ...], ...] | None:
+def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
     """The decorators as the engine applies them, outermost first, as the generated body does
-    (ttgen.emit's ``_emit_layer``); engine.c says what each entry holds.  None for decorators
+    (ttgen.generate.emit's ``_emit_layer``); engine.c says what each entry holds.  None for decorators
     that set a launch option or a tensor: their bodies are the engine's to leave alone."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     known = [index[spec.name] for spec in launcher.given]
@@ -63,15 +63,15 @@ def _layers(launcher: Launcher) -> tuple[tuple[Any, ...], ...] | None:
         if kind == "heuristics":
             supplies = tuple(index[name] for name in names)  # in the dict's order, as its values come
             layers.append(("h", layer.values, supplies, tuple(known)))
-        else:  # the tuned entry's order: the kernel's (`tuning._tuned_entry`)
+        else:  # the tuned entry's order: the kernel's (`autotune.tuned_entry`)
             supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
             layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, known)))
         known += supplies
     return tuple(layers)
 
 
-def _tune_recipe(launcher: Launcher, known: list[int]) -> tuple[tuple[str, int], ...]:
-    """The autotune key after the device, as the body builds it (ttgen.emit's ``_emit_layer``):
+def _tune_recipe(launcher: LauncherCore, known: list[int]) -> tuple[tuple[str, int], ...]:
+    """The autotune key after the device, as the body builds it (ttgen.generate.emit's ``_emit_layer``):
     the key parameters known by then, then what Triton appends for each known argument with a
     dtype.  The key names are those the body was generated with (`Launcher.tune_keys`, which
     live.check_layers holds the live Autotuner's to)."""
@@ -87,7 +87,7 @@ def _tune_recipe(launcher: Launcher, known: list[int]) -> tuple[tuple[str, int],
     return tuple(recipe)
 
 
-def _plan_entry(launcher: Launcher, index: int, spec: Spec) -> tuple[Any, ...]:
+def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ...]:
     """One parameter's entry in the engine's plan (engine.c says what each holds)."""
     if isinstance(spec, Tensor):
         keyed = 1 if len(spec.dtypes) != 1 else 2 if spec.optional else 0
@@ -113,7 +113,7 @@ def keyword_call(function: _F) -> _F:
     fastpath.c): its keywords mapped to slots once per call shape instead of on every call."""
     body, defaults = _positional(function)
     names = function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]
-    return _wrapped(_fastpath.KeywordCall(body, function, names, defaults, _REQUIRED), function)
+    return _wrapped(_native.KeywordCall(body, function, names, defaults, _REQUIRED), function)
 
 
 def _positional(function: Callable[..., Any]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -131,11 +131,8 @@ def _positional(function: Callable[..., Any]) -> tuple[Callable[..., Any], tuple
 
 def _wrapped(call: Any, function: _F) -> _F:
     """``call`` standing for run() ``function``: its name, docstring and signature (through
-    ``__wrapped__``, for inspect), and the Python counterpart torch.compile traces."""
+    ``__wrapped__``, for inspect)."""
     functools.update_wrapper(call, function)
-    from ttgen import traced  # needs the runtime whole; cheap (torch and Triton are loaded)
-
-    traced.mark(call, function)  # what torch.compile traces in its place
     return cast(_F, call)
 
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import triton
 
-from ttgen import _fastpath
+from ttgen.runtime import _native
 
 VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
 LaunchFunction = Callable[..., Any]  # (g0, g1, g2, stream, *kernel_args)
@@ -91,13 +91,13 @@ def direct_launch(
 ) -> LaunchFunction:
     """A `Direct` (direct.c) for a loaded kernel, with this Triton version's launch attributes."""
     oversized = VERSION >= (3, 9) and shared > 228 * 1024
-    return cast(LaunchFunction, _fastpath.Direct(
+    return cast(LaunchFunction, _native.Direct(
         name, function, num_warps, num_ctas, shared, cooperative, pdl, oversized, codes,
     ))
 
 
 def splice(native: Any, middle: tuple[Any, ...], args_as_tuple: bool = False) -> LaunchFunction:
-    return cast(LaunchFunction, _fastpath.Launch(native, middle, args_as_tuple))
+    return cast(LaunchFunction, _native.Launch(native, middle, args_as_tuple))
 
 
 def _adapter_36(kernel: Any, launcher: Any) -> LaunchFunction | None:

@@ -1,360 +1,38 @@
-"""`Launcher`: one per kernel; everything a generated launcher needs besides its fast path.
+"""`Launcher`: what a generated launcher module builds for each kernel (``_rt.Launcher(...)``).
 
-At import it checks that the kernel still has the signature the launcher was generated from and
-that the live kernel agrees with what the launcher assumed (ttgen.live).  It owns the per-key
-cache of launch functions, explains rejected arguments (`Launcher.accept`), and runs the slow
-path through Triton: a cache miss, active launch hooks, pre-run hooks and global-value checks go
-through Triton's own ``JITFunction.run``, so Triton compiles and picks the binary (or a bundle's
-binary is loaded: ttgen.precompiled); under ``TRITON_INTERPRET=1`` the kernel runs in Triton's
-interpreter.  Autotune and heuristics are ttgen.runtime.tuning's.
+A `LauncherCore` (ttgen.runtime.core: import-time checks, the cache, the full rules' errors, the
+slow path through Triton) with the paths a generated run() reaches through it on top: run() bound
+to the C engine (ttgen.runtime.engine) and marked for torch.compile (ttgen.runtime.traced), and
+autotune and heuristics (ttgen.runtime.autotune).
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
-import sys
-import textwrap
-import threading
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
-from types import ModuleType
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-import torch
-import triton
-from triton import knobs
-from triton.runtime.jit import JITFunction
-
-from ttgen import keys, live
-from ttgen import precompiled, record  # issue 16: bundles and TTGEN_RECORD
-from ttgen.fingerprint import find_function, fingerprint
-from ttgen.live import StaleLauncherError
-from ttgen.options import OPTIONS, non_default
-from ttgen.runtime import device, engine
-from ttgen.runtime.launch import LaunchFunction, launch_function
-from ttgen.runtime.specs import ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check
-from ttgen.runtime.state import HOOKED
-from ttgen.runtime import tuning
+from ttgen.runtime import autotune, engine, live, traced
+from ttgen.runtime.core import LauncherCore
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-# CUDA's grid limits: x up to 2**31 - 1 blocks, y and z up to 65535.
-GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
+class Launcher(LauncherCore):
+    """One per kernel: everything a generated launcher needs that is not on its inline fast path."""
 
-class KernelMissingError(RuntimeError):
-    """The kernel of a launcher does not exist in this process (its module defines it under a
-    condition that did not hold)."""
-
-
-class Launcher:
-    """Everything a generated launcher needs that is not on its inline fast path."""
-
-    def __init__(
-        self,
-        module: ModuleType,
-        name: str,
-        signature: str,
-        params: Sequence[Spec],
-        layers: Sequence[tuple[Any, ...]] = (),
-        condition: str | None = None,
-    ) -> None:
-        self.name = name
-        self.params = tuple(params)
-        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
-        self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # Whether the source did not tell what a decorator sets: run() then calls run_loose.
-        self.loose = any(layer[1] is None for layer in layers)
-        self.lock = threading.Lock()
-        self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
-        where = f"{module.__name__}.{name}"
-        outer = getattr(module, name, None)
-        if outer is None and condition is not None:
-            self._absent(f"{name}: {where} does not exist in this process (its definition is "
-                         f"under '{condition}' in {module.__name__}, which did not run it)")
-            return
-        found = live.chain(outer)
-        if found is None:
-            raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
-        live.check_layers(where, found[:-1], layers)
-        # The autotune key's names as the source wrote them: the body's autotune key holds these
-        # (none where key= is not a literal list); check_layers held the live ones to them.
-        self.tune_keys = next((tuple(layer[2] or ()) for layer in layers if layer[0] == "autotune"), ())
-        self.outer: Any = outer  # what kernel[grid](...) calls: the outermost decorator
-        self.layers: list[Any] = [d for d in found[:-1] if live.kind(d) != "wrapper"]  # outermost first
-        self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
-        self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
-        self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
-        self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
-        self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
-        # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
-        self.tensor_check = tensor_check(self.tensor_specs)
-        self.tensors: Callable[..., Any] = self.tensor_check.check
-        self.interpreted = not isinstance(self.kernel, JITFunction)
-        # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch
-        # goes through JITFunction.run, which calls the hooks.
-        self.pre_run_hooks: list[Any] = self.kernel.pre_run_hooks
-        signature_params = inspect.signature(self.kernel.fn).parameters.values()
-        self.defaults = {p.name: p.default for p in signature_params}
-        # Parameters Triton must receive by name: keyword-only ones, and those named like a
-        # launch option (passed by name, their value sets the option too, as in Triton).
-        self.by_name = {
-            p.name for p in signature_params if p.kind is p.KEYWORD_ONLY or p.name in OPTIONS
-        }
-        self.arg_names = tuple(p.name for p in signature_params)
-        self._check_signature(module, signature)
-        live.check_params(where, self.kernel, self.params)
-        self.key_rules = [
-            live.key_rule(self.kernel, i, spec, _specialize, _backend) if isinstance(spec, Dynamic) else None
-            for i, spec in enumerate(self.params)
-        ]
-
-    def _absent(self, message: str) -> None:
-        """A kernel defined under a module-level condition that did not hold: every launch
-        explains (the inline tests and the slow paths all end in this error)."""
-
-        def fail(*args: Any, **kwargs: Any) -> Any:
-            raise KernelMissingError(message)
-
-        self.tensors = fail
-        self.pre_run_hooks = []
-        for method in ("accept", "launch_slow", "tune", "heuristics", "run_loose", "dynamic_key"):
-            setattr(self, method, fail)
-
-    # Autotune and heuristics (ttgen.runtime.tuning).
-    tune = tuning.tune
-    run_loose = tuning.run_loose
-    heuristics = tuning.heuristics
-    run_pre_hook = tuning.run_pre_hook
+    tune = autotune.tune
+    run_loose = autotune.run_loose
 
     def engine(self, function: _F) -> _F:
-        """run() as the C `Engine` (see ttgen.runtime.engine)."""
-        return engine.bind(self, function)
+        """run() as the C `Engine` (see ttgen.runtime.engine), which torch.compile traces as
+        ``kernel[grid](...)`` (see ttgen.runtime.traced)."""
+        call = engine.bind(self, function)
+        traced.mark(call, function, self)
+        return call
 
-    def dynamic_key(self, index: int, value: object) -> object:
-        """The key of loosely typed parameter ``index``: as Triton's binder keys it."""
-        rule = self.key_rules[index]
-        assert rule is not None
-        return rule(value)
+    def heuristics(self, index: int, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
+        """Layer ``index``'s heuristic values, each seeing the arguments and the earlier ones."""
+        return live.heuristic_values(self.layers[index], values, grid)
 
-    def _check_signature(self, module: ModuleType, expected: str) -> None:
-        # Triton's JITFunction keeps inspect.getsourcelines(fn) from when it decorated the
-        # kernel (raw_src): the very text inspect.getsource would read again, tokenizing the file.
-        raw = getattr(self.kernel, "raw_src", None)
-        try:
-            source = "".join(raw) if isinstance(raw, list) else inspect.getsource(self.kernel.fn)
-            tree = ast.parse(textwrap.dedent(source))
-            func = find_function(tree, self.name)
-            found = fingerprint(func) if func is not None else "missing"
-        except (OSError, SyntaxError):
-            found = "unreadable"
-        if found != expected:
-            raise StaleLauncherError(
-                f"kernel '{self.name}' in {module.__name__} ({inspect.getfile(module)}) changed "
-                "since its launcher was generated (its signature differs); re-run ttgen"
-            )
-
-    def default(self, name: str) -> Any:
-        """A non-literal parameter default, as the kernel's module computed it."""
-        return self.defaults[name]
-
-    # -- rejected arguments ------------------------------------------------------------------
-
-    def accept(self, device: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Check ``args`` against the full rules: the normalized args, or a clear error."""
-        accepted = []
-        for spec, value in zip(self.given, args):
-            try:
-                accepted.append(spec.accept(value, device))
-            except ArgumentError as exc:
-                cls, expected, given = exc.args
-                raise cls(
-                    f"{self.name}: argument '{spec.name}' expected {expected}, "
-                    f"got {describe(given)}"
-                ) from None
-        return tuple(accepted)
-
-    def pointers(self, device: int, tensors: tuple[Any, ...]) -> tuple[Any, ...]:
-        """``(alignment, ptr, ...)`` of tensors `accept` took, as `tensors` gives them."""
-        found = self.tensors(device, *tensors)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        for tensor in tensors:
-            if tensor is not None:
-                data_ptr(tensor)  # a tensor without storage: torch's own error says why
-        raise TypeError(
-            f"{self.name}: a tensor argument reported a different dtype or device when read again"
-        )
-
-    def checked_grid(self, grid: object) -> tuple[int, int, int]:
-        """The full grid rules, for what `grid3` did not take: normalized (x, y, z), or raise."""
-        if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
-            raise self._grid_error(grid)
-        dims = (*grid, 1, 1)[:3]
-        for dim, limit in zip(dims, GRID_LIMITS):
-            if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim <= limit:
-                raise self._grid_error(grid)
-        return int(dims[0]), int(dims[1]), int(dims[2])
-
-    def _grid_error(self, grid: object) -> Exception:
-        cls = TypeError if not isinstance(grid, (tuple, list)) else ValueError
-        if isinstance(grid, (tuple, list)) and any(
-            not isinstance(d, int) or isinstance(d, bool) for d in grid
-        ):
-            cls = TypeError
-        return cls(
-            f"{self.name}: grid expected a tuple or list of 1 to 3 ints, each in [0, limit] "
-            f"(limits {GRID_LIMITS[0]}, {GRID_LIMITS[1]}, {GRID_LIMITS[2]}), or a callable "
-            f"returning one, got {describe(grid)}"
-        )
-
-    def call_grid(self, grid: object, args: Any) -> Any:
-        """The grid a list or a callable grid stands for (a tuple takes the inline path)."""
-        if isinstance(grid, (tuple, list)):
-            return grid
-        if not callable(grid):
-            raise self._grid_error(grid)
-        try:
-            result = grid(args)
-        except Exception as exc:
-            raise RuntimeError(
-                f"{self.name}: the callable grid raised {type(exc).__name__}: {exc}; it receives "
-                f"the kernel's arguments by name: {', '.join(args)}"
-            ) from exc
-        if not isinstance(result, (tuple, list)):
-            raise self._grid_error(result)
-        return result
-
-    def as_stream(self, stream: object) -> int:
-        if isinstance(stream, torch.cuda.Stream):
-            return int(stream.cuda_stream)
-        if isinstance(stream, int) and not isinstance(stream, bool) and stream >= 0:
-            return int(stream)
-        raise TypeError(
-            f"{self.name}: stream expected None, a torch.cuda.Stream or a raw stream handle "
-            f"(an int >= 0), got {describe(stream)}"
-        )
-
-    def check_options(self, options: dict[str, Any]) -> None:
-        """Launch options of the types run() declares: positive ints (num_warps a power of two,
-        as Triton requires), None where allowed, bools.  Every launch that is not a cache hit
-        passes here, and a refused value never reaches the cache, so a hit needs no check."""
-        for key, value in options.items():
-            if key not in OPTIONS:
-                continue  # set by a config (ir_override, ...): Triton's to check
-            annotation = OPTIONS[key][0]
-            number = annotation != "bool" and isinstance(value, int) and not isinstance(value, bool)
-            if annotation == "bool":
-                ok, expected = isinstance(value, bool), "a bool"
-            elif key == "num_warps":
-                ok = number and value > 0 and value & (value - 1) == 0
-                expected = "a power of two (a positive int)"
-            else:
-                ok = number and value > 0 or value is None and "None" in annotation
-                expected = "a positive int" + (" or None" if "None" in annotation else "")
-            if not ok:
-                error = ValueError if number else TypeError
-                raise error(
-                    f"{self.name}: launch option '{key}' expected {expected}, got {describe(value)}"
-                )
-
-    # -- the slow path -------------------------------------------------------------------------
-
-    def launch_slow(
-        self,
-        key: tuple[Any, ...],
-        grid: tuple[int, ...],
-        stream: int,
-        args: tuple[Any, ...],
-        options: dict[str, Any],
-        settings: dict[str, Any] | None = None,
-    ) -> None:
-        """Launch through Triton's JITFunction.run; on a miss, remember what it compiled.
-
-        ``settings`` are an autotuned config's options (num_warps, ...): passed whole and after
-        the launch options, as Triton's Autotuner passes them, so that Triton's in-memory cache
-        gives back the very kernel the Autotuner launched."""
-        options = non_default(options)
-        self.check_options(options)
-        options.update(settings or {})
-        grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
-        if self.interpreted:
-            self._interpret(grid, args)
-            return
-        state = key[0]
-        positional, keywords = self._arguments([spec.name for spec in self.params], list(args))
-        options = {k: v for k, v in options.items() if k not in keywords}  # the parameter sets it
-        with self._on_stream(state[0], stream):
-            if key in self.cache or state[1] is HOOKED:
-                self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
-                return
-            with self.lock:  # one compile per key, however many threads miss at once
-                bundled = None if key in self.cache else precompiled.find(self, state, args, options)  # issue 16
-                if bundled is not None:  # issue 16: a precompiled binary, no JIT
-                    bundled(*(*grid, 1, 1)[:3], stream, *(a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args))
-                    self.cache[key] = bundled
-                    record.launch(self, state, args, options)
-                    return
-                compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
-                if compiled is None or key in self.cache or self.kernel.used_global_vals:
-                    return  # nothing compiled (jit_cache_hook), or Triton must check globals
-                if hasattr(compiled, "result") and not hasattr(compiled, "function"):
-                    compiled = compiled.result()
-                launch = launch_function(compiled)
-                launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
-                self.cache[key] = launch
-                record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
-
-    def _arguments(self, names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
-        """Positional values up to the first parameter that is not given or that Triton must
-        receive by name, keywords after: Triton's Autotuner reads its pre-hook arguments from
-        the positional ones, and a keyword-only or option-named parameter goes by name."""
-        given = dict(zip(names, values))
-        positional: list[Any] = []
-        for name in self.arg_names:
-            if name not in given or name in self.by_name:
-                break
-            positional.append(given.pop(name))
-        return positional, given
-
-    def _on_stream(self, index: int, stream: int) -> AbstractContextManager[Any]:
-        if stream == device.current_stream(index):
-            return nullcontext()
-        return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=index))  # type: ignore[no-untyped-call]
-
-    def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
-        # The inline predicate cannot tell a host tensor from a meta one (both report device
-        # -1); the interpreter is slow anyway, so it gets the full rules.
-        given = self.accept(device.current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
-        checked = iter(given)
-        values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
-        positional, keywords = self._arguments([s.name for s in self.params], values)
-        with device.INTERPRETER_LOCK:
-            self.kernel[grid](*positional, **keywords)
-
-
-def _backend() -> Any:
-    """Triton's compiler backend, which its specializer asks how to key a loosely typed value:
-    for the current device's target as Triton's CUDA driver reports it (the capability from
-    torch, warp size 32), read without creating the driver, as device.py reads the device (on
-    Triton 3.6 creating it builds cuda_utils with gcc on an empty cache, which a launch from a
-    bundle must never need)."""
-    global _BACKEND
-    if _BACKEND is None:
-        target: str | None = None
-        if knobs.runtime.interpret:
-            target = "cuda:90"
-        elif torch.cuda.is_available() and not torch.version.hip:
-            target = precompiled.current_target(device.current_device())
-        from triton.compiler.compiler import make_backend
-
-        _BACKEND = (
-            keys.backend(target) if target is not None
-            else make_backend(triton.runtime.driver.active.get_current_target())
-        )
-    return _BACKEND
-
-
-_BACKEND: Any = None
-_specialize = triton._C.libtriton.native_specialize_impl
+    def run_pre_hook(self, choice: autotune.Choice, values: dict[str, Any], grid: object) -> None:
+        autotune.run_pre_hook(choice, values, grid)

@@ -2,7 +2,7 @@
 the generated body and the engine's plan) are a fast subset; run()'s annotation types; and the
 tensors' inline tests in C (`tensor_check`).
 
-Each spec's rule is `ttgen.kinds`' (one table of parameter kinds, which the build step uses too).
+Each spec's rule is `ttgen.vocabulary.kinds`' (one table of parameter kinds, which the build step uses too).
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from typing import Any, TypeVar, Union
 import torch
 import triton.language as tl
 
-from ttgen import _fastpath, keys, kinds, model
+from ttgen.runtime import _native
+from ttgen.vocabulary import keys
+from ttgen.vocabulary import kinds
+from ttgen.vocabulary import model
 from ttgen.runtime.device import device_name
 from ttgen.runtime.launch import VERSION
 
@@ -28,15 +31,9 @@ GridTuple = Union[tuple[int], tuple[int, int], tuple[int, int, int]]
 Grid = Union[GridTuple, Callable[[_T], GridTuple]]
 Stream = Union[int, "torch.cuda.Stream", None]
 
-# Dtypes Triton can pass as pointers (complex and quantized dtypes make it fail).
-POINTER_DTYPES = frozenset(
-    {
-        torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
-        torch.float16, torch.bfloat16, torch.float32, torch.float64,
-        torch.float8_e4m3fn, torch.float8_e5m2,
-    }
-    | {getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)}
-)
+# Dtypes Triton can pass as pointers (complex and quantized dtypes make it fail): those of
+# Triton's dtypes that torch has.
+POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 
 # What run() takes as the default of a parameter the decorators may supply (known only at run
 # time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
@@ -61,7 +58,7 @@ def describe(value: object) -> str:
 class ArgumentError(Exception):
     """Raised by a spec as ``ArgumentError(cls, expected, value)``; `Launcher.accept` turns it
     into ``cls`` (TypeError or ValueError) with context.  No ``__init__`` of its own: Dynamo
-    traces the specs (ttgen.traced) and cannot trace an exception's ``super().__init__``."""
+    traces the specs (ttgen.runtime.traced) and cannot trace an exception's ``super().__init__``."""
 
 
 class Spec:
@@ -77,7 +74,7 @@ class Spec:
         return value
 
     def token(self, value: object) -> str | None:
-        """The manifest's token for ``value`` (ttgen/keys.py), by the rule this parameter's key
+        """The manifest's token for ``value`` (ttgen/vocabulary/keys.py), by the rule this parameter's key
         part follows (`kinds`), which the parity tests prove Triton's: what Triton's specializer
         would say, without running it.  None for a value outside the rule (a heuristic's): the
         caller asks Triton's specializer (`keys.tokens`)."""
@@ -208,7 +205,7 @@ def tensor_check(specs: Sequence[Tensor]) -> Any:
     fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
     torch has it."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _fastpath.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES)
+    return _native.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES)
 
 
 def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
@@ -220,7 +217,7 @@ def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
         try:
             with warnings.catch_warnings():  # "experimental", "deprecated": not the user's concern
                 warnings.simplefilter("ignore")
-                read = _fastpath.dlpack(torch.empty(0, dtype=dtype))
+                read = _native.dlpack(torch.empty(0, dtype=dtype))
         except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
             continue
         if read is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from triton import knobs
 
-from ttgen import _fastpath
+from ttgen.runtime import _native
 from ttgen.runtime import device
 from ttgen.runtime.launch import VERSION
 
@@ -25,7 +25,7 @@ _runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
 _KNOBS = [(_runtime_knobs, "debug"), (_compilation_knobs, "instrumentation_mode")]
 if VERSION >= (3, 9):
     _KNOBS.append((_compilation_knobs, "fpsan_homomorphic_casts"))  # 3.9 reads it per launch too
-_read_state: Callable[[], tuple[Any, ...]] = _fastpath.LaunchState(
+_read_state: Callable[[], tuple[Any, ...]] = _native.LaunchState(
     device,
     ((_runtime_knobs, "launch_enter_hook"), (_runtime_knobs, "launch_exit_hook")),
     tuple(_KNOBS),
@@ -47,4 +47,4 @@ launch_state = _launch_state_39 if VERSION >= (3, 9) else _read_state
 
 # ``grid3(grid)``: ``(x, y, z)`` for a tuple or list of 1 to 3 plain ints within GRID_LIMITS,
 # padded with ones; None for anything else (`Launcher.checked_grid` then explains).  In C.
-grid3: Callable[[Any], "tuple[int, int, int] | None"] = _fastpath.grid3
+grid3: Callable[[Any], "tuple[int, int, int] | None"] = _native.grid3

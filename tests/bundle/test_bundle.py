@@ -1,0 +1,300 @@
+"""Issue 16 on the CPU: record a workload's keys, build a bundle with no GPU, launch from it.
+
+* Recording: every example (and the autotuned one) runs under Triton's real JIT on the libcuda
+  stand-in (tests/standins) with TTGEN_RECORD set; the manifest holds one line per compiled key.
+* ``ttgen bundle``: the bundle's binaries have exactly the hashes Triton's JIT gave the same keys
+  (same compile), and two builds are byte-identical.
+* Lookup: the launchers launch the bundle's binaries (through a stand-in for the C loader, which
+  the GPU side provides) with no compile and no tuning; a stale bundle (another Triton, a
+  changed kernel, another GPU) is never used, and says so once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from ttgen.bundle import compile as bundle
+from ttgen.vocabulary import manifest
+from ttgen.cli import main as ttgen
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Every example launcher, each key twice (the second call is a hit; for the autotuned kernel,
+# the first call tunes and the second takes ttgen's path).
+WORKLOAD = f"""
+    import importlib, json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch, triton
+    from tests.cases import EXAMPLES
+    from examples.generated.axpy_launch import axpy_kernel
+    from examples.generated.matmul_autotuned_launch import matmul_autotuned
+
+    states = {{}}
+    for example in EXAMPLES:
+        module = importlib.import_module(f"examples.generated.{{example.module}}_launch")
+        case = example.make(device="cpu", **example.options)
+        for _ in range(2):
+            getattr(module, example.kernel).run(**case.kwargs, grid=case.grid)
+        states[f"examples.kernels.{{example.module}}:{{example.kernel}}"] = getattr(module, "_" + example.kernel)
+    x = torch.randn(300)
+    for _ in range(2):
+        axpy_kernel.run(x=x, y=x, out=torch.empty_like(x), alpha=0.5, n=300,
+                        grid=lambda m: (triton.cdiv(m["n"], m["BLOCK"]),))
+    a, b, c = torch.randn(40, 50), torch.randn(50, 30), torch.empty(40, 30)
+    for _ in range(2):
+        matmul_autotuned.run(a=a, b=b, c=c, M=40, N=30, K=50, stride_am=50, stride_ak=1, stride_bk=30,
+                             stride_bn=1, stride_cm=30, stride_cn=1,
+                             grid=lambda m: (triton.cdiv(m["M"], m["BLOCK_M"]), triton.cdiv(m["N"], m["BLOCK_N"])))
+    for name in ("axpy:axpy_kernel", "matmul_autotuned:matmul_autotuned"):
+        module, kernel = name.split(":")
+        states[f"examples.kernels.{{name}}"] = getattr(importlib.import_module(f"examples.generated.{{module}}_launch"), "_" + kernel)
+"""
+
+RECORD = WORKLOAD + """
+    print(json.dumps({name: sorted(launch.compiled.hash for launch in state.cache.values())
+                      for name, state in states.items()}))
+"""
+
+
+def _last_json(text: str) -> object:
+    return json.loads(text.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def recorded(stubcuda_lib, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:  # noqa: F811
+    """The examples' manifest, recorded under the real JIT, and the hashes the JIT compiled."""
+    path = tmp_path_factory.mktemp("record") / "manifest.txt"
+    records = run_recorded(RECORD, env_extra={"TTGEN_RECORD": str(path)}, session=stubcuda_lib)
+    return path, _last_json(records.stdout)  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def built(recorded: tuple[Path, dict[str, list[str]]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("out")
+    assert bundle.main([str(recorded[0]), "--out", str(out), "-j", "4", "-q"]) == 0
+    return out / "ttgen-bundle"
+
+
+def _index(folder: Path) -> dict:
+    return json.loads((folder / "index.json").read_text())
+
+
+def test_recording_writes_one_sorted_line_per_compiled_key(recorded) -> None:
+    path, hashes = recorded
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    assert lines == sorted(set(lines))
+    entries = [manifest.parse_line(line) for line in lines]
+    for name, compiled in hashes.items():
+        ours = [e for e in entries if e.kernel == name and e.kind == "kernel"]
+        assert len(ours) == len(compiled) >= 1, name
+        assert all(e.target == "cuda:90" for e in ours)
+    assert "kernel examples.kernels.vector_add:add_kernel cuda:90 x=*fp32:16 y=*fp32:16 out=*fp32:16 n=i32 BLOCK=1024" in lines
+    # The autotuned kernel: the choice (the stand-in's benchmarker keeps the first config), and
+    # one kernel line, written when tuning launched it and again (the same) by ttgen's miss.
+    assert [line for line in lines if line.startswith("tune ")] == [
+        "tune examples.kernels.matmul_autotuned:matmul_autotuned cuda:90 a=*fp32 b=*fp32 c=*fp32 M=40 N=30 K=50"
+        " -> BLOCK_K=32 BLOCK_M=32 BLOCK_N=32 num_ctas=1 num_stages=2 num_warps=4"]
+    (tuned,) = [e for e in entries if e.kernel.endswith(":matmul_autotuned") and e.kind == "kernel"]
+    assert dict(tuned.params)["BLOCK_M"] == "32" and tuned.settings == (
+        ("num_ctas", "1"), ("num_stages", "2"), ("num_warps", "4"))
+
+
+def test_bundle_binaries_are_what_triton_s_jit_compiles(recorded, built: Path) -> None:
+    _, hashes = recorded
+    index = _index(built)
+    assert set(index["kernels"]) == set(hashes)
+    for name, compiled in hashes.items():
+        kernel = index["kernels"][name]
+        assert sorted(b["hash"] for b in kernel["binaries"].values()) == compiled, name
+        for binary in kernel["binaries"].values():
+            metadata = json.loads((built / binary["metadata"]).read_text())
+            assert metadata["hash"] == binary["hash"] and metadata["target"]["arch"] == 90
+            assert (built / binary["cubin"]).read_bytes()[:4] == b"\x7fELF"
+    assert index["kernels"]["examples.kernels.matmul_autotuned:matmul_autotuned"]["choices"] == {
+        "cuda:90 a=*fp32 b=*fp32 c=*fp32 M=40 N=30 K=50": "BLOCK_K=32 BLOCK_M=32 BLOCK_N=32 num_ctas=1 num_stages=2 num_warps=4"}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_bundle_is_deterministic_and_rebuilt_in_place(recorded, built: Path, tmp_path: Path) -> None:
+    assert bundle.main([str(recorded[0]), "--out", str(tmp_path), "-j", "2", "-q"]) == 0
+    assert _files(tmp_path / "ttgen-bundle") == _files(built)
+    (tmp_path / "ttgen-bundle" / "objects" / "left-over.cubin").write_bytes(b"old")
+    assert bundle.main([str(recorded[0]), "--out", str(tmp_path), "--target", "cuda:90", "-q"]) == 0
+    assert _files(tmp_path / "ttgen-bundle") == _files(built)
+
+
+LAUNCH_FROM_BUNDLE = """
+    import ttgen.runtime.precompiled as precompiled
+    loaded = []
+
+    def load(binary, device):  # stands in for the C loader: records what it was given
+        calls = []
+        loaded.append(dict(hash=binary.hash, name=binary.name, signature=binary.signature, calls=calls,
+                           elf=binary.cubin[:4] == b"\\x7fELF", shared=binary.metadata["shared"]))
+        return lambda *args: calls.append([type(a).__name__ for a in args])
+
+    precompiled.load = load
+    precompiled.current_target = lambda device: "cuda:90"
+""" + WORKLOAD + """
+    compiled = sum(len(cache[0]) for s in states.values() for cache in s.kernel.device_caches.values())
+    tuner = states["examples.kernels.matmul_autotuned:matmul_autotuned"].layers[0]
+    generator = "triton.compiler.code_generator" in sys.modules  # (Gluon: ~30 ms at start)
+    print(json.dumps(dict(loaded=loaded, compiled=compiled, tuned=len(tuner.cache), generator=generator)))
+"""
+
+
+def test_launchers_launch_the_bundle_s_binaries_without_jit_or_tuning(built: Path, stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(textwrap.dedent(LAUNCH_FROM_BUNDLE), env_extra={"TTGEN_BUNDLE": str(built)}, session=stubcuda_lib)
+    report = _last_json(records.stdout)
+    assert report["compiled"] == 0 and report["tuned"] == 0  # Triton compiled nothing, tuned nothing
+    assert not report["generator"]  # the bundle's keys were read without Triton's specializer
+    assert len(records) == 0  # nothing reached the driver but through the loader
+    assert "PrecompiledWarning" not in records.stderr
+    index = _index(built)
+    every = sorted(b["hash"] for k in index["kernels"].values() for b in k["binaries"].values())
+    assert sorted(entry["hash"] for entry in report["loaded"]) == every
+    for entry in report["loaded"]:
+        assert entry["elf"] and len(entry["calls"]) >= 2  # the miss, then the cached hits
+        first = entry["calls"][0]
+        assert first[:4] == ["int"] * 4  # grid and stream
+        assert len(first) == 4 + len(entry["signature"])
+        assert all(kind in ("int", "float", "bool", "NoneType", "str") for kind in first)  # pointers, not tensors
+
+
+# -- a declared manifest, located errors, staleness ------------------------------------------------
+
+KERNEL_LINE = "kernel pkg.vadd:add_kernel cuda:90 x=*fp32:16 y=*fp32:16 out=*fp32:16 n=i32 BLOCK=1024"
+
+
+@pytest.fixture()
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tmp_path/pkg: vector_add as pkg.vadd, its launcher, a hand-written manifest, its bundle."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "vadd.py").write_text((REPO / "examples" / "kernels" / "vector_add.py").read_text())
+    assert ttgen(["pkg", "-q"]) == 0
+    (tmp_path / "manifest.txt").write_text(f"# declared by hand\n{KERNEL_LINE}\n")
+    assert bundle.main(["manifest.txt", "--out", "pkg", "-q"]) == 0
+    return tmp_path
+
+
+LOOKUP = """
+    import json, sys, warnings
+    sys.path.insert(0, ".")
+    import torch, triton
+    import ttgen.runtime.precompiled as precompiled
+    from pkg.vadd_launch import _add_kernel
+
+    precompiled.load = lambda binary, device: binary.hash
+    precompiled.current_target = lambda device: sys.argv[1]
+    x = torch.empty(64)
+    found = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for args in [(x, x, x, 63, 1024), (x, x, x, 63, 1024), (x[1:], x, x, 63, 1024), (x[1:], x, x, 63, 1024)]:
+            found.append(precompiled.find(_add_kernel, (-1, False, ""), args, {}))
+    print(json.dumps(dict(found=found, warnings=[str(w.message) for w in caught],
+                          categories=sorted({w.category.__name__ for w in caught}),
+                          driver=triton.runtime.driver._active is not None)))
+"""
+
+
+def _lookup(folder: Path, target: str = "cuda:90") -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TTGEN_BUNDLE")}
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(LOOKUP), target], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return _last_json(done.stdout)  # type: ignore[return-value]
+
+
+def test_lookup_finds_the_declared_key_and_nothing_else(package: Path) -> None:
+    (binary,) = _index(package / "pkg" / "ttgen-bundle")["kernels"]["pkg.vadd:add_kernel"]["binaries"].values()
+    report = _lookup(package)
+    assert report["found"] == [binary["hash"], binary["hash"], None, None]
+    assert report["warnings"] == [  # once
+        f"ttgen: {package / 'pkg' / 'ttgen-bundle'} does not hold this key: pkg.vadd:add_kernel cuda:90 "
+        "x=*fp32 y=*fp32:16 out=*fp32:16 n=i32 BLOCK=1024; Triton's JIT compiles it"]
+    assert report["categories"] == ["PrecompiledWarning"]
+    assert report["driver"] is False  # the lookup never woke Triton's driver (no compiler on 3.6)
+
+
+def test_a_bundle_for_another_gpu_is_not_used(package: Path) -> None:
+    report = _lookup(package, "cuda:80")
+    assert report["found"] == [None] * 4
+    assert len(report["warnings"]) == 1 and "has no binary for cuda:80 (it has cuda:90)" in report["warnings"][0]
+
+
+def test_a_changed_kernel_s_binaries_are_not_used(package: Path) -> None:
+    source = package / "pkg" / "vadd.py"
+    source.write_text(source.read_text().replace("tl.store(", "tl.store(  # changed\n        ", 1))
+    report = _lookup(package)
+    assert report["found"] == [None] * 4
+    assert len(report["warnings"]) == 1 and "pkg.vadd:add_kernel changed since" in report["warnings"][0]
+
+
+def test_a_bundle_of_another_triton_is_not_used(package: Path) -> None:
+    index = package / "pkg" / "ttgen-bundle" / "index.json"
+    index.write_text(index.read_text().replace('"triton": "', '"triton": "0.0-'))
+    report = _lookup(package)
+    assert report["found"] == [None] * 4
+    assert len(report["warnings"]) == 1 and "was built with Triton 0.0-" in report["warnings"][0]
+
+
+def test_entries_that_do_not_fit_their_kernel_are_located_errors(package: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = package / "bad.txt"
+    bad.write_text("\n".join([
+        KERNEL_LINE.replace(" n=i32", ""),
+        KERNEL_LINE.replace("n=i32", "n=i64"),
+        KERNEL_LINE.replace("pkg.vadd", "pkg.gone"),
+        "tune pkg.vadd:add_kernel cuda:90 n=64 -> BLOCK=64",
+        "tune examples.kernels.matmul_autotuned:matmul_autotuned cuda:90 M=1 N=1 K=1 -> BLOCK_M=16 num_warps=4",
+        KERNEL_LINE.replace("BLOCK=1024", "BLOCK=1000"),
+    ]) + "\n")
+    capsys.readouterr()
+    assert bundle.main(["bad.txt", "--out", "elsewhere"]) == 2
+    out = capsys.readouterr().out
+    heads = [line for line in out.splitlines() if line.startswith("bad.txt:")]
+    assert [h.split(": error: ")[0] for h in heads] == [f"bad.txt:{n}:1" for n in range(1, 7)]
+    assert "pkg.vadd:add_kernel has the parameters x, y, out, n, BLOCK; the entry gives x, y, out, BLOCK" in heads[0]
+    assert "parameter 'n': Triton reads such an argument as i32, not i64" in heads[1]
+    assert "cannot import pkg.gone:add_kernel: ModuleNotFoundError" in heads[2]
+    assert "pkg.vadd:add_kernel is not autotuned" in heads[3]
+    assert "the choice BLOCK_M=16 num_warps=4 is not one of the configs" in heads[4]
+    assert "Triton could not compile it" in heads[5]  # arange's length must be a power of 2
+    assert not (package / "elsewhere").exists()  # nothing written
+
+
+def test_the_readme_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """README's production recipe: the record line (its workload, the example app, needs a GPU
+    to check its results: here the same launchers run WORKLOAD on the stand-in), then the bundle
+    line exactly as written, in a copy of the examples."""
+    from tests.end_to_end.test_readme import PRODUCTION, commands, section
+
+    record_line, bundle_line = commands(section(PRODUCTION))
+    assignment, program = record_line.split(" ", 1)
+    variable, manifest_name = assignment.split("=")
+    assert (variable, program) == ("TTGEN_RECORD", "python -m examples.app")
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    run_recorded(WORKLOAD, env_extra={variable: str(tmp_path / manifest_name)}, session=stubcuda_lib)
+    words = shlex.split(bundle_line)
+    assert words[:3] == ["ttgen", "bundle", manifest_name]
+    done = subprocess.run([str(Path(sys.executable).parent / "ttgen"), *words[1:]], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    index = _index(tmp_path / "examples" / "generated" / "ttgen-bundle")
+    assert len(index["kernels"]) == 7 and "ttgen bundle: 12 binaries and 1 autotune choice of 7 kernels" in done.stdout

@@ -1,0 +1,51 @@
+"""mypy --strict, end to end: generated launchers, call sites, kernel modules and ttgen itself.
+
+Configuration comes from pyproject.toml ([tool.mypy]: strict, mypy_path = stubs).  The negative
+file's expected mypy output is a golden; update it after a deliberate change with
+``TTGEN_UPDATE_GOLDENS=1 python -m pytest tests/end_to_end/test_mypy.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+
+mypy_api = pytest.importorskip("mypy.api")
+
+ROOT = Path(__file__).resolve().parents[2]
+NEGATIVE = ROOT / "tests" / "typing" / "negative.py"
+EXPECTED = NEGATIVE.with_suffix(".expected")
+
+
+def _mypy(*targets: str) -> tuple[str, int]:
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # mypy reads pyproject.toml and reports paths relative to the repository
+    try:
+        out, err, code = mypy_api.run(["--config-file", "pyproject.toml", *targets])
+    finally:
+        os.chdir(cwd)
+    return out + err, code
+
+
+def test_generated_code_call_sites_kernels_and_ttgen_are_strict_clean() -> None:
+    out, code = _mypy("examples", "ttgen", "tests/references.py")
+    assert code == 0, out
+
+
+def test_negative_call_sites_give_exactly_the_expected_errors() -> None:
+    out, _ = _mypy(str(NEGATIVE.relative_to(ROOT)))
+    if os.environ.get("TTGEN_UPDATE_GOLDENS"):
+        EXPECTED.write_text(out)
+    expected = EXPECTED.read_text()
+    if out != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), out.splitlines(True), "expected", "mypy"))
+        pytest.fail(
+            "mypy's errors on tests/typing/negative.py changed:\n" + diff
+            + "\nIf the change is deliberate: TTGEN_UPDATE_GOLDENS=1 python -m pytest tests/end_to_end/test_mypy.py"
+        )
+    flagged = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
+    mistakes = {i for i, line in enumerate(NEGATIVE.read_text().splitlines(), 1) if "  # " in line and ".run(" in line}
+    assert mistakes == flagged, f"lines with a mistake but no error: {sorted(mistakes - flagged)}"

@@ -1,0 +1,366 @@
+"""The build step as a user runs it: ``ttgen PATH... [--out DIR] [--check] [-q | -v]``.
+
+Each test builds a small tree of kernel modules (copies of ``examples/kernels``) in a temporary
+directory and runs `ttgen.cli.main` on it in-process; one test runs ``python -m ttgen``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ttgen import cli
+from ttgen.generate.check import TRITON_OWN
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "kernels"
+SUMMARY = re.compile(
+    r"^ttgen: \d+ kernel modules?, \d+ launchers? (written|out of date), \d+ (unchanged|up to date), "
+    r"\d+ (removed|left over), \d+ warnings?, \d+ errors? in \d+\.\d\ds$"
+)
+DIAGNOSTIC = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: .+  \[[a-z-]+\]$")
+NO_KERNELS = '"""A helper module: no kernels, so no launcher."""\n\nSCALE = 2\n'
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, list[str]]:
+    code = cli.main([str(a) for a in argv])
+    return code, capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Package ``src`` with two kernel modules (one in ``src.nested``) and a module without
+    kernels; cwd = tmp."""
+    src = tmp_path / "src"
+    (src / "nested").mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "nested" / "__init__.py").write_text('"""Kernels, nested."""\n')
+    shutil.copy(EXAMPLES / "vector_add.py", src / "vector_add.py")
+    shutil.copy(EXAMPLES / "softmax.py", src / "nested" / "softmax.py")
+    (src / "helpers.py").write_text(NO_KERNELS)
+    monkeypatch.chdir(tmp_path)
+    return src
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def launchers(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*_launch.py"))
+
+
+# -- where outputs go ------------------------------------------------------------------------
+
+
+def test_out_mirrors_the_input_tree_as_a_package(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "src", "--out", "gen")
+    assert code == 0, out
+    assert sorted(files(Path("gen"))) == [
+        "__init__.py", "nested/__init__.py", "nested/softmax_launch.py", "vector_add_launch.py",
+    ]
+    assert launchers(tree) == []  # nothing beside the modules
+    assert len(out) == 1 and SUMMARY.match(out[0]), out
+
+
+def test_without_out_each_launcher_lands_beside_its_module(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(capsys, "src")
+    assert code == 0, out
+    assert launchers(tree) == ["nested/softmax_launch.py", "vector_add_launch.py"]
+    assert not Path("__init__.py").exists()  # only --out adds packages
+
+
+def test_a_module_without_kernels_produces_nothing(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "src/helpers.py", "--out", "gen")
+    assert code == 0, out
+    assert not Path("gen").exists()
+    assert out[0] == (
+        "src/helpers.py: warning: no kernels found: no module here defines a @triton.jit kernel; "
+        "nothing to generate  [no-kernels]"
+    )
+    assert out[1].startswith("ttgen: 0 kernel modules, 0 launchers written, 0 unchanged, 0 removed, 1 warning")
+
+
+def test_files_and_folders_mix_and_folders_are_searched_recursively_in_sorted_order(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(EXAMPLES / "layer_norm.py", tree / "nested" / "a_layer_norm.py")
+    shutil.copy(EXAMPLES / "matmul.py", "matmul.py")
+    code, out = run(capsys, "src", "matmul.py", "--out", "gen", "-v")
+    assert code == 0, out
+    package = " (package __init__.py, not a launcher)"
+    assert out[:-1] == [
+        f"{Path(p)}: written{package if p.endswith('__init__.py') else ''}"
+        for p in [
+            "gen/__init__.py", "gen/matmul_launch.py", "gen/nested/__init__.py",
+            "gen/nested/a_layer_norm_launch.py", "gen/nested/softmax_launch.py",
+            "gen/vector_add_launch.py",
+        ]
+    ]
+    # The summary counts what -v lists as launchers; helpers.py and the __init__.py files have none.
+    assert out[-1].startswith("ttgen: 4 kernel modules, 4 launchers written")
+
+
+def test_generated_package_imports_and_launches(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    program = (
+        "import torch, gen.vector_add_launch as v, gen.nested.softmax_launch as s\n"
+        "x = torch.arange(8.0); out = torch.empty(8)\n"
+        "v.add_kernel.run(x=x, y=x, out=out, n=8, grid=(1,))\n"
+        "assert torch.equal(out, 2 * x), out\n"
+        "print('ok', s.softmax_kernel.__name__)\n"
+    )
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": os.pathsep.join([".", str(ROOT)])}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok softmax_kernel"
+
+
+# -- determinism and writing only what changed -------------------------------------------------
+
+
+def test_output_is_byte_identical_from_any_cwd_and_with_absolute_paths(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(capsys, "src", "--out", "gen1")[0] == 0
+    monkeypatch.chdir(tree / "nested")
+    assert run(capsys, tree, "--out", tmp_path / "gen2")[0] == 0
+    assert run(capsys, "..", "--out", "../../gen3")[0] == 0
+    first = files(tmp_path / "gen1")
+    assert first and files(tmp_path / "gen2") == first and files(tmp_path / "gen3") == first
+
+
+def test_a_second_run_rewrites_nothing(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in Path("gen").rglob("*.py")}
+    code, out = run(capsys, "src", "--out", "gen", "-v")
+    assert code == 0
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in Path("gen").rglob("*.py")} == before
+    assert all(": unchanged" in line for line in out[:-1]), out
+    assert out[-1].startswith("ttgen: 2 kernel modules, 0 launchers written, 2 unchanged")
+
+
+def test_only_the_changed_launcher_is_rewritten_and_no_temporary_file_is_left(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    kept = Path("gen/nested/softmax_launch.py").stat().st_mtime_ns
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text().replace("= 1024", "= 2048"))
+    code, out = run(capsys, "src", "--out", "gen", "-v")
+    assert code == 0
+    assert f"{Path('gen/vector_add_launch.py')}: written" in out
+    assert "BLOCK: int = 2048" in Path("gen/vector_add_launch.py").read_text()
+    assert Path("gen/nested/softmax_launch.py").stat().st_mtime_ns == kept
+    assert [p for p in Path("gen").rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"] == []
+
+
+# -- --check --------------------------------------------------------------------------------
+
+
+def test_check_passes_when_up_to_date_and_writes_nothing(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    before = files(Path("gen"))
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 0, out
+    assert files(Path("gen")) == before
+    assert out[0].startswith("ttgen: 2 kernel modules, 0 launchers out of date, 2 up to date, 0 left over")
+
+
+def test_check_fails_on_missing_outputs_and_creates_nothing(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1
+    assert not Path("gen").exists()
+    assert f"{Path('gen/vector_add_launch.py')}: missing; run ttgen to update it" in out
+
+
+def test_check_fails_on_an_edited_output(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    edited = Path("gen/vector_add_launch.py")
+    edited.write_text(edited.read_text() + "# a local edit\n")
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1
+    assert out[0] == f"{edited}: differs; run ttgen to update it"
+    assert edited.read_text().endswith("# a local edit\n")
+
+
+def test_a_launcher_goes_stale_when_its_kernel_signature_changes(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "src")[0] == 0
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text().replace("    n: int,\n", "    n: int,\n    alpha: float,\n"))
+    code, out = run(capsys, "src", "--check")
+    assert code == 1
+    assert out[0] == f"{Path('src/vector_add_launch.py')}: differs; run ttgen to update it"
+    assert run(capsys, "src")[0] == 0
+    assert "alpha: float," in (tree / "vector_add_launch.py").read_text()
+
+
+def test_a_leftover_launcher_of_a_deleted_module_fails_check_and_a_run_removes_it(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    (tree / "nested" / "softmax.py").unlink()
+    foreign = Path("gen/nested/mine_launch.py")
+    foreign.write_text("# written by hand, not by ttgen\n")
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1
+    leftovers = [line for line in out if "left over" in line and not line.startswith("ttgen:")]
+    assert leftovers == [
+        f"{Path(p)}: left over (its kernel module is gone or has no kernels); run ttgen to remove it"
+        for p in ("gen/nested/__init__.py", "gen/nested/softmax_launch.py")
+    ]
+    code, out = run(capsys, "src", "--out", "gen")
+    assert code == 0
+    assert not Path("gen/nested/softmax_launch.py").exists()
+    assert foreign.read_text() == "# written by hand, not by ttgen\n"  # not ttgen's: kept
+    assert out[-1].startswith("ttgen: 1 kernel module, 0 launchers written, 1 unchanged, 2 removed")
+
+
+def test_a_module_given_by_itself_leaves_its_neighbours_launchers_alone(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "src")[0] == 0
+    code, out = run(capsys, "src/vector_add.py", "-v")
+    assert code == 0, out
+    assert launchers(tree) == ["nested/softmax_launch.py", "vector_add_launch.py"]
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+BAD = '''import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):
+    pass
+'''
+
+
+def test_errors_are_reported_like_mypy_and_good_files_are_still_generated(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree / "bad.py").write_text(BAD)
+    (tree / "nested" / "broken.py").write_text("def f(:\n")
+    code, out = run(capsys, "src", "--out", "gen")
+    assert code == 2
+    assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
+    heads = [line for line in out if DIAGNOSTIC.match(line)]
+    assert [DIAGNOSTIC.match(h).group("path") for h in heads] == [  # type: ignore[union-attr]
+        str(Path("src/bad.py")), str(Path("src/nested/broken.py"))
+    ]
+    first = out.index(heads[0])
+    assert heads[0].startswith(f"{Path('src/bad.py')}:8:51: error: default of 'n': expected an int")
+    assert out[first + 1] == "    def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):"
+    assert out[first + 2] == "    " + " " * 50 + "^"
+    assert out[-1].endswith("0 warnings, 2 errors in " + out[-1].rsplit(" ", 1)[1])
+
+
+@pytest.mark.parametrize("name", TRITON_OWN)
+def test_parameters_named_like_what_triton_passes_itself_are_errors(
+    name: str, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text().replace("    n: int,\n", f"    n: int,\n    {name}: int,\n"))
+    code, out = run(capsys, "src/vector_add.py", "--out", "gen")
+    assert code == 2
+    assert out[0] == (
+        f"{Path('src/vector_add.py')}:15:5: error: parameter '{name}' never receives the caller's "
+        f"value: Triton's kernel[grid](...) uses the name '{name}' itself; rename it  [reserved-name]"
+    )
+    assert not Path("gen/vector_add_launch.py").exists()
+
+
+def test_a_missing_path_is_an_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "nowhere", "src", "--out", "gen")
+    assert code == 2
+    assert out[0] == "nowhere: error: no such file or directory  [path]"  # no line in it to point at
+    assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def test_quiet_prints_nothing_but_diagnostics(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "src", "--out", "gen", "-q") == (0, [])
+    (tree / "bad.py").write_text(BAD)
+    code, out = run(capsys, "src", "--out", "gen", "-q")
+    assert code == 2 and len(out) == 3 and DIAGNOSTIC.match(out[0])
+
+
+def test_quiet_silences_warnings_and_strict_makes_them_fail_the_run(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warning = "src/helpers.py: warning: no kernels found"
+    code, out = run(capsys, "src/helpers.py")
+    assert code == 0 and out[0].startswith(warning) and "1 warning" in out[1], out
+    assert run(capsys, "src/helpers.py", "-q") == (0, [])
+    code, out = run(capsys, "src/helpers.py", "--strict")
+    assert code == 2 and out[0].startswith(warning) and "1 warning" in out[1], out
+    code, out = run(capsys, "src/helpers.py", "--strict", "-q")  # what fails the run is shown
+    assert code == 2 and len(out) == 1 and out[0].startswith(warning), out
+    assert run(capsys, "src", "--strict", "-q") == (0, [])  # no warnings: --strict changes nothing
+
+
+def test_an_empty_or_kernel_less_folder_is_a_warning_not_silence(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("empty").mkdir()
+    for argv in (["empty"], ["empty", "--check"], ["src/helpers.py", "--out", "gen", "--check"]):
+        code, out = run(capsys, *argv)
+        assert code == 0 and len(out) == 2, out
+        assert out[0] == (
+            f"{argv[0]}: warning: no kernels found: no module here defines a @triton.jit kernel; "
+            "nothing to generate  [no-kernels]"
+        )
+        assert out[1].startswith("ttgen: 0 kernel modules")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    import ttgen
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"ttgen {ttgen.__version__}\n"
+    assert importlib.metadata.version("ttgen") == ttgen.__version__  # pyproject reads it from there
+
+
+def test_quiet_and_verbose_exclude_each_other(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["src", "-q", "-v"])
+    assert exited.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_python_dash_m_ttgen(tree: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "ttgen", "src", "--out", "gen"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert SUMMARY.match(done.stdout.strip()), done.stdout
+    assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
+    check = subprocess.run(command + ["--check"], env=env, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout

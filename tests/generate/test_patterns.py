@@ -1,0 +1,213 @@
+"""What real kernel libraries do, reproduced in kernels of our own (tests/patterns/): ttgen
+generates a working launcher for every kernel Triton can launch, typed as precisely as the
+source proves, and says in one line what it could not type.
+
+On the CPU the kernels run through Triton's interpreter (autotuned ones only build and import:
+Triton's Autotuner needs a GPU); the `gpu` test compares every launcher with kernel[grid](...).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+
+from tests.conftest import DEVICE
+from ttgen import cli
+from ttgen.runtime import KernelMissingError
+
+ROOT = Path(__file__).resolve().parents[2]
+PATTERNS = ROOT / "tests" / "patterns"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
+    """The patterns' launchers under ``<tmp>/gen_patterns``, importable, and ttgen's output."""
+    out = tmp_path_factory.mktemp("patterns") / "gen_patterns"
+    import contextlib
+    import io
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = cli.main([str(PATTERNS), "--out", str(out)])
+    assert code == 0, printed.getvalue()
+    sys.path.insert(0, str(out.parent))
+    yield out, printed.getvalue().splitlines()
+    sys.path.remove(str(out.parent))
+    for name in [m for m in sys.modules if m.startswith("gen_patterns")]:
+        del sys.modules[name]
+
+
+def launchers(name: str) -> ModuleType:
+    return importlib.import_module(f"gen_patterns.{name}_launch")
+
+
+def text(built: tuple[Path, list[str]], name: str) -> str:
+    return (built[0] / f"{name}_launch.py").read_text()
+
+
+def vectors() -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.arange(8.0, device=DEVICE), torch.full((8,), float("nan"), device=DEVICE)
+
+
+# -- what the build reads -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kernel", "supplies"), [
+    ("warps_kernel", "()"),  # [triton.Config({}, num_warps=2**i) ...] in another module
+    ("helper_kernel", "('BLOCK',)"),  # {block_name: 64}, block_name a default of the helper
+    ("looped_kernel", "('BLOCK',)"),  # configs.append(...) in loops
+    ("filtered_kernel", "('BLOCK',)"),  # list(filter(keep, CONFIGS))
+    ("own_helper_kernel", "('BLOCK',)"),  # own_config(32, n_warps=2)
+    ("file_kernel", "None"),  # read from a file at run time: known at import only
+])
+def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[str]], kernel: str, supplies: str) -> None:
+    launcher = text(built, "tuned").split(f'"{kernel}",', 1)[1]
+    assert launcher.split("layers=(", 1)[1].split("\n")[1].strip() == f'("autotune", {supplies}, (\'n\',)),'
+
+
+def test_every_kernel_gets_a_launcher_and_the_output_says_what_it_could_not_type(built: tuple[Path, list[str]]) -> None:
+    out = built[1]
+    assert out[-1].startswith("ttgen: 6 kernel modules, 6 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
+    warnings = [line for line in out if ": warning: " in line]
+    assert all(not line.startswith(" ") for line in out), "a warning is one line"
+    codes = sorted(re.findall(r"\[([a-z-]+)\]$", line)[0] for line in warnings)
+    assert codes == sorted(["unannotated"] * 3 + ["heuristics", "nested-kernel", "annotation", "annotation",
+                            "annotation", "autotune", "autotune", "decorator", "decorator", "decorator"])
+    assert any("autotune key 'm' is not a parameter" in line for line in warnings)
+    assert any("'inner_kernel' is defined inside function 'make_kernel'" in line for line in warnings)
+    assert any("@libtuner(" in line and "taken for an autotuner" in line for line in warnings)
+
+
+def test_names_that_collide_after_renaming_get_distinct_launchers(built: tuple[Path, list[str]]) -> None:
+    module = launchers("signatures")
+    assert module.digamma_kernel.Args is not module.digamma_kernel_.Args
+    x, out = vectors()
+    module.digamma_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 3 * x)
+    module.digamma_kernel_.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 4 * x)
+
+
+def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: tuple[Path, list[str]]) -> None:
+    assert "import tests.patterns.experimental.ns_kernel as _source" in text(built, "experimental/ns_kernel")
+    x, out = vectors()
+    importlib.import_module("gen_patterns.experimental.ns_kernel_launch").namespaced_kernel.run(
+        x_ptr=x, out_ptr=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 7 * x)
+
+
+# -- what the launchers do ----------------------------------------------------------------
+
+
+def test_a_parameter_named_like_a_launch_option_binds_it_and_sets_it(built: tuple[Path, list[str]]) -> None:
+    kernel = launchers("signatures").option_named_kernel
+    import inspect
+
+    names = list(inspect.signature(kernel.run).parameters)
+    assert names.count("num_warps") == 1 and "num_stages" in names
+    x, out = vectors()
+    kernel.run(x_ptr=x, out_ptr=out, n=8, BLOCK=8, num_warps=2, grid=(1,))
+    torch.testing.assert_close(out, 2 * x)
+
+
+def test_a_kernel_under_a_condition_launches_when_it_exists_and_explains_when_not(built: tuple[Path, list[str]]) -> None:
+    module = launchers("signatures")
+    x, out = vectors()
+    module.present_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 5 * x)
+    with pytest.raises(KernelMissingError, match=r"absent_kernel: .* does not exist .*under 'not \(HAS_FEATURE\)'"):
+        module.absent_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+
+
+def test_loose_annotations_are_keyed_as_triton_reads_them(built: tuple[Path, list[str]]) -> None:
+    x, out = vectors()
+    launchers("signatures").loose_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 6 * x)
+
+
+@pytest.mark.parametrize(("kernel", "added"), [("named_kernel", 1), ("dict_call_kernel", 2), ("unknown_kernel", 3)])
+def test_heuristics_given_by_name_call_or_unknown_supply_their_parameters(
+    built: tuple[Path, list[str]], kernel: str, added: int
+) -> None:
+    x, out = vectors()
+    getattr(launchers("heuristic"), kernel).run(x=x, out=out, n=8, grid=(1,))
+    torch.testing.assert_close(out, x + added)
+
+
+def test_loosely_typed_supplied_parameters_are_checked_against_the_live_decorators(built: tuple[Path, list[str]]) -> None:
+    kernel = launchers("heuristic").unknown_kernel
+    x, out = vectors()
+    with pytest.raises(TypeError, match="unknown_kernel: argument 'BLOCK' is set by the kernel's decorators"):
+        kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    with pytest.raises(TypeError, match="unknown_kernel: missing argument 'n'"):
+        kernel.run(x=x, out=out, grid=(1,))
+
+
+def test_a_heuristic_that_sets_a_launch_option_takes_it_from_run(built: tuple[Path, list[str]]) -> None:
+    import inspect
+
+    assert "num_warps" not in inspect.signature(launchers("heuristic").dict_call_kernel.run).parameters
+
+
+def test_wrappers_are_looked_through(built: tuple[Path, list[str]]) -> None:
+    x, out = vectors()
+    launchers("wrapped").entry_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 8 * x)
+
+
+def test_autotuned_launchers_import_against_their_live_configs(built: tuple[Path, list[str]]) -> None:
+    tuned = launchers("tuned")
+    for name in ("warps_kernel", "helper_kernel", "looped_kernel", "filtered_kernel", "own_helper_kernel", "file_kernel"):
+        assert callable(getattr(tuned, name).run)
+    assert launchers("wrapped").tuner_kernel.run is not None
+
+
+# -- on the GPU: the same as kernel[grid](...) --------------------------------------------
+
+GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
+    ("signatures", "option_named_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8, "num_warps": 2}, (1,)),
+    ("signatures", "digamma_kernel_", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("signatures", "present_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("signatures", "loose_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("heuristic", "named_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("heuristic", "dict_call_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("heuristic", "unknown_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("wrapped", "entry_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("wrapped", "tuner_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "warps_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("tuned", "helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "looped_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "filtered_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "own_helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "file_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("experimental.ns_kernel", "namespaced_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8}, (1,)),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("module", "kernel", "arguments", "grid"), GPU_CASES, ids=[c[1] for c in GPU_CASES])
+def test_each_pattern_launches_like_kernel_grid(
+    built: tuple[Path, list[str]], module: str, kernel: str, arguments: dict[str, Any], grid: tuple[int, ...]
+) -> None:
+    source = importlib.import_module(f"tests.patterns.{module}")
+    launcher = getattr(launchers(module.replace(".", "/").replace("/", ".")), kernel)
+    x = torch.randn(8, device="cuda")
+    results = []
+    for call in ("triton", "ttgen", "ttgen"):  # the second ttgen call takes the fast path
+        out = torch.full_like(x, float("nan"))
+        values = {k: {"x": x, "out": out}.get(v, v) if isinstance(v, str) else v for k, v in arguments.items()}
+        if call == "triton":
+            getattr(source, kernel)[grid](**values)
+        else:
+            launcher.run(**values, grid=grid)
+        torch.cuda.synchronize()
+        results.append(out)
+    assert torch.equal(results[0], results[1]) and torch.equal(results[0], results[2])

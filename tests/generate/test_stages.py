@@ -1,0 +1,105 @@
+"""The build's stages, as data: a kernel signature in, the diagnostics out (parse and check),
+and the lines of run() out (emit).  A new annotation or pattern is one row."""
+
+from __future__ import annotations
+
+import pytest
+
+from ttgen.generate import emit
+from ttgen.generate.parse import parse_module
+
+HEADER = """import triton
+import triton.language as tl
+from typing import Literal
+
+import ttgen.annotations
+
+"""
+
+
+def read(signature: str, decorators: str = "@triton.jit") -> tuple[str, list[str]]:
+    """The generated module for one kernel ``def k(<signature>): pass`` and its diagnostics, as
+    ``line:col: severity: message  [code]``."""
+    source = f"{HEADER}{decorators}\ndef k({signature}):\n    pass\n"
+    module, diagnostics = parse_module("m.py", source.encode(), "m")
+    shown = [f"{d.line}:{d.column}: {d.severity}: {d.message}  [{d.code}]" for d in diagnostics]
+    text = emit.emit_module(module, "m.py") if module is not None and module.kernels else ""
+    return text, shown
+
+
+# signature -> the diagnostics (severity, code) in order
+DIAGNOSTICS = [
+    ("x: tl.tensor[tl.float32], n: int", []),
+    ("x, n", [("warning", "unannotated")]),
+    ("s: tl.float16 = 1e6", [("error", "default")]),
+    ("s: tl.float16 = float('inf')", []),  # not a literal: taken as it is
+    ("n: tl.int8 = 300", [("error", "default")]),
+    ("flag: bool = 1", [("error", "default")]),
+    ("N: tl.constexpr['Literal[64, 128]'] = 32", [("error", "default")]),
+    # every problem of a signature in one run
+    ("a: int = 1.5, b: tl.int8 = 300, c: bool = 1, N: tl.constexpr[str] = 3",
+     [("error", "default")] * 4),
+    ("grid: int", [("error", "reserved-name")]),
+    ("num_warps: tl.constexpr", []),
+    ("x: 'int'", [("warning", "annotation")]),
+    ("x: list[int]", [("warning", "annotation")]),
+    ("x: tl.tensor[tl.float128]", [("warning", "dtype")]),
+    ("N: tl.constexpr[Literal[1, 2]]", [("error", "literal")]),
+    ("N: Literal[1, 2]", [("error", "literal")]),
+    ("N: tl.constexpr['Literal[1, 1]']", []),
+    ("x: tl.tensor, *, n: int", []),
+    ("x: tl.tensor, /, n: int", []),
+    ("x: tl.tensor, *rest", [("error", "star-params")]),
+]
+
+
+@pytest.mark.parametrize(("signature", "expected"), DIAGNOSTICS, ids=[row[0] for row in DIAGNOSTICS])
+def test_diagnostics(signature: str, expected: list[tuple[str, str]]) -> None:
+    _, shown = read(signature)
+    found = [(line.split(": ")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in shown]
+    assert found == expected, shown
+
+
+def test_typing_literal_points_at_the_constexpr_spelling() -> None:
+    _, shown = read("N: Literal[1, 2]")
+    assert shown == ["8:10: error: Triton rejects typing.Literal in a kernel's annotations at compile "
+                     'time; for listed constexpr values write tl.constexpr["Literal[1, 2]"]  [literal]']
+
+
+def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> None:
+    _, shown = read("s: tl.float16 = 1e6")
+    assert shown == ["8:23: error: default of 's': expected a float that fits float16 (|x| <= 65504, "
+                     "or inf or nan), got 1000000.0  [default]"]
+
+
+# signature -> lines that run() holds
+RUN_LINES = [
+    ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "num_warps: int = 4,"]),
+    ("x: tl.tensor[tl.float16, tl.bfloat16] | None", ["x: _torch.Tensor | None,", "None if x is None else x.dtype,"]),
+    ("n: tl.int64", ["n: int,", "n.__class__ is int and -9223372036854775808 <= n <= 9223372036854775807"]),
+    ("s: tl.float16", ["s: float,", "s.__class__ is float and -65504.0 <= s <= 65504.0"]),
+    ("N: tl.constexpr['Literal[64, 128]'] = 64", ["N: _typing.Literal[64, 128] = 64,"]),
+    ("num_warps: tl.constexpr[int]", ["num_warps: int,", "num_stages: int = 3,"]),
+    ("stream: int", ["_stream = _rt.current_stream(_device)"]),
+    ("x, n", ["x: _typing.Any,", "_k.dynamic_key(1, n),"]),
+    ("x: tl.tensor, *, n: int", ["n: int,"]),
+]
+
+
+@pytest.mark.parametrize(("signature", "expected"), RUN_LINES, ids=[row[0] for row in RUN_LINES])
+def test_run_lines(signature: str, expected: list[str]) -> None:
+    text, _ = read(signature)
+    lines = [line.strip().removeprefix("and ") for line in text.splitlines()]
+    for line in expected:
+        assert line in lines, f"{line!r} not in\n{text}"
+
+
+def test_a_parameter_named_like_an_option_is_not_also_an_option() -> None:
+    text, _ = read("num_warps: tl.constexpr[int]")
+    assert [line.strip() for line in text.splitlines()].count("num_warps: int,") == 1
+    assert "num_warps: int = 4," not in text
+
+
+def test_a_stream_parameter_takes_the_name_from_run() -> None:
+    text, _ = read("stream: int")
+    assert "stream: _rt.Stream = None," not in text

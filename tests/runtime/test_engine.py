@@ -1,0 +1,176 @@
+"""ttgen/runtime/native/engine.c: a run()'s cache-hit path in C builds the very key its Python body builds.
+
+On any machine: a launcher's cache is filled by hand with a recorder under the key the Python
+body computes (its slow path patched to do so), so a later call through the engine must find
+that entry and hand it the arguments the body hands it.  What the engine refuses, the body
+explains as before.  (The real launches and the driver's bytes: test_launch_bytes.py, GPU.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+import torch
+
+import ttgen.runtime._native as fastpath
+from tests.cases import EXAMPLES
+from tests.conftest import DEVICE
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def __call__(self, *args: Any) -> None:
+        self.calls.append(args)
+
+
+def launcher_of(module: str, kernel: str) -> tuple[Any, Any]:
+    generated = importlib.import_module(f"examples.generated.{module}_launch")
+    run = getattr(generated, kernel).run
+    state = next(v for v in vars(generated).values() if getattr(v, "name", None) == kernel and hasattr(v, "cache"))
+    return run, state
+
+
+def primed(monkeypatch: pytest.MonkeyPatch, state: Any) -> Recorder:
+    """The launcher's slow path replaced by one that files a recorder under the body's key, in
+    the cache dict the engine holds (emptied, and emptied again after the test)."""
+    recorder = Recorder()
+
+    def file_it(key: tuple[Any, ...], grid: Any, stream: int, args: Any, options: Any, *rest: Any) -> None:
+        state.cache[key] = recorder
+
+    monkeypatch.setattr(state, "launch_slow", file_it)
+    state.cache.clear()
+    return recorder
+
+
+@pytest.fixture(autouse=True)
+def _empty_caches() -> Any:
+    yield
+    for example in EXAMPLES:
+        launcher_of(example.module, example.kernel)[1].cache.clear()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: f"{e.kernel}-{e.options}")
+def test_the_engine_finds_the_entry_the_body_filed(monkeypatch: pytest.MonkeyPatch, example: Any) -> None:
+    run, state = launcher_of(example.module, example.kernel)
+    assert isinstance(run, fastpath.Engine)
+    recorder = primed(monkeypatch, state)
+    case = example.make(device=DEVICE, **example.options)
+    run.__wrapped__(**case.kwargs, grid=case.grid)  # the Python body alone: a miss, filed
+    assert len(state.cache) == 1 and not recorder.calls
+    run.__wrapped__(**case.kwargs, grid=case.grid)  # the body again: a hit
+    run(**case.kwargs, grid=case.grid)  # the engine: the same entry, the same arguments
+    assert len(recorder.calls) == 2
+    assert recorder.calls[0] == recorder.calls[1]
+
+
+def test_a_value_equal_to_an_accepted_one_but_of_another_type_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    run.__wrapped__(**case.kwargs, grid=case.grid)
+    with pytest.raises(TypeError, match="add_kernel: launch option 'num_warps' expected a power of two"):
+        run(**case.kwargs, grid=case.grid, num_warps=4.0)
+    with pytest.raises(TypeError, match="add_kernel: argument 'n' expected an int"):
+        run(**{**case.kwargs, "n": float(case.kwargs["n"])}, grid=case.grid)
+    assert not recorder.calls
+
+
+def test_a_callable_grid_is_called_once_with_the_arguments_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    seen = []
+
+    def grid(args: dict[str, Any]) -> tuple[int]:
+        seen.append(dict(args))
+        return (7,)
+
+    run.__wrapped__(**case.kwargs, grid=grid)  # filed
+    run(**case.kwargs, grid=grid)
+    assert recorder.calls[-1][:3] == (7, 1, 1)
+    assert list(seen[-1]) == ["x", "y", "out", "n", "BLOCK"] and seen[-1]["x"] is case.kwargs["x"]
+    assert len(seen) == 2  # once by the body that filed it, once by the engine
+
+
+def test_the_engine_keeps_no_reference_to_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    run, state = launcher_of("vector_add", "add_kernel")
+    primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    run.__wrapped__(**case.kwargs, grid=case.grid)
+    before = sys.getrefcount(case.kwargs["x"])
+    for _ in range(100):
+        run(**case.kwargs, grid=case.grid)
+    after = sys.getrefcount(case.kwargs["x"])  # (outside assert: pytest's rewriting holds values)
+    assert after == before
+
+
+def test_a_stream_object_and_launch_hooks_take_the_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    run.__wrapped__(**case.kwargs, grid=case.grid)
+    run(**case.kwargs, grid=case.grid, stream=5)
+    assert recorder.calls[-1][3] == 5
+    with pytest.raises(TypeError, match="add_kernel: stream expected None, a torch.cuda.Stream"):
+        run(**case.kwargs, grid=case.grid, stream="default")
+    state.pre_run_hooks.append(lambda *a, **k: None)
+    try:
+        run(**case.kwargs, grid=case.grid)  # the body's slow path (here: files again)
+    finally:
+        state.pre_run_hooks.clear()
+    assert len(recorder.calls) == 1
+
+
+
+def test_a_wide_run_called_with_a_dict_of_keywords_takes_the_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A kernel of 20 tensors: every literal call site builds a dict of keywords, which the
+    engine reads directly (bind_dict); it finds the entry the body filed, as for short calls."""
+    import sys
+
+    from ttgen.cli import main
+
+    names = [f"t{i}" for i in range(20)]
+    package = tmp_path / "widekernels"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "wide.py").write_text(
+        "import triton\nimport triton.language as tl\nimport ttgen.annotations  # noqa: F401\n\n\n"
+        f"@triton.jit\ndef wide({', '.join(f'{n}: tl.tensor[tl.float32]' for n in names)}, n: int, "
+        "BLOCK: tl.constexpr[int]):\n    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(t19 + offs, tl.load(t0 + offs, mask=offs < n), mask=offs < n)\n"
+    )
+    assert main([str(package), "--out", str(tmp_path / "widegen"), "-q"]) == 0
+    monkeypatch.syspath_prepend(str(tmp_path))
+    generated = importlib.import_module("widegen.wide_launch")
+    run, state = generated.wide.run, generated._wide
+    recorder = primed(monkeypatch, state)
+    tensors = [torch.zeros(16, device=DEVICE) for _ in names]
+    namespace: dict[str, Any] = {}
+    exec(f"def call(run, t):\n    run({', '.join(f'{n}=t[{i}]' for i, n in enumerate(names))}, n=16, BLOCK=16, "
+         "grid=(1,))", namespace)
+    namespace["call"](run.__wrapped__, tensors)  # the body: a miss, filed
+    python_runs = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "run":
+            python_runs.append(frame)
+
+    sys.setprofile(profile)
+    try:
+        namespace["call"](run, tensors)  # the engine, from the call site's dict
+        namespace["call"](run, tensors)
+    finally:
+        sys.setprofile(None)
+    assert python_runs == []  # no Python frame of run(): the engine served both
+    assert len(recorder.calls) == 2 and recorder.calls[0] == recorder.calls[1]
+    assert recorder.calls[0][4:6] == (tensors[0].data_ptr(), tensors[1].data_ptr())
+    with pytest.raises(TypeError, match="wide: argument 't3' expected a torch.float32 tensor"):
+        namespace["call"](run, [*tensors[:3], torch.zeros(16, dtype=torch.int32, device=DEVICE), *tensors[4:]])
+    sys.modules.pop("widegen.wide_launch", None)

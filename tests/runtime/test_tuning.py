@@ -1,0 +1,213 @@
+"""@triton.autotune and @triton.heuristics through ttgen's launchers.
+
+Autotuning needs a driver (Triton's Autotuner benchmarks), so on the CPU it runs on the launch
+stand-in (tests/standins) with a deterministic benchmarker; heuristics alone run under the
+interpreter like every other example.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from examples.generated.axpy_launch import AxpyKernelArgs, axpy_kernel
+from tests.conftest import DEVICE
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("n", [1000, 1024, 5])
+def test_heuristics_kernel_supplies_its_parameters(n: int) -> None:
+    x, y = torch.randn(n, device=DEVICE), torch.randn(n, device=DEVICE)
+    out = torch.full_like(x, float("nan"))
+    seen: list[AxpyKernelArgs] = []
+
+    def grid(meta: AxpyKernelArgs) -> tuple[int]:
+        seen.append(meta)
+        return ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],)
+
+    axpy_kernel.run(x=x, y=y, out=out, alpha=2.0, n=n, grid=grid)
+    torch.testing.assert_close(out, 2.0 * x + y)
+    block = min(1024, 1 << (n - 1).bit_length())
+    assert seen[0]["BLOCK"] == block and seen[0]["EVEN"] == (n % block == 0)
+
+
+def test_supplied_parameters_are_not_arguments() -> None:
+    x = torch.randn(8, device=DEVICE)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'BLOCK'"):
+        axpy_kernel.run(x=x, y=x, out=x, alpha=1.0, n=8, BLOCK=8, grid=(1,))  # type: ignore[call-arg]
+
+
+SCRIPT = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch, triton
+    from examples.kernels.matmul_autotuned import matmul_autotuned as kernel
+    from examples.generated.matmul_autotuned_launch import matmul_autotuned as launcher, _matmul_autotuned as state
+
+    # Deterministic benchmarker: per key, the times of the three configs in turn.
+    times = iter([3.0, 1.0, 2.0, 2.0, 3.0, 1.0])
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        t = next(times)
+        return [t, t, t]
+
+    kernel._do_bench = bench
+    grid = lambda meta: (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
+    report = []
+    for M, N, K in [(64, 64, 64), (96, 32, 48)]:
+        a, b, c = torch.randn(M, K), torch.randn(K, N), torch.empty(M, N)
+        args = dict(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=a.stride(0), stride_ak=a.stride(1),
+                    stride_bk=b.stride(0), stride_bn=b.stride(1), stride_cm=c.stride(0), stride_cn=c.stride(1))
+        launcher.run(**args, grid=grid)  # a new key: Triton's Autotuner benchmarks, then launches
+        launcher.run(**args, grid=grid)  # ttgen's fast path
+        kernel[grid](*args.values())  # Triton itself, for comparison
+        chosen = kernel.cache[(M, N, K, "torch.float32", "torch.float32", "torch.float32")]
+        (ours,) = [v for k, v in state.tuned.items() if k[1:4] == (M, N, K)]
+        report.append(dict(triton=chosen.kwargs, warps=chosen.num_warps, stages=chosen.num_stages,
+                           ttgen=list(ours[:3]), settings=ours[3].settings))
+    # Per config, ttgen's fast path launches the very CompiledKernel the Autotuner launched.
+    in_triton = list(state.kernel.device_caches[triton.runtime.driver.active.get_current_device()][0].values())
+    shared = [[k for k in in_triton if k.hash == launch.compiled.hash] == [launch.compiled]
+              for launch in state.cache.values()]
+    print(json.dumps({{"report": report, "shared": shared}}))
+"""
+
+
+def test_autotuned_kernel_takes_triton_s_config_and_launches_like_triton(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(SCRIPT, session=stubcuda_lib)
+    printed = json.loads(records.stdout.strip().splitlines()[-1])
+    report = printed["report"]
+    assert printed["shared"] == [True, True]
+    expected = [({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, 4, 3), ({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, 8, 3)]
+    for entry, (config, warps, stages) in zip(report, expected):
+        assert entry["triton"] == config and (entry["warps"], entry["stages"]) == (warps, stages)
+        assert entry["ttgen"] == [config["BLOCK_M"], config["BLOCK_N"], config["BLOCK_K"]]
+        assert entry["settings"]["num_warps"] == warps and entry["settings"]["num_stages"] == stages
+    # Per key: 3 benchmark launches, the launch after tuning, ttgen's fast launch, Triton's launch.
+    assert len(records) == 12
+    for first in (0, 6):
+        tuned, fast, triton_launch = records[first + 3: first + 6]
+        for ours in (tuned, fast):
+            assert (ours.grid, ours.block, ours.shared, ours.params) == (
+                triton_launch.grid, triton_launch.block, triton_launch.shared, triton_launch.params)
+
+
+PRE_HOOK_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+SEEN = []
+
+
+def zero_out(nargs):
+    SEEN.append(sorted(nargs))
+    nargs["out"].zero_()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4, pre_hook=zero_out)], key=["n"])
+@triton.jit
+def accumulate(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.atomic_add(out + offsets, tl.load(x + offsets, mask=mask), mask=mask)
+"""
+
+PRE_HOOK_SCRIPT = """
+    import json, torch
+    import tuned_kernels
+    from generated.tuned_kernels_launch import accumulate
+    x, out = torch.ones(300), torch.zeros(300)
+    counts = []
+    for _ in range(3):
+        before = len(tuned_kernels.SEEN)
+        accumulate.run(x=x, out=out, n=300, grid=(3,))
+        counts.append(len(tuned_kernels.SEEN) - before)
+    before = len(tuned_kernels.SEEN)
+    tuned_kernels.accumulate[(3,)](x, out, 300)
+    print(json.dumps({"ttgen": counts, "triton": len(tuned_kernels.SEEN) - before, "seen": tuned_kernels.SEEN[-1]}))
+"""
+
+
+def _with_launchers(tmp_path: Path, name: str, source: str) -> dict[str, str]:
+    """The kernel module ``name`` and its launchers, generated by the CLI, as run_recorded's files."""
+    from ttgen.cli import main as ttgen
+
+    (tmp_path / name).write_text(source)
+    assert ttgen([str(tmp_path / name), "--out", str(tmp_path / "generated"), "-q"]) == 0
+    files = {name: source}
+    return files | {f"generated/{p.name}": p.read_text() for p in (tmp_path / "generated").glob("*.py")}
+
+
+def test_config_pre_hook_runs_on_every_launch_like_triton(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    files = _with_launchers(tmp_path, "tuned_kernels.py", PRE_HOOK_MODULE)
+    records = run_recorded(PRE_HOOK_SCRIPT, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["ttgen"] == [1, 1, 1] and report["triton"] == 1
+    assert {"x", "out", "n", "BLOCK", "num_warps"} <= set(report["seen"])
+
+
+KEYED_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def shift(x: tl.tensor[tl.float32, tl.float16], bias: tl.tensor[tl.float32] | None,
+          out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    value = tl.load(x + offsets, mask=mask).to(tl.float32)
+    if bias is not None:
+        value += tl.load(bias + offsets, mask=mask)
+    tl.store(out + offsets, value, mask=mask)
+"""
+
+KEYED_SCRIPT = """
+    import json, torch
+    import keyed_kernels
+    from generated.keyed_kernels_launch import shift, _shift as state
+
+    kernel = keyed_kernels.shift
+    benched = []
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        benched.append(1)
+        return [1.0, 1.0, 1.0]
+
+    kernel._do_bench = bench
+    out = torch.empty(256)
+    calls = [(torch.float32, True, 256), (torch.float32, True, 256), (torch.float16, True, 256),
+             (torch.float32, False, 256), (torch.float16, False, 256), (torch.float32, True, 200),
+             (torch.float16, False, 256)]
+    for dtype, with_bias, n in calls:
+        x = torch.ones(256, dtype=dtype)
+        shift.run(x=x, bias=torch.ones(256) if with_bias else None, out=out, n=n, grid=(4,))
+    print(json.dumps({"triton": sorted(map(str, kernel.cache)), "ttgen": len(state.tuned), "benched": len(benched)}))
+"""
+
+
+def test_autotune_key_tells_apart_what_triton_s_does(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """ttgen tunes once per key of Triton's Autotuner: a new dtype or a None where a tensor was
+    is a new key (so Triton benchmarks it), the same values are not (no second tuning)."""
+    files = _with_launchers(tmp_path, "keyed_kernels.py", KEYED_MODULE)
+    report = json.loads(run_recorded(KEYED_SCRIPT, files=files, session=stubcuda_lib).stdout.strip().splitlines()[-1])
+    f32, f16 = "'torch.float32'", "'torch.float16'"
+    assert report["triton"] == sorted([
+        f"(200, {f32}, {f32}, {f32})",
+        f"(256, {f16}, {f32}, {f32})",
+        f"(256, {f16}, {f32})",
+        f"(256, {f32}, {f32}, {f32})",
+        f"(256, {f32}, {f32})",
+    ])
+    assert report["ttgen"] == 5 and report["benched"] == 5 * 2  # two configs per key

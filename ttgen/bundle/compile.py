@@ -1,0 +1,277 @@
+"""``ttgen bundle MANIFEST... --out DIR [--target cuda:90]... [-j N] [-q]``: precompile a manifest.
+
+Compiles every ``kernel`` entry of the manifests (ttgen/vocabulary/manifest.py) for its target, or for each
+``--target`` instead, on a machine with no GPU, in parallel worker processes, into
+``DIR/ttgen-bundle`` (DIR: where the generated launchers are)::
+
+    ttgen-bundle/index.json          what makes each binary valid, and where it is
+    ttgen-bundle/objects/SHA256.cubin    each binary, named by the sha256 of its bytes
+    ttgen-bundle/objects/SHA256.json     Triton's metadata of its compile (num_warps, shared...)
+
+``index.json`` holds the Triton version, per kernel (``module:name``) the source hash Triton
+keys its cache on (``JITFunction.cache_key``), its binaries by key (the manifest line's target,
+tokens and options), each with Triton's ``CompiledKernel.hash``, symbol name and parameter
+types, and its autotune choices.  The same manifests and sources give a byte-identical folder.
+
+Each binary is compiled by Triton's own JIT (``JITFunction.run(..., warmup=True)``) for
+arguments that Triton specializes exactly as the recorded launch (ttgen/vocabulary/keys.py), under a
+stand-in driver that answers the target: the same compile, hence the same hash, as the JIT's on
+that GPU.  Exit codes: 0 written, 2 errors (``path:line: error: ...``; nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ttgen.vocabulary import keys
+from ttgen.vocabulary import manifest
+from ttgen.runtime import precompiled
+from ttgen.runtime import record
+from ttgen.vocabulary.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What a worker returns for one entry: a message if it does not fit its kernel."""
+
+    source: str = ""  # the kernel's JITFunction.cache_key
+    problem: str = ""
+    hash: str = ""
+    name: str = ""
+    cubin: bytes = b""
+    metadata: bytes = b""  # Triton's metadata json, as its cache holds it
+    signature: tuple[str, ...] = ()
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ttgen bundle",
+        description="Precompile a manifest's launches into DIR/ttgen-bundle, on a machine with no GPU.",
+    )
+    parser.add_argument("manifests", nargs="+", metavar="MANIFEST", type=Path)
+    parser.add_argument("--out", required=True, metavar="DIR", type=Path,
+                        help="the folder of the generated launchers; the bundle is DIR/ttgen-bundle")
+    parser.add_argument("--target", action="append", metavar="cuda:ARCH",
+                        help="build every entry for this GPU instead of its recorded one (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    options = _arguments().parse_args(argv)
+    for target in options.target or ():
+        try:
+            keys.target_arch(target)
+        except ValueError as exc:
+            print(f"ttgen bundle: error: {exc}", file=sys.stderr)
+            return 2
+    if os.getcwd() not in sys.path:  # MODULE:NAME is imported as from here (python -m does the same)
+        sys.path.insert(0, os.getcwd())
+    started = time.perf_counter()
+    index, objects, problems = build(options.manifests, options.target, max(1, options.jobs))
+    for problem in problems:
+        print(problem.render())
+    if problems:
+        return 2
+    folder = options.out / precompiled.FOLDER
+    save(folder, index, objects)
+    if not options.quiet:
+        binaries = sum(len(k["binaries"]) for k in index["kernels"].values())
+        choices = sum(len(k["choices"]) for k in index["kernels"].values())
+        print(f"ttgen bundle: {_count(binaries, 'binary', 'binaries')} and {_count(choices, 'autotune choice')} "
+              f"of {_count(len(index['kernels']), 'kernel')} in {folder} ({time.perf_counter() - started:.1f}s)")
+    return 0
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def build(
+    paths: Sequence[Path], targets: Sequence[str] | None, jobs: int
+) -> tuple[dict[str, Any], dict[str, bytes], list[Diagnostic]]:
+    """The index and the objects (file name -> bytes) of the bundle, or the problems."""
+    work: list[tuple[Path, manifest.Entry]] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        entries, found = manifest.read(path)
+        problems += found
+        for entry in entries:
+            work += [(path, entry.retargeted(t)) for t in targets or [entry.target]]
+    if problems:
+        return {}, {}, problems
+    with tempfile.TemporaryDirectory(prefix="ttgen-bundle-") as cache, _worker_environment(cache):
+        context = multiprocessing.get_context("spawn")  # fresh interpreters: no inherited Triton state
+        with ProcessPoolExecutor(min(jobs, len(work)) or 1, context) as pool:
+            results = list(pool.map(_compile, [entry for _, entry in work]))
+    import triton
+
+    index: dict[str, Any] = {"format": precompiled.FORMAT, "triton": triton.__version__, "kernels": {}}
+    objects: dict[str, bytes] = {}
+    for (path, entry), result in zip(work, results):
+        if result.problem:
+            problems.append(manifest.error(path, entry, result.problem))
+            continue
+        kernel = index["kernels"].setdefault(entry.kernel, {"source": result.source, "binaries": {}, "choices": {}})
+        table = kernel["binaries" if entry.kind == "kernel" else "choices"]
+        if entry.kind == "tune" and table.get(entry.key, entry.choice) != entry.choice:
+            problems.append(manifest.error(path, entry, f"another line chose {table[entry.key]} for this key"))
+            continue
+        if entry.kind == "tune":
+            table[entry.key] = entry.choice
+            continue
+        table[entry.key] = {
+            "hash": result.hash, "name": result.name, "signature": list(result.signature),
+            "cubin": _object(objects, result.cubin, "cubin"), "metadata": _object(objects, result.metadata, "json"),
+        }
+    return index, objects, sorted(problems)
+
+
+def _object(objects: dict[str, bytes], data: bytes, suffix: str) -> str:
+    name = f"objects/{hashlib.sha256(data).hexdigest()}.{suffix}"
+    objects[name] = data
+    return name
+
+
+def save(folder: Path, index: dict[str, Any], objects: dict[str, bytes]) -> None:
+    """Write the bundle: new objects, then the index (atomically), then drop unused objects."""
+    (folder / "objects").mkdir(parents=True, exist_ok=True)
+    for name, data in objects.items():
+        if not (folder / name).exists():  # content-addressed: an existing file holds these bytes
+            _replace(folder / name, data)
+    _replace(folder / precompiled.INDEX, (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+    for path in (folder / "objects").iterdir():
+        if f"objects/{path.name}" not in objects:
+            path.unlink()
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` whole, or what it held before: written beside it, then renamed."""
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_bytes(data)
+    os.replace(temp, path)
+
+
+@contextmanager
+def _worker_environment(cache: str) -> Iterator[None]:
+    """The environment the workers start with (they read it before importing Triton): the
+    real JIT, whatever the caller runs under, and a fresh cache, so nothing from an earlier
+    build is reused.  Restored when the workers are done."""
+    saved = {name: os.environ.get(name) for name in ("TRITON_INTERPRET", "TRITON_CACHE_DIR")}
+    os.environ.pop("TRITON_INTERPRET", None)
+    os.environ["TRITON_CACHE_DIR"] = cache
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+# -- in a worker process ---------------------------------------------------------------------------
+
+
+class _TargetDriver:
+    """What ``JITFunction.run(..., warmup=True)`` asks of Triton's active driver, answered for
+    a GPU that is not here: no device, no CUDA, no compiler for a launcher.  Each target gets
+    its own device number (its arch), so Triton's per-device caches never mix targets."""
+
+    def __init__(self, target: str) -> None:
+        from triton.backends.compiler import GPUTarget
+
+        self.target = GPUTarget("cuda", keys.target_arch(target), 32)
+
+    def get_current_device(self) -> int:
+        return int(self.target.arch)
+
+    def get_current_stream(self, device: int) -> int:
+        return 0
+
+    def get_current_target(self) -> Any:
+        return self.target
+
+
+def _compile(entry: manifest.Entry) -> Compiled:
+    from triton.runtime.driver import driver
+
+    driver.set_active(_TargetDriver(entry.target))  # type: ignore[arg-type]  # the methods run() asks
+    module, _, name = entry.kernel.partition(":")
+    try:
+        kernel = _jit_function(module, name)
+    except Exception as exc:
+        return Compiled(problem=f"cannot import {entry.kernel}: {type(exc).__name__}: {exc}")
+    if kernel is None:
+        return Compiled(problem=f"{entry.kernel} is not a Triton kernel (no @triton.jit function under it)")
+    source = kernel.cache_key
+    names = [p.name for p in kernel.params]
+    if entry.kind == "tune":
+        return Compiled(source=source, problem=_check_choice(entry, module, name, names))
+    if [n for n, _ in entry.params] != names:
+        return Compiled(problem=f"{entry.kernel} has the parameters {', '.join(names)}; the entry "
+                                f"gives {', '.join(n for n, _ in entry.params) or 'none'}")
+    try:
+        args = [keys.stand_in(token) for _, token in entry.params]
+        options = {k: keys.parse_literal(v) for k, v in entry.settings}
+    except ValueError as exc:
+        return Compiled(problem=str(exc))
+    try:
+        read = keys.tokens(kernel, entry.target, args)
+    except keys.Unsupported as exc:
+        return Compiled(problem=str(exc))
+    for (param, token), seen in zip(entry.params, read):
+        if token != seen:
+            return Compiled(problem=f"parameter '{param}': Triton reads such an argument as {seen}, "
+                                    f"not {token} (its annotation or do_not_specialize say so)")
+    try:
+        compiled = kernel.run(grid=(1,), warmup=True, **dict(zip(names, args)), **options)
+    except Exception as exc:
+        return Compiled(problem=f"Triton could not compile it: {type(exc).__name__}: {exc}")
+    if hasattr(compiled, "result") and not hasattr(compiled, "asm"):
+        compiled = compiled.result()  # 3.9's asynchronous compile
+    metadata = next(Path(p) for n, p in compiled.metadata_group.items() if n.endswith(".json"))
+    signature = tuple(compiled.src.signature[n] for n in names)
+    return Compiled(source, "", compiled.hash, compiled.name, compiled.asm["cubin"], metadata.read_bytes(), signature)
+
+
+def _jit_function(module: str, name: str) -> Any:
+    from ttgen.runtime import live
+
+    found = live.chain(getattr(importlib.import_module(module), name))
+    return None if found is None or not hasattr(found[-1], "params") else found[-1]
+
+
+def _check_choice(entry: manifest.Entry, module: str, name: str, names: list[str]) -> str:
+    """A tune entry against the live kernel: its parameters, the autotune key, the configs."""
+    from ttgen.runtime import live
+
+    found = live.chain(getattr(importlib.import_module(module), name)) or []
+    tuners = [layer for layer in found if live.kind(layer) == "autotune"]
+    if not tuners:
+        return f"{entry.kernel} is not autotuned (no @triton.autotune above its @triton.jit)"
+    unknown = [n for n, _ in entry.params if n not in names]
+    if unknown:
+        return f"{entry.kernel} has no parameter {', '.join(unknown)}"
+    missing = [k for k in tuners[0].keys if k not in dict(entry.params)]
+    if missing:
+        return f"the autotune key of {entry.kernel} is {', '.join(tuners[0].keys)}; the entry lacks {', '.join(missing)}"
+    configs = [manifest.words(record.choice_of(config)) for config in tuners[0].configs]
+    if entry.choice not in configs:
+        return f"the choice {entry.choice} is not one of the configs of {entry.kernel}: {'; '.join(configs)}"
+    return ""

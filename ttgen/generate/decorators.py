@@ -1,0 +1,140 @@
+"""``@triton.autotune`` and ``@triton.heuristics`` stacked on a kernel -> `model.Layer` values.
+
+What ttgen must know statically is which names the decorators supply (so they are not arguments
+of run()) and which parameters key the autotuner.  `resolve.Resolver` reads the supplied names
+from the configs and heuristics however the source builds them, following helpers through the
+input tree; where it cannot, the layer's ``supplies`` is None and the launcher reads the names
+from the live decorator at import.  The values (configs, lambdas) stay Triton's.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import libcst as cst
+
+from ttgen.vocabulary import model
+from ttgen.vocabulary.options import OPTIONS
+from ttgen.generate.resolve import Resolver
+
+AUTOTUNE = {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
+HEURISTICS = {"triton.heuristics", "triton.runtime.heuristics", "triton.runtime.autotuner.heuristics"}
+
+# (node, message, code, severity): a problem of the decorator being read.
+Report = Callable[[cst.CSTNode, str, str, str], None]
+
+
+def is_tuning(name: str | None) -> bool:
+    return name in AUTOTUNE or name in HEURISTICS
+
+
+def looks_like_autotuner(call: cst.BaseExpression) -> bool:
+    """A project's own autotuner (``@libtuner(configs=..., key=...)``): called with both."""
+    if not isinstance(call, cst.Call):
+        return False
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    return {"configs", "key"} <= keywords
+
+
+def read_layers(
+    decorators: list[tuple[str | None, cst.Decorator, ast.expr]],
+    params: list[str],
+    resolver: Resolver,
+    report: Report,
+) -> tuple[model.Layer, ...]:
+    """The tuning layers above ``@triton.jit``, outermost first (Triton applies them bottom-up)."""
+    layers: list[model.Layer] = []
+    for name, decorator, syntax in decorators:
+        call, tree = decorator.decorator, syntax
+        if not (is_tuning(name) or looks_like_autotuner(call)):
+            continue
+        if not isinstance(call, cst.Call) or not isinstance(tree, ast.Call):
+            report(decorator, f"@{name} must be called with its arguments", "decorator", "error")
+            continue
+        if name in HEURISTICS:
+            layer = _heuristics(call, tree, params, resolver, report)
+        else:
+            layer = _autotune(call, tree, params, resolver, report)
+        if layer is not None:
+            layers.append(layer)
+    if sum(layer.kind == "autotune" for layer in layers) > 1:
+        report(decorators[0][1], "a kernel can be autotuned only once", "decorator", "error")
+    supplied: set[str] = set()
+    for layer in layers:
+        twice = supplied & set(layer.supplies or ())
+        if twice:
+            report(decorators[0][1], f"{sorted(twice)} supplied by two decorators", "decorator", "error")
+        supplied |= set(layer.supplies or ())
+    return tuple(layers)
+
+
+def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
+    for arg in call.keywords:
+        if arg.arg == keyword:
+            return arg.value
+    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    return positional[position] if len(positional) > position else None
+
+
+def _autotune(
+    call: cst.Call, tree: ast.Call, params: list[str], resolver: Resolver, report: Report
+) -> model.Layer | None:
+    configs, key = _argument(tree, "configs", 0), _argument(tree, "key", 1)
+    if configs is None or key is None:
+        report(call, "@triton.autotune needs configs= and key=", "autotune", "error")
+        return None
+    keys = _strings(key)
+    if keys is None:
+        report(call, "autotune key= is not a literal list of names: the launcher keys on no "
+               "argument but the dtypes (Triton's key is read at run time)", "autotune", "warning")
+    for name in keys or []:
+        if name not in params:
+            report(call, f"autotune key '{name}' is not a parameter of the kernel (Triton "
+                   "ignores it; a typo?)", "autotune", "warning")
+    found = resolver.config_names(configs)
+    if found is None or not found.configs:
+        report(call, "the autotune configs cannot be read from the source: run() takes the "
+               "parameters they may set as optional and the launcher reads the configs at import; "
+               "build them from triton.Config({...}) literals, here or in a helper of this tree, "
+               "to type run() exactly", "autotune", "warning")
+        return model.Layer("autotune", None, _known(keys, params))
+    for name in sorted(found.names - set(params)):
+        report(call, f"configs set '{name}', which is not a parameter of the kernel", "autotune", "error")
+    return model.Layer("autotune", tuple(n for n in params if n in found.names), _known(keys, params))
+
+
+def _known(keys: list[str] | None, params: list[str]) -> tuple[str, ...] | None:
+    """The autotune key names that are parameters (Triton ignores the others), in key order."""
+    return None if keys is None else tuple(n for n in keys if n in params)
+
+
+def _heuristics(
+    call: cst.Call, tree: ast.Call, params: list[str], resolver: Resolver, report: Report
+) -> model.Layer | None:
+    values = _argument(tree, "values", 0)
+    if values is None:
+        report(call, "@triton.heuristics needs its values", "heuristics", "error")
+        return None
+    names = resolver.heuristic_names(values)
+    if names is None:
+        report(call, "the heuristics' names cannot be read from the source: run() takes the "
+               "parameters they may set as optional; write a dict literal or dict(NAME=...) to "
+               "type run() exactly", "heuristics", "warning")
+        return model.Layer("heuristics", None)
+    for name in names:
+        if name not in params and name not in OPTIONS:
+            report(call, f"heuristic '{name}' is neither a parameter of the kernel nor a launch "
+                   "option", "heuristics", "error")
+    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS))
+
+
+def _strings(node: ast.expr) -> list[str] | None:
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    names = []
+    for element in node.elts:
+        if not isinstance(element, ast.Constant) or not isinstance(element.value, str):
+            return None
+        names.append(element.value)
+    return names

@@ -1,0 +1,174 @@
+"""Which files to read, where their launchers go, and what import name each module has."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ttgen.vocabulary.diagnostics import Diagnostic
+
+SUFFIX = "_launch.py"
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path  # the kernel module
+    output: Path  # where its launcher goes
+    module: str  # its import name
+
+
+@dataclass
+class Discovery:
+    sources: list[Source]
+    diagnostics: list[Diagnostic]
+    # What ttgen may clean up: folders whose ttgen-written files it owns, or, for a file given
+    # by itself, that file's own output (its neighbours' launchers are none of this run's business).
+    owned: list[Path]
+
+
+def is_generated(path: Path) -> bool:
+    """Whether ``path`` is a file ttgen wrote (it starts with ttgen's marker line)."""
+    from ttgen.generate.emit import MARKER
+
+    try:
+        head = read_regular(path, 200)
+    except OSError:
+        return False
+    return head.startswith(f"# {MARKER} by ttgen".encode())
+
+
+def read_regular(path: Path, size: int = -1) -> bytes:
+    """The first ``size`` bytes (all by default) of a regular file.  A FIFO or device named
+    ``*.py`` is refused, never read: the open does not wait for a writer (O_NONBLOCK), and
+    nothing reads an endless stream."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read(size)
+
+
+def discover(paths: list[str], out: str | None) -> Discovery:
+    """Every ``.py`` under ``paths`` in sorted order, with the output path of its launcher."""
+    found = Discovery([], [], [])
+    out_dir = Path(out) if out is not None else None
+    # os.path's tests never raise: a path that cannot be examined is reported when it is read.
+    if out_dir is not None and os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        found.diagnostics.append(_problem(out_dir, "--out must name a directory", "path"))
+        return found
+    for given in paths:
+        root = Path(given)
+        if not os.path.lexists(root):
+            found.diagnostics.append(_problem(root, "no such file or directory", "path"))
+        elif not os.path.isdir(root):
+            _add_file(found, root, out_dir)
+        elif out_dir is not None and _inside(out_dir, root):
+            found.diagnostics.append(
+                _problem(
+                    out_dir,
+                    f"the output directory is inside the input tree {root}; choose one outside it",
+                    "out-inside-input",
+                )
+            )
+        else:
+            _add_folder(found, root, out_dir)
+    found.sources = list(dict.fromkeys(found.sources))  # a file named twice is read once
+    return found
+
+
+def _add_file(found: Discovery, path: Path, out_dir: Path | None) -> None:
+    if path.suffix != ".py":
+        found.diagnostics.append(_problem(path, "not a Python file (*.py)", "path"))
+        return
+    if not is_generated(path):
+        source = _source(path, path.parent, out_dir)
+        found.sources.append(source)
+        found.owned.append(source.output)
+
+
+def _add_folder(found: Discovery, root: Path, out_dir: Path | None) -> None:
+    found.owned.append(out_dir if out_dir is not None else root)
+    for path in _walk(root, found.diagnostics):
+        if not is_generated(path):
+            found.sources.append(_source(path, root, out_dir))
+
+
+def _source(path: Path, base: Path, out_dir: Path | None) -> Source:
+    """``path`` with its launcher beside it, or at the same place relative to ``out_dir``."""
+    folder = out_dir / path.parent.relative_to(base) if out_dir is not None else path.parent
+    return Source(path, folder / (path.stem + SUFFIX), module_name(path))
+
+
+def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
+    """``.py`` files under ``root``, sorted; folder links are followed, loops reported."""
+    files: list[Path] = []
+    seen: dict[str, Path] = {}  # real path -> the path it was read under
+
+    def visit(folder: Path, ancestors: tuple[str, ...]) -> None:
+        real = os.path.realpath(folder)
+        if real in ancestors:
+            diagnostics.append(
+                _problem(folder, f"symlink loop: {folder} leads back to {seen[real]}", "symlink-loop")
+            )
+            return
+        if real in seen:
+            diagnostics.append(
+                _problem(folder, f"{folder} is {seen[real]} again, through a link; reading it once",
+                         "symlink-duplicate", "warning")
+            )
+            return
+        seen[real] = folder
+        try:
+            # Real folders before links, so that a folder linked from elsewhere in the tree is
+            # read (and mirrored under --out) where it really is.
+            entries = sorted(os.scandir(folder), key=lambda e: (e.is_symlink(), e.name))
+        except OSError as exc:
+            diagnostics.append(_problem(folder, f"cannot read directory: {exc.strerror}", "unreadable"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError as exc:
+                diagnostics.append(_problem(path, f"cannot read: {exc.strerror}", "unreadable"))
+                continue
+            if is_dir:
+                visit(path, (*ancestors, real))
+            elif entry.name.endswith(".py"):
+                files.append(path)  # links that lead nowhere are reported when read
+
+    visit(root, ())
+    return files
+
+
+def module_name(path: Path) -> str:
+    """The dotted import name of ``path``: its packages (folders with __init__.py) and stem.
+
+    Folders without __init__.py between the module and the nearest package above it are
+    namespace packages inside that package (``pkg/ops/experimental/mod.py`` with no
+    ``experimental/__init__.py`` imports as ``pkg.ops.experimental.mod``).  A link is named
+    where it is, as the import system finds it, not where it points.
+    """
+    folders = list(Path(os.path.abspath(path)).parents)
+    nearest = next((i for i, f in enumerate(folders) if os.path.isfile(f / "__init__.py")), None)
+    if nearest is None:
+        return path.stem
+    top = nearest
+    while top + 1 < len(folders) and os.path.isfile(folders[top + 1] / "__init__.py"):
+        top += 1
+    return ".".join([f.name for f in reversed(folders[: top + 1])] + [path.stem])
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    child_real, parent_real = os.path.realpath(child), os.path.realpath(parent)
+    return os.path.commonpath([child_real, parent_real]) == parent_real
+
+
+def _problem(path: Path, message: str, code: str, severity: str = "error") -> Diagnostic:
+    """A problem with ``path`` itself (missing, unreadable, a loop): no line in it to point at."""
+    return Diagnostic(str(path), 0, 0, severity, message, code)

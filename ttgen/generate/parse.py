@@ -1,0 +1,694 @@
+"""Source text -> kernel model, with libcst; the kernel module is never imported or run.
+
+`parse_module` reads one file.  It resolves the names a module imports from Triton (``tl``,
+``triton.language``, ``from triton import jit``, ...), finds the ``@triton.jit`` functions that
+look like kernels, and reads each parameter's annotation into a `model.ParamType`.  Every problem
+becomes a `Diagnostic` with the position of the offending node.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import re
+import tokenize
+import unicodedata
+from collections.abc import Iterator, Sequence
+from typing import cast
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ttgen.generate import check
+from ttgen.vocabulary import fingerprint
+from ttgen.vocabulary import kinds
+from ttgen.vocabulary import model
+from ttgen.generate import decorators
+from ttgen.vocabulary.diagnostics import BuildError, Diagnostic, at, source_lines
+from ttgen.generate.resolve import Resolver, SourceTree
+
+JIT = {"triton.jit", "triton.runtime.jit", "triton.runtime.jit.jit"}
+LANGUAGE = "triton.language."
+MECHANISM = "ttgen.annotations"
+
+# How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
+_TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
+
+VOCABULARY = (
+    "tl.tensor, tl.tensor[<dtype>, ...], tl.tensor[...] | None, int, float, bool, "
+    "tl.<dtype> (e.g. tl.int64, tl.uint32, tl.float64, tl.int1), tl.constexpr, "
+    "tl.constexpr[int|bool|float|str], tl.constexpr[\"Literal[...]\"], tl.constexpr[...] | None"
+)
+
+
+class _Reader:
+    """Reads one parsed module; collects diagnostics instead of stopping at the first."""
+
+    def __init__(self, path: str, source: str, tree: cst.Module, syntax: ast.Module,
+                 resolver: Resolver) -> None:
+        self.path = path
+        self.source = source
+        self.tree = tree
+        self.resolver = resolver
+        self.lines = source_lines(source)
+        self.function: cst.FunctionDef | None = None  # the def being read, for `position`
+        self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
+        self.aliases: dict[str, str] = {}
+        self.diagnostics: list[Diagnostic] = []
+        # Each module-level statement as libcst and as Python's ast see it, for fingerprints
+        # computed exactly as the runtime computes them, and the top-level statement it is in.
+        self.ast_defs: dict[cst.FunctionDef, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
+        self.statements = list(_statements(tree.body, syntax.body, None, None))
+        for stmt, twin, _, top in self.statements:
+            if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.ast_defs[stmt] = twin
+                self.tops[stmt] = top
+
+    # -- positions and diagnostics -------------------------------------------------------------
+
+    def position(self, node: cst.CSTNode) -> model.Position:
+        """Where ``node``, part of the decorators or signature of the def being read, starts."""
+        if node not in self.positions:
+            assert self.function is not None
+            self._lay_out(self.function)
+        return self.positions[node]
+
+    def _lay_out(self, func: cst.FunctionDef) -> None:
+        """Positions for the nodes of ``func``'s decorators and signature.  libcst lays a whole
+        module out slowly (three quarters of a build's time when it did), so only when a
+        diagnostic needs a position, and only this header: the top-level statement that holds
+        it, with the function's body cut to ``pass``, shifted to where Python's ast has it."""
+        stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        top = self.tops[func]
+        cut = func.with_changes(body=stub)
+        alone_top = cut if top is func else top.deep_replace(func, cut)
+        alone = self.tree.with_changes(body=[alone_top])
+        laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        first = laid_out[func.decorators[0].decorator].start.line
+        shift = self.ast_defs[func].decorator_list[0].lineno - first
+        for node, where in laid_out.items():
+            self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
+
+    def ast_position(self, line: int, offset: int) -> model.Position:
+        """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
+        before = self.lines[line - 1].encode()[:offset].decode(errors="replace")
+        return model.Position(line, len(before) + 1)
+
+    def name_position(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> model.Position:
+        """Where the name of kernel ``func`` is (ast has the position of its ``def`` only): on
+        the def line, which `_check_kernel_def` made sure reads 'def <name>('."""
+        line = self.lines[func.lineno - 1]
+        indent = len(line) - len(line.lstrip())
+        found = _TRITON_DEF.match(line, indent)
+        assert found is not None
+        return model.Position(func.lineno, found.start("name") + 1)
+
+    def error(self, node: cst.CSTNode, message: str, code: str) -> BuildError:
+        pos = self.position(node)
+        return BuildError(at(self.path, self.source, pos.line, pos.column, message, code))
+
+    def warn(self, node: cst.CSTNode, message: str, code: str) -> None:
+        self.report(node, message, code, "warning")
+
+    def report(self, node: cst.CSTNode, message: str, code: str, severity: str = "error") -> None:
+        pos = self.position(node)
+        self.diagnostics.append(
+            at(self.path, self.source, pos.line, pos.column, message, code, severity=severity)
+        )
+
+    def errors(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def track_import(self, stmt: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                dotted = _dotted(alias.name)
+                if alias.asname is not None:
+                    self.aliases[_dotted(alias.asname.name)] = dotted
+                else:
+                    top = dotted.split(".")[0]
+                    self.aliases[top] = top
+            return
+        if stmt.relative or stmt.module is None or isinstance(stmt.names, cst.ImportStar):
+            return
+        base = _dotted(stmt.module)
+        for alias in stmt.names:
+            name = _dotted(alias.name)
+            local = _dotted(alias.asname.name) if alias.asname is not None else name
+            self.aliases[local] = f"{base}.{name}"
+
+    def qualified(self, node: cst.BaseExpression) -> str | None:
+        """``tl.float32`` -> ``triton.language.float32``; None for anything but a name chain."""
+        if isinstance(node, cst.Name):
+            return self.aliases.get(node.value, node.value)
+        if isinstance(node, cst.Attribute):
+            base = self.qualified(node.value)
+            return None if base is None else f"{base}.{node.attr.value}"
+        return None
+
+    def language_name(self, node: cst.BaseExpression) -> str | None:
+        """The name inside ``triton.language`` (``tensor``, ``float32``...) that ``node`` denotes."""
+        name = self.qualified(node)
+        if name is None:
+            return None
+        name = name.replace("triton.language.core.", LANGUAGE)
+        return name[len(LANGUAGE):] if name.startswith(LANGUAGE) else None
+
+    # -- annotations ---------------------------------------------------------------------------
+    # Each reader returns the parameter's type.  What ttgen cannot read precisely is typed
+    # loosely (DynamicType, or a constexpr of any value) with a warning that says how to
+    # tighten it; only what Triton itself rejects is an error.
+
+    def loose(self, node: cst.CSTNode, message: str) -> model.DynamicType:
+        self.warn(node, f"{message}: passed through unchecked and keyed as Triton reads it; "
+                  f"ttgen reads {VOCABULARY}", "annotation")
+        return model.DynamicType(annotated=True)
+
+    def read_type(self, node: cst.BaseExpression) -> model.ParamType:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            return self.read_optional(node)
+        if isinstance(node, cst.Subscript):
+            return self.read_subscript(node)
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return self.loose(node, "a quoted annotation is read by Triton as a string")
+        name = self.qualified(node)
+        if name in ("int", "float"):
+            return model.ScalarType("int32" if name == "int" else "float32")
+        if name == "bool":
+            return model.ScalarType("int1")  # what Triton makes of it: u1
+        short = self.language_name(node)
+        if short == "tensor":
+            return model.TensorType(())
+        if short == "constexpr":
+            return model.ConstexprType(None)
+        if short in kinds.INT_RANGES or short in kinds.FLOAT_MAX or short == "int1":
+            return model.ScalarType(short)
+        if short in kinds.DTYPES:
+            return self.loose(node, f"tl.{short} is a pointer dtype, not a scalar ttgen can check")
+        if name is not None and name.split(".")[-1] == "Literal":
+            return self.loose(node, "typing.Literal outside tl.constexpr[\"Literal[...]\"]")
+        return self.loose(node, "annotation not understood")
+
+    def read_optional(self, node: cst.BinaryOperation) -> model.ParamType:
+        left, right = node.left, node.right
+        if _is_none(left):
+            left, right = right, left
+        if not _is_none(right):
+            return self.loose(node, "only 'X | None' unions are understood")
+        before = len(self.diagnostics)
+        inner = self.read_type(left)
+        if isinstance(inner, model.TensorType) and not inner.optional:
+            return model.TensorType(inner.dtypes, optional=True)
+        if isinstance(inner, model.ConstexprType) and not inner.optional:
+            return model.ConstexprType(inner.kind, inner.values, optional=True)
+        del self.diagnostics[before:]  # one warning for the whole annotation
+        return self.loose(node, "'| None' on a scalar: Triton specializes it dynamically")
+
+    def read_subscript(self, node: cst.Subscript) -> model.ParamType:
+        if (self.qualified(node.value) or "").split(".")[-1] == "Literal":
+            raise self.error(
+                node,
+                "Triton rejects typing.Literal in a kernel's annotations at compile time; for "
+                f"listed constexpr values write tl.constexpr[\"{self.tree.code_for_node(node)}\"]",
+                "literal",
+            )
+        base = self.language_name(node.value)
+        values: list[cst.BaseExpression] = []
+        for element in node.slice:
+            if not isinstance(element.slice, cst.Index):
+                return self.loose(element, "a slice in an annotation")
+            values.append(element.slice.value)
+        if base == "tensor":
+            dtypes = [self.language_name(value) for value in values]
+            if any(d not in kinds.DTYPES for d in dtypes):
+                known = ", ".join(f"tl.{name}" for name in kinds.DTYPES)
+                self.warn(node, f"unknown tensor dtype in tl.tensor[...]: any dtype is accepted; "
+                          f"known dtypes: {known}", "dtype")
+                return model.TensorType(())
+            return model.TensorType(tuple(d for d in dtypes if d is not None))
+        if base == "constexpr":
+            if len(values) != 1:
+                return self.loose_constexpr(node, "tl.constexpr[...] takes exactly one type")
+            return self.read_constexpr(values[0])
+        return self.loose(node, "annotation not understood")
+
+    def loose_constexpr(self, node: cst.CSTNode, message: str) -> model.ConstexprType:
+        self.warn(node, f"{message}: any hashable value is accepted; write tl.constexpr[int], "
+                  "[bool], [float], [str] or [\"Literal[...]\"] to check it", "annotation")
+        return model.ConstexprType(None)
+
+    def read_constexpr(self, node: cst.BaseExpression) -> model.ConstexprType:
+        name = self.qualified(node)
+        if name in ("int", "bool", "float", "str"):
+            return model.ConstexprType(name)
+        if isinstance(node, cst.SimpleString):
+            return self.read_literal(node)
+        if isinstance(node, cst.Subscript) and (self.qualified(node.value) or "").endswith("Literal"):
+            raise self.error(
+                node,
+                "write the Literal as a string, tl.constexpr[\"Literal[...]\"]: Triton rejects "
+                "typing.Literal inside a kernel's annotations at compile time",
+                "literal",
+            )
+        return self.loose_constexpr(node, "tl.constexpr[...] of a type ttgen does not check")
+
+    def read_literal(self, node: cst.SimpleString) -> model.ConstexprType:
+        text = node.evaluated_value
+        try:
+            expr = ast.parse(str(text).strip(), mode="eval").body
+        except SyntaxError:
+            expr = None
+        if not (
+            isinstance(expr, ast.Subscript)
+            and ast.unparse(expr.value) in ("Literal", "typing.Literal", "typing_extensions.Literal")
+        ):
+            return self.loose_constexpr(node, "a string constexpr type other than \"Literal[...]\"")
+        elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        values: list[int | str | bool] = []
+        for element in elements:
+            try:
+                value = ast.literal_eval(element)
+            except ValueError:
+                value = None
+            if not isinstance(value, (int, str, bool)):
+                return self.loose_constexpr(node, "Literal values other than int, str or bool")
+            if not any(type(value) is type(v) and value == v for v in values):
+                values.append(value)
+        kinds_seen = {type(value).__name__ for value in values}
+        return model.ConstexprType(kinds_seen.pop() if len(kinds_seen) == 1 else None, tuple(values))
+
+    # -- kernels -------------------------------------------------------------------------------
+
+    def decorator_names(self, func: cst.FunctionDef | cst.ClassDef) -> list[tuple[str | None, cst.Decorator]]:
+        named = []
+        for decorator in func.decorators:
+            expr = decorator.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            named.append((self.qualified(target), decorator))
+        return named
+
+    def read_kernel(self, func: cst.FunctionDef, syntax: ast.FunctionDef | ast.AsyncFunctionDef, jit: cst.Decorator,
+                    condition: str | None) -> model.Kernel | None:
+        """The kernel ``func``, or None when it has an error (every one is reported)."""
+        errors_before = self.errors()
+        params = func.params
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.report(star, "*args and **kwargs cannot be kernel parameters (Triton's "
+                            "code generator rejects them)", "star-params")
+        nodes = [*params.posonly_params, *params.params, *params.kwonly_params]
+        keyword_only = {id(node) for node in params.kwonly_params}
+        args = syntax.args
+        names = [_identifier(node.name) for node in nodes]
+        no_spec = self.jit_name_list(jit, "do_not_specialize", names)
+        no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
+        read = []
+        for index, (node, arg) in enumerate(zip(nodes, args.posonlyargs + args.args + args.kwonlyargs)):
+            name = _identifier(node.name)
+            try:
+                kind = self.read_param_type(node)
+            except BuildError as exc:
+                self.diagnostics.append(exc.diagnostic)
+                kind = model.DynamicType(annotated=True)
+            read.append(
+                model.Param(
+                    name, kind, self.read_default(node), self.ast_position(arg.lineno, arg.col_offset),
+                    index=index,
+                    specialize=name not in no_spec,
+                    specialize_alignment=name not in no_align,
+                    keyword_only=id(node) in keyword_only,
+                )
+            )
+        above_jit = [
+            (name, decorator, tree)
+            for (name, decorator), tree in zip(self.decorator_names(func), syntax.decorator_list)
+            if name not in JIT
+        ]
+        layers = decorators.read_layers(above_jit, names, self.resolver, self.report)
+        self.note_wrappers(func, above_jit)
+        kernel = model.Kernel(
+            _identifier(func.name),
+            tuple(read),
+            self.name_position(syntax),
+            self.fingerprint_of(func),
+            layers,
+            condition,
+        )
+        for param, node in zip(kernel.params, nodes):
+            for problem, at_default in check.param_problems(kernel, param):
+                self.report(node.default if at_default and node.default else node.name, problem[0], problem[1])
+        for severity, message, code in check.kernel_problems(kernel):
+            self.report(func.name, message, code, severity)
+        return kernel if self.errors() == errors_before else None
+
+    def note_wrappers(self, func: cst.FunctionDef, above_jit: list[tuple[str | None, cst.Decorator, ast.expr]]) -> None:
+        """One line for each decorator ttgen does not know: the launcher looks through it."""
+        for name, decorator, _ in above_jit:
+            if decorators.is_tuning(name):
+                continue
+            shown = self.tree.code_for_node(decorator.decorator)
+            if decorators.looks_like_autotuner(decorator.decorator):
+                what = "taken for an autotuner (it has configs= and key=); tuning goes through it"
+            else:
+                what = ("the launcher finds the kernel under it (its .fn) at import and launches "
+                        "it directly; autotuning goes through it")
+            self.warn(decorator, f"@{shown} is not a Triton decorator: {what}", "decorator")
+
+    def read_param_type(self, param: cst.Param) -> model.ParamType:
+        if param.annotation is None:
+            return model.DynamicType()  # one warning per kernel: check.kernel_problems
+        return self.read_type(param.annotation.annotation)
+
+    def read_default(self, param: cst.Param) -> model.Default | None:
+        if param.default is None:
+            return None
+        text = self.tree.code_for_node(param.default)
+        try:
+            value = ast.literal_eval(text.strip())
+            # The launcher writes the value back as repr(value): it must read back as itself
+            # (1e999 is a literal, its repr 'inf' is not).
+            if ast.literal_eval(repr(value)) == value:
+                return model.Default(value, True, text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+        return model.Default(None, False, text)
+
+    def jit_name_list(self, jit: cst.Decorator, keyword: str, names: list[str]) -> set[str]:
+        """The parameter names a ``do_not_specialize``-style list of @jit refers to.  A name
+        that is no parameter is a warning (Triton ignores it); a list that is not literal
+        specializes everything here, which keys at least as finely as Triton does."""
+        if not isinstance(jit.decorator, cst.Call):
+            return set()
+        for arg in jit.decorator.args:
+            if arg.keyword is None or arg.keyword.value != keyword:
+                continue
+            try:
+                items = ast.literal_eval(self.tree.code_for_node(arg.value).strip())
+            except (ValueError, SyntaxError):
+                items = None
+            if not isinstance(items, (list, tuple)):
+                self.warn(arg.value, f"{keyword} is not a literal list: the launcher keys as if "
+                          "every parameter were specialized (finer than Triton, never wrong)", "decorator")
+                return set()
+            chosen = set()
+            for item in items:
+                if isinstance(item, int) and not isinstance(item, bool) and 0 <= item < len(names):
+                    chosen.add(names[item])
+                elif isinstance(item, str) and item in names:
+                    chosen.add(item)
+                else:
+                    self.warn(arg.value, f"{keyword} names no parameter: {item!r} (Triton ignores "
+                              "it; a typo?)", "decorator")
+            return chosen
+        return set()
+
+    def fingerprint_of(self, func: cst.FunctionDef) -> str:
+        return fingerprint.fingerprint(self.ast_defs[func])
+
+
+def parse_module(
+    path: str, data: bytes, module: str, tree: SourceTree | None = None
+) -> tuple[model.KernelModule | None, list[Diagnostic]]:
+    """Read one file: its model (None if it cannot be read at all; a kernel with an error is
+    left out of it, the others stay) and the diagnostics it produced.  ``tree`` holds the other
+    modules of the run, which autotune configs and heuristics may be built in."""
+    try:
+        source = decode(path, data)
+        syntax = _python_tree(path, source)
+        parsed = _cst_tree(path, source)
+    except BuildError as exc:
+        return None, [exc.diagnostic]
+    resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
+    reader = _Reader(path, source, parsed, syntax, resolver)
+    kernels = _read_kernels(reader)
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
+
+
+def decode(path: str, data: bytes) -> str:
+    """The text of a source file, decoded as Python decodes it: BOM, coding line, else UTF-8."""
+    encoding = "utf-8"
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise BuildError(_undecodable(path, data, encoding, exc)) from None
+    except SyntaxError as exc:  # the first two lines are not UTF-8, or name an unknown codec
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as bad:
+            raise BuildError(_undecodable(path, data, encoding, bad)) from None
+        raise BuildError(at(path, text, 1, 1, exc.msg, "encoding")) from None
+
+
+def _undecodable(path: str, data: bytes, encoding: str, exc: UnicodeDecodeError) -> Diagnostic:
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    line_end = data.find(b"\n", exc.start)
+    line = data[line_start : line_end if line_end >= 0 else len(data)]
+    shown = line.decode(encoding, "backslashreplace")
+    column = len(data[line_start : exc.start].decode(encoding, "backslashreplace")) + 1
+    message = f"file is not valid {encoding.upper()} (byte {exc.start}: {exc.reason})"
+    return Diagnostic(path, data.count(b"\n", 0, exc.start) + 1, column, "error", message, "encoding", shown)
+
+
+def _python_tree(path: str, source: str) -> ast.Module:
+    """Python's own verdict first: libcst accepts code that Python rejects (a parameter named
+    twice, a non-default after a default, ...), and such a module would never import."""
+    null = source.find("\0")
+    if null >= 0:  # Python 3.11 reports it without a position
+        line, column = source.count("\n", 0, null) + 1, null - source.rfind("\n", 0, null)
+        raise BuildError(at(path, source, line, column, "source contains a null byte", "syntax"))
+    try:
+        tree = ast.parse(source, path)
+        compile(tree, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 1, max(exc.offset or 1, 1)
+        raise BuildError(at(path, source, line, column, exc.msg, "syntax")) from None
+    except (RecursionError, MemoryError):
+        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+    return tree
+
+
+def _cst_tree(path: str, source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
+        message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
+        raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
+    except RecursionError:
+        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+
+
+def _read_kernels(reader: _Reader) -> list[model.Kernel]:
+    mechanism_seen = False
+    candidates: list[tuple[cst.FunctionDef, cst.Decorator, bool, str | None]] = []
+    bound: dict[str, list[cst.CSTNode]] = {}  # name -> the module-level defs and classes binding it
+    for stmt, twin, condition, _ in reader.statements:
+        if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+            reader.track_import(stmt)
+            mechanism_seen = mechanism_seen or _imports_mechanism(stmt)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            bound.setdefault(_identifier(stmt.name), []).append(stmt)
+            jits = [d for name, d in reader.decorator_names(stmt) if name in JIT]
+            if jits and isinstance(stmt, cst.FunctionDef):
+                candidates.append((stmt, jits[0], mechanism_seen, condition))
+            else:
+                what = "class" if isinstance(stmt, cst.ClassDef) else "function"
+                _note_nested(reader, twin, f"{what} '{_identifier(stmt.name)}'")
+    called = {name for func, *_ in candidates for name in _called_names(reader.ast_defs[func])}
+    kernels: list[model.Kernel] = []
+    for func, jit, mechanism_before, condition in candidates:
+        name = _identifier(func.name)
+        syntax = reader.ast_defs[func]
+        if name in called or _returns_value(syntax):
+            continue  # a helper: other kernels call it, or it computes a value
+        reader.function = func
+        if not _is_launched(reader, func, bound[name], condition):
+            continue
+        try:
+            _check_kernel_def(reader, func, mechanism_before)
+        except BuildError as exc:
+            reader.diagnostics.append(exc.diagnostic)
+            continue
+        kernel = reader.read_kernel(func, syntax, jit, condition)
+        if kernel is not None:
+            kernels.append(kernel)
+    return kernels
+
+
+def _is_launched(reader: _Reader, func: cst.FunctionDef, bindings: list[cst.CSTNode], condition: str | None) -> bool:
+    """Whether the launcher of ``func``'s name launches this definition: the last one binding
+    the name.  Alternatives under if/else (or try/except) with one signature share a launcher."""
+    last = bindings[-1]
+    name = _identifier(func.name)
+    if last is func:
+        return True
+    if isinstance(last, cst.FunctionDef) and last in reader.ast_defs and condition is not None:
+        same = reader.fingerprint_of(last) == reader.fingerprint_of(func)
+        if same:
+            return False  # the last alternative speaks for both
+    where = reader.ast_defs[last].lineno if isinstance(last, cst.FunctionDef) and last in reader.ast_defs else None
+    reader.warn(func.name, f"'{name}' is bound again later in this module"
+                + (f" (line {where})" if where else "")
+                + "; only the last binding of a name can be imported, so this one gets no launcher",
+                "redefined")
+    return False
+
+
+def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
+    """One line for each @triton.jit kernel defined inside a function or class: it cannot be
+    imported by name, so it gets no launcher.  (Searched on Python's ast: walking libcst's
+    nodes through every function body costs seconds on a large library.)"""
+    for node in ast.walk(scope):
+        if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            dotted = ast.unparse(target)
+            head, _, rest = dotted.partition(".")
+            name = reader.aliases.get(head, head) + (f".{rest}" if rest else "")
+            if name in JIT:
+                reader.diagnostics.append(at(
+                    reader.path, reader.source, node.lineno, node.col_offset + 1,
+                    f"kernel '{node.name}' is defined inside {where}: a launcher can only import "
+                    "module-level kernels, so it gets none", "nested-kernel", "warning"))
+                break
+
+
+def _statements(
+    body: Sequence[cst.CSTNode], twins: Sequence[ast.stmt], condition: str | None, top: cst.CSTNode | None
+) -> Iterator[tuple[cst.CSTNode, ast.stmt, str | None, cst.CSTNode]]:
+    """Module-level statements, libcst's and ast's side by side, looking into module-level
+    ``if`` and ``try`` blocks: each with the condition it runs under and its top-level statement."""
+    remaining = iter(twins)
+    for stmt in body:
+        here = top if top is not None else stmt
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                yield small, next(remaining), condition, here
+            continue
+        twin = next(remaining)
+        if isinstance(stmt, cst.If) and isinstance(twin, ast.If):
+            test = _code(stmt.test)
+            yield from _statements(_block(stmt.body), twin.body, f"if {test}", here)
+            if stmt.orelse is not None:
+                orelse = [stmt.orelse] if isinstance(stmt.orelse, cst.If) else _block(stmt.orelse.body)
+                yield from _statements(orelse, twin.orelse, f"not ({test})", here)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)) and isinstance(twin, _TRY):
+            twin = cast(ast.Try, twin)  # TryStar has the same fields
+            yield from _statements(_block(stmt.body), twin.body, "try", here)
+            for handler, handler_twin in zip(stmt.handlers, twin.handlers):
+                yield from _statements(_block(getattr(handler, "body")), handler_twin.body, "except", here)
+            if stmt.orelse is not None:
+                yield from _statements(_block(stmt.orelse.body), twin.orelse, "try", here)
+            if stmt.finalbody is not None:
+                yield from _statements(_block(stmt.finalbody.body), twin.finalbody, condition, here)
+        else:
+            yield stmt, twin, condition, here
+
+
+_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *([getattr(ast, "TryStar")] if hasattr(ast, "TryStar") else []))
+
+
+def _block(body: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return body.body
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _check_kernel_def(reader: _Reader, func: cst.FunctionDef, mechanism_before: bool) -> None:
+    name = _identifier(func.name)
+    if func.asynchronous is not None:
+        raise reader.error(
+            func.name, f"kernel '{name}' is async; Triton kernels are plain functions", "async-kernel"
+        )
+    if not _TRITON_DEF.match(reader.lines[reader.ast_defs[func].lineno - 1].lstrip()):
+        raise reader.error(
+            func.name,
+            f"Triton finds the source of '{name}' by a line 'def {name}(': put 'def', the name "
+            "and '(' on one line",
+            "def-line",
+        )
+    if not mechanism_before and _uses_subscripts(reader, func):
+        raise reader.error(
+            func.name,
+            f"'{name}' uses tl.tensor[...], tl.constexpr[...] or bool, which Triton cannot "
+            f"compile unless the module imports {MECHANISM} before its kernels "
+            f"(add 'import {MECHANISM}  # noqa: F401')",
+            "missing-import",
+        )
+
+
+def _imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:
+    if isinstance(stmt, cst.Import):
+        return any(_dotted(alias.name) == MECHANISM for alias in stmt.names)
+    if stmt.module is None or stmt.relative or isinstance(stmt.names, cst.ImportStar):
+        return False
+    return _dotted(stmt.module) == "ttgen" and any(
+        _dotted(alias.name) == "annotations" for alias in stmt.names
+    )
+
+
+def _uses_subscripts(reader: _Reader, func: cst.FunctionDef) -> bool:
+    for param in func.params.params:
+        if param.annotation is None:
+            continue
+        for node in _walk(param.annotation.annotation):
+            if isinstance(node, cst.Subscript) and reader.language_name(node.value) in (
+                "tensor",
+                "constexpr",
+            ):
+                return True
+            if isinstance(node, cst.Name) and reader.qualified(node) == "bool":
+                return True  # Triton's code generator knows no `bool` without the mechanism
+    return False
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+# Helpers are found on Python's ast: walking libcst's nodes is many times slower.
+def _called_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {
+        node.func.id
+        for stmt in func.body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
+def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    def visit(node: ast.AST) -> bool:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False  # a nested scope's return is its own
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        return any(visit(child) for child in ast.iter_child_nodes(node))
+
+    return any(visit(stmt) for stmt in func.body)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _dotted(node: cst.BaseExpression | cst.Name | cst.Attribute) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    raise TypeError(f"not a dotted name: {node!r}")
+
+
+def _identifier(name: cst.Name) -> str:
+    """A name as Python binds it: identifiers are NFKC-normalized when parsed, strings are not."""
+    return unicodedata.normalize("NFKC", name.value)

@@ -1,0 +1,115 @@
+"""Autotune and heuristics: what a launcher does for kernels under ``@triton.autotune`` and
+``@triton.heuristics`` (`ttgen.runtime.launcher.Launcher`'s methods of those names).
+
+The first call for an autotune key launches through the kernel's decorators, so Triton's
+Autotuner tunes and launches; the config it chose is remembered per key and device (`tune`), or
+taken from a bundle without tuning (ttgen.runtime.precompiled).  Later calls apply the choice, its
+pre-hook and the heuristics and launch as plain kernels do.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ttgen.runtime import device, live, precompiled, record
+from ttgen.runtime.core import LauncherCore
+from ttgen.runtime.specs import TUNED
+from ttgen.vocabulary.options import non_default
+
+
+def tune(
+    launcher: LauncherCore,
+    tune_key: tuple[Any, ...],
+    grid: object,
+    stream: int,
+    given: tuple[Any, ...],
+    options: dict[str, Any],
+) -> tuple[Any, ...] | None:
+    """A new autotune key: launch through the decorators, as kernel[grid](...) does, so
+    Triton's Autotuner tunes (or reads its disk cache); remember the config it chose.  With
+    a bundle's choice for the key (issue 16), remember that one and return it, launching
+    nothing: run() then launches it as for a known key."""
+    options = non_default(options)
+    launcher.check_options(options)
+    if callable(grid):  # Triton's Autotuner calls it: its errors name the kernel all the same
+        grid = functools.partial(launcher.call_grid, grid)
+    names = [spec.name for spec in launcher.given]
+    if launcher.interpreted:
+        values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, launcher.accept(device.current_device(), given))]
+        positional, keywords = launcher._arguments(names, values)
+        with device.INTERPRETER_LOCK:
+            launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+        return None
+    config = precompiled.choice(launcher, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
+    if config is not None:
+        launcher.tuned[tune_key] = tuned_entry(launcher, config)
+        return launcher.tuned[tune_key]
+    positional, keywords = launcher._arguments(names, list(given))
+    with launcher._on_stream(tune_key[0], stream), launcher.lock:
+        # Through the outermost object, as kernel[grid](...) calls it: a project's own
+        # autotuner or wrapper does what it does.
+        launcher.outer[grid](*positional, **keywords, **options)
+        tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
+        config = tuner.best_config
+        launcher.tuned[tune_key] = tuned_entry(launcher, config)
+        record.tuned(launcher, given, grid, options, config)  # issue 16: TTGEN_RECORD
+    return None
+
+
+def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
+    """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
+    its `Choice`."""
+    supplied = [config.kwargs[spec.name] for spec in launcher.params if spec.name in config.kwargs]
+    return (*supplied, Choice(config))
+
+
+def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
+    """run() of a kernel whose decorators' names the source did not tell: every argument
+    checked by the full rules, then launched through the decorators as kernel[grid](...)
+    does (Triton's JIT speed: what makes the fast path is knowing the names statically)."""
+    for spec in launcher.params:
+        value = given.get(spec.name, TUNED)
+        if spec.name in launcher.supplied and value is not TUNED:
+            raise TypeError(f"{launcher.name}: argument '{spec.name}' is set by the kernel's decorators; do not pass it")
+        if spec.name not in launcher.supplied and value is TUNED:
+            raise TypeError(f"{launcher.name}: missing argument '{spec.name}' (the decorators do not set it)")
+    names = [spec.name for spec in launcher.given]
+    index = device.current_device()
+    values = list(launcher.accept(index, tuple(given[n] for n in names)))
+    launcher.check_options(options)
+    if launcher.interpreted:  # the interpreter needs constexprs wrapped: apply the layers here
+        known = dict(zip(names, values))
+        for layer in launcher.layers:
+            known.update(zip(live.supplied_names(layer), live.heuristic_values(layer, known, grid)))
+        launcher._interpret(tuple(grid) if isinstance(grid, list) else grid,  # type: ignore[arg-type]
+                            tuple(known[spec.name] for spec in launcher.params))
+        return
+    positional, keywords = launcher._arguments(names, values)
+    options = {k: v for k, v in non_default(options).items() if k not in keywords}
+    if isinstance(grid, list):
+        grid = tuple(grid)
+    raw = device.current_stream(index) if stream is None else launcher.as_stream(stream)
+    with launcher._on_stream(index, raw):
+        launcher.outer[grid](*positional, **keywords, **options)
+
+
+def run_pre_hook(choice: Choice, values: dict[str, Any], grid: object) -> None:
+    """A chosen config's pre_hook, with the arguments Triton's Autotuner gives it."""
+    assert choice.pre_hook is not None
+    choice.pre_hook({**values, "grid": grid, "warmup": False, **choice.settings})
+
+
+class Choice:
+    """The config Triton's Autotuner chose for a key, as a generated launcher uses it.
+
+    It stands for the config in the launcher's specialization key: hashed by identity, which
+    is cheaper than hashing the options and at least as fine as Triton's own options key."""
+
+    __slots__ = ("settings", "pre_hook")
+
+    def __init__(self, config: Any) -> None:
+        # What the config sets besides the kernel's parameters: num_warps, num_stages, ...
+        self.settings: dict[str, Any] = live.config_settings(config)
+        self.pre_hook: Callable[[dict[str, Any]], Any] | None = config.pre_hook

@@ -1,0 +1,748 @@
+/* The engine: a generated run()'s whole cache-hit path in C.
+ *
+ * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native); it uses the
+ * pieces above it there: the keyword binding (Keywords, bind) KeywordCall uses, TensorCheck's tensor reads,
+ * LaunchState, Launch, and direct.c's Direct.
+ *
+ * Engine(body, original, names, defaults, required, plan, state, hooked, current_stream,
+ *        tensors, cache, hooks, dynamic_key, params, layers)
+ *
+ * A run() whose parameters are the kernel's parameters the decorators do not supply (in the
+ * kernel's order), then ``grid``, the launch options in ttgen.vocabulary.options' order (the six, or for an
+ * autotuned kernel launch_cooperative_grid and launch_pdl), and ``stream``.  ``params`` names
+ * every kernel parameter.  ``plan`` has one entry per kernel parameter, built by
+ * ttgen.runtime.engine from the launcher's specs (the literal data of the generated module):
+ *   ("t", index, keyed, optional)    a tensor: entry ``index`` of ``tensors`` (a TensorCheck);
+ *                                    keyed 1: its dtype is in the key, 2: whether it is None
+ *   ("i", low, high, keyed)          an int in [low, high]; keyed 2: None if == 1 else whether
+ *                                    a multiple of 16, 1: whether == 1, 0: nothing
+ *   ("f", largest)                   a float, |x| <= largest (None: any float)
+ *   ("b",)                           a bool
+ *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
+ *                                    of ``values`` (None: any); keyed by its value
+ *   ("d", index)                     a loosely typed parameter: keyed by dynamic_key(index, v)
+ * ``layers`` has one entry per ``@triton.autotune`` or ``@triton.heuristics`` decorator,
+ * outermost first, applied in that order as the body applies them:
+ *   ("a", tuned, supplies, recipe)   the autotuner: the key (device, *recipe) looked up in
+ *                                    ``tuned``, whose entry holds the values of the parameters
+ *                                    ``supplies`` (indices, in order) and the Choice last.
+ *                                    ``recipe``: (how, index) pairs: "v" the value, "k" the
+ *                                    tensor's part of the key above (its dtype, None or whether
+ *                                    it is None), "g" getattr(value, "dtype", None)
+ *   ("h", functions, supplies, known) heuristics: the dict ``functions`` called in its order
+ *                                    with one dict of the ``known`` parameters (indices), "grid"
+ *                                    and "warmup": False, each result added to it under its name
+ *                                    and given to the next entry of ``supplies``
+ * The supplied values then pass their parameters' tests above like the caller's, and the key is
+ * (state, [Choice], *options, [alignment], *parts): the key of the generated Python body, which
+ * stays run()'s definition: the engine builds the very key that body builds, so both share
+ * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
+ * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
+ * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
+ * or launches slowly exactly as before; nothing the engine did is visible by then, except that
+ * the heuristics (called before the lookup: their values are in the key) and a callable grid
+ * (called only after a hit, if what it returned is refused) are called again.  No argument is
+ * referenced after the call returns.
+ *
+ * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a parameter
+ * named like a launch option or ``stream``) or a decorator does something else (supplies a
+ * launch option or a tensor, or sets names the source did not tell: run() then calls run_loose).
+ */
+
+typedef struct {
+    char kind, keyed;
+    int optional, supplied;         /* supplied: by a layer, not by the caller */
+    Py_ssize_t index;               /* 't': the TensorCheck entry; 'd': the parameter */
+    long long low;                  /* 'i' */
+    unsigned long long high;
+    double largest;                 /* 'f': < 0 for any float */
+    PyObject *type, *values;        /* 'c': borrowed from the plan */
+} Param;
+
+typedef struct {
+    char how;                       /* a recipe's "v", "k" or "g"; 0 in a list of known parameters */
+    Py_ssize_t index;               /* the parameter */
+} Step;
+
+typedef struct {
+    char kind;                      /* 'a' or 'h' */
+    PyObject *table;                /* 'a': tuned, 'h': the functions; borrowed from layers */
+    Py_ssize_t *supplies, nsupplies;
+    Step *steps;                    /* 'a': the recipe, 'h': the known parameters */
+    Py_ssize_t nsteps;
+} Layer;
+
+enum { OPTIONS = 6, TUNED_OPTIONS = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Keywords keywords;
+    PyObject *plan, *state, *hooked, *current_stream, *tensors, *cache, *hooks, *dynamic_key, *params_names,
+        *layers_data, *dict;
+    Py_ssize_t count;   /* kernel parameters */
+    Py_ssize_t given;   /* those run() takes */
+    Py_ssize_t options; /* launch options run() takes: OPTIONS, or TUNED_OPTIONS when autotuned */
+    Param *params;
+    Layer *layers;
+    Py_ssize_t nlayers;
+    int aligned_any, autotuned;
+} Engine;
+
+static PyObject *s_dtype, *s_grid, *s_warmup, *s_pre_hook; /* interned at module init */
+
+/* 1: a plain int within [low, high], 0: not. */
+static int int_in_range(const Param *p, PyObject *value, long long *out) {
+    if (!PyLong_CheckExact(value))
+        return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow > 0 && p->high > (unsigned long long)LLONG_MAX) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(value);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        *out = (long long)u; /* the two's complement bits: & 15 and == 1 read the same */
+        return u <= p->high;
+    }
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return v >= p->low && (v < 0 || (unsigned long long)v <= p->high);
+}
+
+/* 1: ``value`` passes constexpr ``p``'s inline test, 0: not, -1: error set. */
+static int constexpr_ok(const Param *p, PyObject *value) {
+    if (value == Py_None && p->optional)
+        return 1;
+    if (p->values != NULL) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(p->values); i++) {
+            PyObject *allowed = PyTuple_GET_ITEM(p->values, i);
+            if (Py_TYPE(allowed) != Py_TYPE(value))
+                continue;
+            int same = PyObject_RichCompareBool(value, allowed, Py_EQ);
+            if (same != 0)
+                return same;
+        }
+        return 0;
+    }
+    if (p->type != NULL)
+        return (PyObject *)Py_TYPE(value) == p->type;
+    return Py_TYPE(value)->tp_hash != PyObject_HashNotImplemented;
+}
+
+static PyObject *bool_of(int truth) {
+    return Py_NewRef(truth ? Py_True : Py_False);
+}
+
+/* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
+ * or NULL: none); a tensor's pointer in *ptr.  1 passed, 0 refused (an Exception a read raised
+ * may be set), -1 error. */
+static int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, PyObject **part) {
+    TensorCheck *tc = (TensorCheck *)self->tensors;
+    *part = NULL;
+    switch (p->kind) {
+    case 't': {
+        PyObject *dtype = NULL;
+        if (value == Py_None) {
+            if (!p->optional)
+                return 0;
+            *ptr = 0;
+        } else if (read_tensor(tc, &tc->kinds[p->index], value, device, ptr, p->keyed == 1 ? &dtype : NULL) <= 0) {
+            return 0;
+        }
+        if (p->keyed == 1)
+            *part = dtype != NULL ? dtype : Py_NewRef(Py_None);
+        else if (p->keyed == 2)
+            *part = bool_of(value == Py_None);
+        return 1;
+    }
+    case 'i': {
+        long long v;
+        if (!int_in_range(p, value, &v))
+            return 0;
+        if (p->keyed == 2)
+            *part = v == 1 ? Py_NewRef(Py_None) : bool_of((v & 15) == 0);
+        else if (p->keyed == 1)
+            *part = bool_of(v == 1);
+        return 1;
+    }
+    case 'f': {
+        if (!PyFloat_CheckExact(value))
+            return 0;
+        double d = PyFloat_AS_DOUBLE(value);
+        /* inf and nan are refused too: the body's full rule takes them */
+        return p->largest < 0 || (-p->largest <= d && d <= p->largest);
+    }
+    case 'b':
+        return PyBool_Check(value);
+    case 'c': {
+        int ok = constexpr_ok(p, value);
+        if (ok > 0)
+            *part = Py_NewRef(value);
+        return ok;
+    }
+    default: { /* 'd' */
+        PyObject *call[2] = {PyLong_FromSsize_t(p->index), value};
+        if (call[0] == NULL)
+            return -1;
+        *part = PyObject_Vectorcall(self->dynamic_key, call, 2, NULL);
+        Py_DECREF(call[0]);
+        return *part != NULL;
+    }
+    }
+}
+
+/* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
+ * passed, else the first result that was not 1. */
+static int check_params(Engine *self, int supplied, PyObject *const *values, long device, uint64_t *ptrs,
+                        PyObject **parts) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        if (self->params[i].supplied != supplied)
+            continue;
+        int result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &parts[i]);
+        if (result <= 0)
+            return result;
+    }
+    return 1;
+}
+
+/* The autotune layer: the tuned values of the parameters it supplies into ``owned`` (new
+ * references) and the Choice into *choice.  1 found, 0 declined, -1 error. */
+static int apply_tuned(const Layer *layer, PyObject *device, PyObject *const *values, PyObject *const *parts,
+                       PyObject **owned, PyObject **choice) {
+    PyObject *key = PyTuple_New(1 + layer->nsteps);
+    if (key == NULL)
+        return -1;
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(device));
+    for (Py_ssize_t s = 0; s < layer->nsteps; s++) {
+        const Step *step = &layer->steps[s];
+        PyObject *value = values[step->index], *item;
+        if (step->how == 'v') {
+            item = Py_NewRef(value);
+        } else if (step->how == 'k') {
+            item = Py_NewRef(parts[step->index]);
+        } else { /* 'g': getattr(value, "dtype", None) */
+            item = PyObject_GetAttr(value, s_dtype);
+            if (item == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+                item = Py_NewRef(Py_None);
+            }
+            if (item == NULL) {
+                Py_DECREF(key);
+                return 0;
+            }
+        }
+        PyTuple_SET_ITEM(key, 1 + s, item);
+    }
+    PyObject *entry = PyDict_GetItemWithError(layer->table, key);
+    Py_DECREF(key);
+    if (entry == NULL || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != layer->nsupplies + 1)
+        return 0;
+    for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
+        owned[layer->supplies[j]] = Py_NewRef(PyTuple_GET_ITEM(entry, j));
+    *choice = Py_NewRef(PyTuple_GET_ITEM(entry, layer->nsupplies));
+    PyObject *hook = PyObject_GetAttr(*choice, s_pre_hook);
+    int plain = hook == Py_None; /* a pre_hook runs in the body */
+    Py_XDECREF(hook);
+    return plain;
+}
+
+/* A heuristics layer, as ttgen.runtime.tuning.heuristics: its values into ``owned`` (new
+ * references).  1 done, 0 declined (a function raised, or the dict is not what it was). */
+static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *values, PyObject *grid,
+                            PyObject **owned) {
+    PyObject *seen = PyDict_New();
+    int ok = seen != NULL && PyDict_GET_SIZE(layer->table) == layer->nsupplies;
+    for (Py_ssize_t s = 0; ok && s < layer->nsteps; s++)
+        ok = PyDict_SetItem(seen, PyTuple_GET_ITEM(self->params_names, layer->steps[s].index),
+                            values[layer->steps[s].index]) == 0;
+    ok = ok && PyDict_SetItem(seen, s_grid, grid) == 0 && PyDict_SetItem(seen, s_warmup, Py_False) == 0;
+    Py_ssize_t pos = 0, j = 0;
+    PyObject *name, *function;
+    while (ok && PyDict_Next(layer->table, &pos, &name, &function)) {
+        if (j == layer->nsupplies) {
+            ok = 0; /* grown while we called */
+            break;
+        }
+        Py_INCREF(name);
+        Py_INCREF(function);
+        PyObject *result = PyObject_CallOneArg(function, seen);
+        ok = result != NULL && PyDict_SetItem(seen, name, result) == 0;
+        owned[layer->supplies[j++]] = result;
+        Py_DECREF(name);
+        Py_DECREF(function);
+    }
+    Py_XDECREF(seen);
+    return ok && j == layer->nsupplies;
+}
+
+/* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error. */
+static int fast(Engine *self, PyObject *const *args) {
+    Py_ssize_t n = self->count, given = self->given;
+    PyObject *const *options = args + given + 1, *grid = args[given], *stream_arg = args[given + 1 + self->options];
+    TensorCheck *tc = (TensorCheck *)self->tensors;
+    /* The options' types first (as run()'s inline tests): a hit on an equal value of another
+     * type (4.0 for 4) must not launch. */
+    if (self->options == OPTIONS) {
+        for (int i = 0; i < 3; i++)
+            if (!PyLong_CheckExact(options[i]))
+                return 0;
+        if (!(options[3] == Py_None || PyLong_CheckExact(options[3])))
+            return 0;
+    }
+    if (!PyBool_Check(options[self->options - 2]) || !PyBool_Check(options[self->options - 1]) ||
+        PyList_GET_SIZE(self->hooks) != 0 || n > ON_STACK)
+        return 0;
+    PyObject *state = Py_TYPE(self->state) == &LaunchStateType
+        ? launch_state(self->state, NULL, 0, NULL) : PyObject_CallNoArgs(self->state);
+    if (state == NULL)
+        goto declined;
+    if (!PyTuple_CheckExact(state) || PyTuple_GET_SIZE(state) < 1 ||
+        (PyTuple_GET_SIZE(state) == 2 && PyTuple_GET_ITEM(state, 1) == self->hooked)) {
+        Py_DECREF(state);
+        return 0;
+    }
+    long device = PyLong_AsLong(PyTuple_GET_ITEM(state, 0));
+    if (device == -1 && PyErr_Occurred()) {
+        Py_DECREF(state);
+        goto declined;
+    }
+    /* Every parameter's value (the caller's, then the layers'), tensor pointer and key part. */
+    PyObject *values[ON_STACK], *owned[ON_STACK], *parts[ON_STACK], *choice = NULL, *key = NULL, *launch_fn = NULL;
+    PyObject *dims3 = NULL;
+    uint64_t ptrs[ON_STACK];
+    char have[ON_STACK];
+    int result = 0;
+    for (Py_ssize_t i = 0, slot = 0; i < n; i++) {
+        owned[i] = parts[i] = NULL;
+        have[i] = self->params[i].kind == 't';
+        values[i] = self->params[i].supplied ? NULL : args[slot++];
+    }
+    if ((result = check_params(self, 0, values, device, ptrs, parts)) <= 0)
+        goto done;
+    result = 0;
+    for (Py_ssize_t l = 0; l < self->nlayers; l++) {
+        const Layer *layer = &self->layers[l];
+        result = layer->kind == 'a' ? apply_tuned(layer, PyTuple_GET_ITEM(state, 0), values, parts, owned, &choice)
+                                    : apply_heuristics(self, layer, values, grid, owned);
+        if (result <= 0)
+            goto done;
+        for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
+            values[layer->supplies[j]] = owned[layer->supplies[j]];
+    }
+    if ((result = check_params(self, 1, values, device, ptrs, parts)) <= 0)
+        goto done;
+    result = 0;
+    /* key = (state, [choice], *options, [aligned], *parts) */
+    Py_ssize_t head = 1 + self->autotuned + self->options, size = head + self->aligned_any;
+    for (Py_ssize_t i = 0; i < n; i++)
+        size += parts[i] != NULL;
+    key = PyTuple_New(size);
+    if (key == NULL)
+        goto failed;
+    PyTuple_SET_ITEM(key, 0, state);
+    state = NULL;
+    if (self->autotuned)
+        PyTuple_SET_ITEM(key, 1, Py_NewRef(choice));
+    for (Py_ssize_t i = 0; i < self->options; i++)
+        PyTuple_SET_ITEM(key, 1 + self->autotuned + i, Py_NewRef(options[i]));
+    if (self->aligned_any) {
+        unsigned long long ored = 0;
+        Py_ssize_t count = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned) {
+                ored |= ptrs[i];
+                count++;
+            }
+        PyObject *aligned = (ored & 15) == 0 ? Py_NewRef(Py_True) : PyTuple_New(count);
+        if (aligned == NULL)
+            goto failed;
+        if (aligned != Py_True)
+            for (Py_ssize_t i = 0, j = 0; i < n; i++)
+                if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned)
+                    PyTuple_SET_ITEM(aligned, j++, bool_of((ptrs[i] & 15) == 0));
+        PyTuple_SET_ITEM(key, head, aligned);
+    }
+    for (Py_ssize_t i = 0, at = head + self->aligned_any; i < n; i++)
+        if (parts[i] != NULL) {
+            PyTuple_SET_ITEM(key, at++, parts[i]);
+            parts[i] = NULL;
+        }
+    launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
+    if (launch_fn == NULL)
+        goto done;
+    /* A hit: the grid, the stream, the launch. */
+    unsigned dims[3] = {1, 1, 1};
+    PyObject *shape = NULL;
+    if (PyTuple_CheckExact(grid) || PyList_CheckExact(grid)) {
+        shape = Py_NewRef(grid);
+    } else if (PyCallable_Check(grid)) {
+        PyObject *named = PyDict_New();
+        for (Py_ssize_t i = 0; named != NULL && i < n; i++)
+            if (PyDict_SetItem(named, PyTuple_GET_ITEM(self->params_names, i), values[i]) < 0)
+                Py_CLEAR(named);
+        if (named != NULL)
+            shape = PyObject_CallOneArg(grid, named);
+        Py_XDECREF(named);
+    }
+    dims3 = shape != NULL ? grid3(NULL, shape) : NULL;
+    Py_XDECREF(shape);
+    if (dims3 == NULL || dims3 == Py_None)
+        goto done; /* a grid the body must read or explain */
+    for (int i = 0; i < 3; i++)
+        dims[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(dims3, i));
+    uint64_t stream;
+    if (stream_arg == Py_None) {
+        void *raw = NULL;
+        if (device >= 0 && tc->api != NULL && tc->api->current_work_stream(kDLCUDA, (int32_t)device, &raw) == 0) {
+            stream = (uint64_t)(uintptr_t)raw;
+        } else {
+            PyErr_Clear();
+            PyObject *index = PyLong_FromLong(device), *found = NULL;
+            if (index != NULL)
+                found = PyObject_CallOneArg(self->current_stream, index);
+            Py_XDECREF(index);
+            stream = found != NULL ? PyLong_AsUnsignedLongLong(found) : 0;
+            Py_XDECREF(found);
+            if (found == NULL || PyErr_Occurred())
+                goto done;
+        }
+    } else if (PyLong_CheckExact(stream_arg)) {
+        stream = PyLong_AsUnsignedLongLong(stream_arg);
+        if (PyErr_Occurred())
+            goto done;
+    } else {
+        goto done; /* a torch.cuda.Stream: the body reads it */
+    }
+    if (Py_TYPE(launch_fn) == &DirectType) {
+        result = direct_run((Direct *)launch_fn, dims, stream, values, ptrs, have) < 0 ? -1 : 1;
+    } else {
+        /* Triton's launcher through a Launch, or anything else in the cache: the arguments as
+         * the body passes them (tensors as their pointers). */
+        PyObject *stack[ON_STACK + 4];
+        int ok = 1;
+        for (int i = 0; i < 3; i++)
+            stack[i] = PyTuple_GET_ITEM(dims3, i);
+        stack[3] = PyLong_FromUnsignedLongLong(stream);
+        ok = stack[3] != NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            stack[4 + i] = ok && have[i] ? PyLong_FromUnsignedLongLong(ptrs[i]) : Py_NewRef(values[i]);
+            ok = ok && stack[4 + i] != NULL;
+        }
+        PyObject *done = ok ? (Py_TYPE(launch_fn) == &LaunchType ? launch(launch_fn, stack, 4 + n, NULL)
+                                                                 : PyObject_Vectorcall(launch_fn, stack, 4 + n, NULL))
+                            : NULL;
+        for (Py_ssize_t i = 3; i < 4 + n; i++)
+            Py_XDECREF(stack[i]);
+        Py_XDECREF(done);
+        result = done != NULL ? 1 : -1;
+    }
+    goto done;
+failed:
+    result = -1;
+done:
+    Py_XDECREF(state);
+    Py_XDECREF(key);
+    Py_XDECREF(choice);
+    Py_XDECREF(launch_fn);
+    Py_XDECREF(dims3);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_XDECREF(owned[i]);
+        Py_XDECREF(parts[i]);
+    }
+    if (result != 0)
+        return result;
+declined:
+    /* A read that raised an Exception declines like a failed test (the body explains);
+     * anything else (KeyboardInterrupt, SystemExit) goes on up. */
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))
+        return -1;
+    PyErr_Clear();
+    return 0;
+}
+
+/* run() on bound arguments: the fast path, else the body. */
+static PyObject *engine_bound(Engine *self, PyObject **stack) {
+    int done = fast(self, stack);
+    if (done < 0)
+        return NULL;
+    if (done > 0)
+        Py_RETURN_NONE;
+    return PyObject_Vectorcall(self->keywords.body, stack, PyTuple_GET_SIZE(self->keywords.names), NULL);
+}
+
+static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Engine *self = (Engine *)op;
+    PyObject *stack[ON_STACK];
+    int bound = bind(&self->keywords, args, nargsf, kwnames, stack);
+    if (bound < 0)
+        return NULL;
+    return bound ? engine_bound(self, stack) : PyObject_Vectorcall(self->keywords.original, args, nargsf, kwnames);
+}
+
+/* A call with a dict of keywords (see bind_dict). */
+static PyObject *engine_call_dict(PyObject *op, PyObject *args, PyObject *kwargs) {
+    Engine *self = (Engine *)op;
+    PyObject *stack[ON_STACK];
+    int bound = bind_dict(&self->keywords, args, kwargs, stack);
+    if (bound < 0)
+        return NULL;
+    return bound ? engine_bound(self, stack) : PyObject_Call(self->keywords.original, args, kwargs);
+}
+
+/* The plan as Params; -1 with an error set. */
+static int read_plan(Engine *self) {
+    Py_ssize_t n = PyTuple_GET_SIZE(self->plan);
+    TensorCheck *tc = (TensorCheck *)self->tensors;
+    self->params = PyMem_Calloc(n ? n : 1, sizeof(Param));
+    if (self->params == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->count = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(self->plan, i);
+        Param *p = &self->params[i];
+        const char *kind;
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 1 ||
+            (kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(entry, 0))) == NULL)
+            goto bad;
+        p->kind = kind[0];
+        PyObject *type = Py_None, *values = Py_None, *largest = Py_None;
+        int keyed = 0;
+        PyObject *rest = PyTuple_GetSlice(entry, 1, PyTuple_GET_SIZE(entry));
+        if (rest == NULL)
+            return -1;
+        int ok;
+        switch (p->kind) {
+        case 't':
+            ok = PyArg_ParseTuple(rest, "nip", &p->index, &keyed, &p->optional) && p->index >= 0 &&
+                 p->index < tc->count;
+            if (ok && tc->kinds[p->index].aligned)
+                self->aligned_any = 1;
+            break;
+        case 'i':
+            ok = PyArg_ParseTuple(rest, "LKi", &p->low, &p->high, &keyed);
+            break;
+        case 'f':
+            ok = PyArg_ParseTuple(rest, "O", &largest);
+            p->largest = largest == Py_None ? -1.0 : PyFloat_AsDouble(largest);
+            ok = ok && !PyErr_Occurred();
+            break;
+        case 'b':
+            ok = PyTuple_GET_SIZE(rest) == 0;
+            break;
+        case 'c':
+            ok = PyArg_ParseTuple(rest, "OOp", &type, &values, &p->optional) &&
+                 (type == Py_None || PyType_Check(type)) && (values == Py_None || PyTuple_CheckExact(values));
+            p->type = type == Py_None ? NULL : type;
+            p->values = values == Py_None ? NULL : values;
+            break;
+        case 'd':
+            ok = PyArg_ParseTuple(rest, "n", &p->index);
+            break;
+        default:
+            ok = 0;
+        }
+        Py_DECREF(rest);
+        p->keyed = (char)keyed;
+        if (!ok)
+            goto bad;
+    }
+    return 0;
+bad:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "an engine plan entry is not one the engine knows");
+    return -1;
+}
+
+/* A tuple of parameter indices (or of (how, index) pairs) as an array; -1 with an error set.
+ * Each index must name a parameter whose value is known by then (``known``). */
+static int read_indices(PyObject *items, Py_ssize_t n, const char *known, Py_ssize_t **out, Step **steps,
+                        Py_ssize_t *count) {
+    if (!PyTuple_CheckExact(items))
+        return -1;
+    *count = PyTuple_GET_SIZE(items);
+    if (out != NULL)
+        *out = PyMem_Calloc(*count ? *count : 1, sizeof(Py_ssize_t));
+    else
+        *steps = PyMem_Calloc(*count ? *count : 1, sizeof(Step));
+    if ((out != NULL ? (void *)*out : (void *)*steps) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < *count; j++) {
+        PyObject *item = PyTuple_GET_ITEM(items, j);
+        const char *how = "";
+        Py_ssize_t index;
+        if (PyTuple_CheckExact(item) ? !PyArg_ParseTuple(item, "sn", &how, &index)
+                                     : (index = PyLong_AsSsize_t(item)) == -1 && PyErr_Occurred())
+            return -1;
+        if (index < 0 || index >= n || (known != NULL && !known[index]) || (out != NULL && how[0] != 0))
+            return -1;
+        if (out != NULL)
+            (*out)[j] = index;
+        else
+            (*steps)[j] = (Step){how[0], index};
+    }
+    return 0;
+}
+
+/* The layers as Layers, marking the parameters they supply; -1 with an error set. */
+static int read_layers(Engine *self) {
+    Py_ssize_t n = self->count, count = PyTuple_GET_SIZE(self->layers_data);
+    char *known = PyMem_Calloc(n ? n : 1, 1);
+    self->layers = PyMem_Calloc(count ? count : 1, sizeof(Layer));
+    if (known == NULL || self->layers == NULL) {
+        PyMem_Free(known);
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->nlayers = count;
+    for (Py_ssize_t i = 0; i < n; i++)
+        known[i] = 1;
+    for (Py_ssize_t l = 0; l < count; l++) {
+        Layer *layer = &self->layers[l];
+        PyObject *entry = PyTuple_GET_ITEM(self->layers_data, l), *supplies, *steps;
+        const char *kind;
+        if (!PyTuple_CheckExact(entry) || !PyArg_ParseTuple(entry, "sO!OO", &kind, &PyDict_Type, &layer->table,
+                                                              &supplies, &steps))
+            goto bad;
+        layer->kind = kind[0];
+        if (read_indices(supplies, n, NULL, &layer->supplies, NULL, &layer->nsupplies) < 0)
+            goto bad;
+        for (Py_ssize_t j = 0; j < layer->nsupplies; j++) {
+            Param *p = &self->params[layer->supplies[j]];
+            if (p->supplied || p->kind == 't')
+                goto bad;
+            p->supplied = 1;
+            known[layer->supplies[j]] = 0;
+        }
+        self->autotuned += layer->kind == 'a';
+        if ((layer->kind != 'a' && layer->kind != 'h') || self->autotuned > 1)
+            goto bad;
+    }
+    /* Now forward again: each layer reads only what the caller or an earlier layer gave, and
+     * "k" only a tensor's key part. */
+    for (Py_ssize_t l = 0; l < count; l++) {
+        Layer *layer = &self->layers[l];
+        PyObject *steps = PyTuple_GET_ITEM(PyTuple_GET_ITEM(self->layers_data, l), 3);
+        if (read_indices(steps, n, known, NULL, &layer->steps, &layer->nsteps) < 0)
+            goto bad;
+        for (Py_ssize_t s = 0; s < layer->nsteps; s++) {
+            const Step *step = &layer->steps[s];
+            const Param *p = &self->params[step->index];
+            int how_ok = layer->kind == 'a' ? step->how == 'v' || step->how == 'g' ||
+                                                  (step->how == 'k' && p->kind == 't' && p->keyed != 0)
+                                            : step->how == 0;
+            if (!how_ok)
+                goto bad;
+        }
+        for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
+            known[layer->supplies[j]] = 1;
+    }
+    PyMem_Free(known);
+    return 0;
+bad:
+    PyMem_Free(known);
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "an engine layer is not one the engine knows");
+    return -1;
+}
+
+static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *v[15];
+    static char *keywords[] = {"body", "original", "names", "defaults", "required", "plan", "state", "hooked",
+                               "current_stream", "tensors", "cache", "hooks", "dynamic_key", "params", "layers",
+                               NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!OO!O!", keywords, &v[0], &v[1], &v[2], &v[3],
+                                     &v[4], &PyTuple_Type, &v[5], &v[6], &v[7], &v[8], &TensorCheckType, &v[9],
+                                     &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12], &PyTuple_Type, &v[13],
+                                     &PyTuple_Type, &v[14]))
+        return NULL;
+    if (PyTuple_GET_SIZE(v[13]) != PyTuple_GET_SIZE(v[5])) {
+        PyErr_SetString(PyExc_ValueError, "params: one name per plan entry");
+        return NULL;
+    }
+    if (s_dtype == NULL) {
+        s_dtype = PyUnicode_InternFromString("dtype");
+        s_grid = PyUnicode_InternFromString("grid");
+        s_warmup = PyUnicode_InternFromString("warmup");
+        s_pre_hook = PyUnicode_InternFromString("pre_hook");
+        if (s_dtype == NULL || s_grid == NULL || s_warmup == NULL || s_pre_hook == NULL)
+            return NULL;
+    }
+    Engine *self = (Engine *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
+                           &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data};
+    for (int i = 0; i < 10; i++)
+        *fields[i] = Py_NewRef(v[5 + i]);
+    if (keywords_init(&self->keywords, v) < 0 || read_plan(self) < 0 || read_layers(self) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->given = self->count;
+    for (Py_ssize_t i = 0; i < self->count; i++)
+        self->given -= self->params[i].supplied;
+    self->options = self->autotuned ? TUNED_OPTIONS : OPTIONS;
+    if (PyTuple_GET_SIZE(v[2]) != self->given + 2 + self->options) {
+        PyErr_SetString(PyExc_ValueError, "names: the parameters run() takes, grid, the launch options and stream");
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->vectorcall = entry_for(&self->keywords, engine_call);
+    return (PyObject *)self;
+}
+
+static int engine_traverse(Engine *self, visitproc visit, void *arg) {
+    PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
+                          self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->dict};
+    for (int i = 0; i < 11; i++)
+        Py_VISIT(fields[i]);
+    return keywords_traverse(&self->keywords, visit, arg);
+}
+
+static int engine_clear(Engine *self) {
+    PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
+                           &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data,
+                           &self->dict};
+    for (int i = 0; i < 11; i++)
+        Py_CLEAR(*fields[i]);
+    keywords_clear(&self->keywords);
+    return 0;
+}
+
+static void engine_dealloc(Engine *self) {
+    PyObject_GC_UnTrack(self);
+    engine_clear(self);
+    PyMem_Free(self->params);
+    for (Py_ssize_t l = 0; self->layers != NULL && l < self->nlayers; l++) {
+        PyMem_Free(self->layers[l].supplies);
+        PyMem_Free(self->layers[l].steps);
+    }
+    PyMem_Free(self->layers);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.Engine",
+    .tp_basicsize = sizeof(Engine),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A run() whose cache-hit path is C: checks, key, lookup and launch.",
+    .tp_new = engine_new,
+    .tp_dealloc = (destructor)engine_dealloc,
+    .tp_traverse = (traverseproc)engine_traverse,
+    .tp_clear = (inquiry)engine_clear,
+    .tp_vectorcall_offset = offsetof(Engine, vectorcall),
+    .tp_call = engine_call_dict,
+    .tp_dictoffset = offsetof(Engine, dict),
+    .tp_getset = with_dict,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};

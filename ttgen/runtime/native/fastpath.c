@@ -1,0 +1,987 @@
+/* Two pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
+ *
+ * Built when ttgen is installed, as the extension ttgen.runtime._native (setup.py): it needs a C
+ * compiler and Python's headers then, and neither torch's nor Triton's headers ever.
+ *
+ * 1. TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
+ *
+ * In Python each tensor argument costs three attribute reads or calls (dtype, get_device,
+ * data_ptr) plus the interpreter's work around them, the largest share of a launch with many
+ * tensors.  An argument whose type is exactly ``exact`` (torch.Tensor) is read instead through
+ * torch's DLPack C exchange API (``exact.__dlpack_c_exchange_api__``, torch >= 2.10): one C
+ * call fills a DLTensor on the stack, holding no reference.  Its device type maps to the index
+ * get_device() gives (kDLCPU -1, kDLCUDA the device id), its address is data + byte_offset
+ * (what data_ptr() gives), and its dtype is the torch dtype ``dtypes`` pairs with its encoding
+ * (code | bits << 8 | lanes << 16); ``dtypes`` pairs only encodings that one torch dtype alone
+ * has, so for any other the dtype is read from the tensor.  Anything else (a subclass, torch
+ * without the API, another device type, a tensor torch will not export) takes torch's getters.
+ *
+ * ``kinds`` holds one (dtypes, optional, aligned) triple per tensor parameter: ``dtypes`` is a
+ * tuple of accepted torch dtypes (compared by identity) or a frozenset (membership); ``optional``
+ * lets None through (pointer 0); ``aligned`` says whether Triton specializes the pointer on
+ * 16-byte alignment.  ``get_device`` and ``data_ptr`` are torch.Tensor's unbound methods.
+ *
+ * check() returns ``(alignment, ptr, ...)``, or None when any tensor fails a test or any read
+ * raises an Exception (the launcher's full rules then explain).  ``alignment`` is True when every
+ * aligned pointer is a multiple of 16, else a tuple of one bool per aligned pointer: the
+ * alignment part of the specialization key.
+ *
+ * 2. grid3(grid) -> (x, y, z) or None
+ *
+ * A tuple or list of 1 to 3 plain ints within CUDA's grid limits (x < 2**31, y and z < 2**16),
+ * padded with ones; None for anything else (the launcher's full rules then explain).
+ *
+ * 3. LaunchState(module, hooks, knobs, hooked)() -> (device, *knobs) or (device, hooked)
+ *
+ * The state a launch depends on beyond its arguments, read on every launch as Triton reads
+ * it: ``module.current_device()``; each ``(owner, name)`` in ``hooks`` names a HookChain, and
+ * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
+ * value of each ``(owner, name)`` in ``knobs`` follows the device.
+ *
+ * 4. Launch(native, middle, args_as_tuple)(g0, g1, g2, stream, *args)
+ *
+ * Triton's native launch function with the arguments that are fixed per compiled kernel
+ * (function handle, metadata, flags) spliced in after the grid and stream:
+ * ``native(g0, g1, g2, stream, *middle, *args)``, or ``..., *middle, args)`` when the native
+ * function takes the kernel's arguments as one tuple.  Each Triton version's convention is
+ * data in ttgen.runtime's adapters; this saves the Python frame between run() and Triton.
+ *
+ * 5. KeywordCall(body, original, names, defaults, required)
+ *
+ * run() takes keyword arguments only.  CPython matches each keyword of a call against the
+ * parameter names one by one (quadratic in their number), and compiles a call with more than
+ * ~30 arguments into building a dict: with 64 tensors that is ~5 us before run() starts.  A
+ * KeywordCall maps a call's keyword names to parameter slots once per distinct set of names,
+ * then calls ``body`` (run()'s own code with its parameters made positional) with the values in
+ * order and the defaults filled in.  Anything unusual (positional arguments, an unknown or
+ * missing keyword) calls ``original``, run() itself, so that Python raises its own error.  A
+ * run() that requires 16 keywords or more is called only through tp_call, which reads the dict
+ * every such call site builds (`bind_dict`) instead of having CPython unpack it first.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <structmember.h>
+
+/* -- DLPack's C exchange API: the parts used here, as torch/include/ATen/dlpack.h (DLPack 1.x)
+ * declares them.  Declared here so that building needs no torch headers. ----------------------- */
+
+enum { kDLCPU = 1, kDLCUDA = 2 };
+
+typedef struct {
+    int32_t device_type; /* DLDeviceType, an int-sized enum */
+    int32_t device_id;
+} DLDevice;
+
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} DLTensor;
+
+typedef struct DLPackExchangeAPIHeader {
+    struct { uint32_t major, minor; } version;
+    struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+
+typedef struct {
+    DLPackExchangeAPIHeader header;
+    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync,
+        *managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+} DLPackExchangeAPI;
+
+static PyObject *exchange_name;
+
+/* ``type``'s exchange API; NULL with no error set where it has none of DLPack major version 1. */
+static const DLPackExchangeAPI *exchange_api(PyObject *type) {
+    if (type == Py_None)
+        return NULL;
+    PyObject *capsule = PyObject_GetAttr(type, exchange_name);
+    if (capsule == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError))
+            PyErr_Clear();
+        return NULL;
+    }
+    const DLPackExchangeAPI *api = PyCapsule_IsValid(capsule, "dlpack_exchange_api")
+        ? PyCapsule_GetPointer(capsule, "dlpack_exchange_api") : NULL;
+    Py_DECREF(capsule); /* the table is static in torch, not owned by the capsule */
+    return api != NULL && api->header.version.major == 1 ? api : NULL;
+}
+
+static uint32_t encoding(DLDataType dtype) {
+    return dtype.code | (uint32_t)dtype.bits << 8 | (uint32_t)dtype.lanes << 16;
+}
+
+/* dlpack(tensor) -> (device_type, device_id, encoding, address) or None: the tensor as its
+ * type's exchange API reads it (None where the type has none); torch's error if it refuses. */
+static PyObject *dlpack(PyObject *module, PyObject *tensor) {
+    const DLPackExchangeAPI *api = exchange_api((PyObject *)Py_TYPE(tensor));
+    if (api == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    DLTensor dl;
+    if (api->dltensor_from_py_object_no_sync(tensor, &dl) != 0)
+        return NULL;
+    return Py_BuildValue("(iiIK)", dl.device.device_type, dl.device.device_id, encoding(dl.dtype),
+                         (unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
+}
+
+/* -- 1. TensorCheck ---------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject *dtypes; /* tuple (identity) or frozenset (membership) */
+    int optional;
+    int aligned;
+} Kind;
+
+typedef struct {
+    uint32_t encoding;
+    PyObject *dtype; /* borrowed from TensorCheck.encodings */
+} Encoding;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t count;
+    Kind *kinds;
+    PyObject *spec; /* the kinds tuple, kept alive: kinds[] borrows from it */
+    PyObject *get_device;
+    PyObject *data_ptr;
+    PyObject *exact; /* the type read through ``api``; NULL where there is no API */
+    const DLPackExchangeAPI *api;
+    PyObject *encodings; /* the (encoding, dtype) pairs, kept alive: dtypes[] borrows from it */
+    Py_ssize_t dtype_count;
+    Encoding *dtypes;
+} TensorCheck;
+
+static PyObject *dtype_name;
+
+/* 1: accepted, 0: not, -1: error set. */
+static int dtype_ok(const Kind *kind, PyObject *dtype) {
+    if (PyTuple_CheckExact(kind->dtypes)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(kind->dtypes);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (PyTuple_GET_ITEM(kind->dtypes, i) == dtype)
+                return 1;
+        return 0;
+    }
+    return PySet_Contains(kind->dtypes, dtype);
+}
+
+/* The accepted dtype of ``encoding`` (borrowed), or NULL where none or several dtypes have it. */
+static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
+    for (Py_ssize_t i = 0; i < self->dtype_count; i++)
+        if (self->dtypes[i].encoding == encoding)
+            return self->dtypes[i].dtype;
+    return NULL;
+}
+
+/* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
+ * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
+static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
+                       PyObject **dtype_out) {
+    PyObject *dtype = NULL;
+    int ok;
+    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
+        DLTensor dl;
+        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0) {
+            if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
+                goto getters;
+            dtype = dtype_of(self, encoding(dl.dtype));
+            if (dtype != NULL) {
+                Py_INCREF(dtype);
+            } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
+                dtype = PyObject_GetAttr(tensor, dtype_name);
+                if (dtype == NULL)
+                    return 0;
+            }
+            long found = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
+            ok = found == device ? dtype_ok(kind, dtype) : 0;
+            *ptr = (uint64_t)((uintptr_t)dl.data + dl.byte_offset);
+            goto done;
+        }
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return 0; /* KeyboardInterrupt and the like go on up */
+        PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+    }
+getters:
+    dtype = PyObject_GetAttr(tensor, dtype_name);
+    if (dtype == NULL)
+        return 0;
+    ok = dtype_ok(kind, dtype);
+    if (ok > 0) {
+        PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
+        long found = index != NULL ? PyLong_AsLong(index) : -2;
+        Py_XDECREF(index);
+        ok = found == device && !PyErr_Occurred();
+    }
+    if (ok > 0) {
+        PyObject *address = PyObject_Vectorcall(self->data_ptr, &tensor, 1, NULL);
+        ok = address != NULL && PyLong_CheckExact(address);
+        if (ok)
+            *ptr = PyLong_AsUnsignedLongLong(address);
+        ok = ok && !PyErr_Occurred();
+        Py_XDECREF(address);
+    }
+done:
+    if (ok > 0 && dtype_out != NULL)
+        *dtype_out = dtype;
+    else
+        Py_DECREF(dtype);
+    return ok > 0;
+}
+
+/* The pointer of one tensor argument as a new int; NULL when it fails a test (error or not). */
+static PyObject *pointer(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device) {
+    uint64_t ptr;
+    return read_tensor(self, kind, tensor, device, &ptr, NULL) ? PyLong_FromUnsignedLongLong(ptr) : NULL;
+}
+
+static PyObject *alignment(const TensorCheck *self, PyObject *result) {
+    unsigned long long ored = 0;
+    Py_ssize_t aligned = 0;
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        if (self->kinds[i].aligned) {
+            ored |= PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(result, i + 1));
+            aligned++;
+        }
+    }
+    if ((ored & 15) == 0)
+        Py_RETURN_TRUE;
+    PyObject *bits = PyTuple_New(aligned);
+    if (bits == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0, j = 0; i < self->count; i++) {
+        if (self->kinds[i].aligned) {
+            unsigned long long ptr = PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(result, i + 1));
+            PyObject *bit = (ptr & 15) == 0 ? Py_True : Py_False;
+            Py_INCREF(bit);
+            PyTuple_SET_ITEM(bits, j++, bit);
+        }
+    }
+    return bits;
+}
+
+static PyObject *check(TensorCheck *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != self->count + 1) {
+        PyErr_Format(PyExc_TypeError, "check() takes the device and %zd tensors, got %zd arguments",
+                     self->count, nargs);
+        return NULL;
+    }
+    long device = PyLong_AsLong(args[0]);
+    if (device == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *result = PyTuple_New(self->count + 1);
+    if (result == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        const Kind *kind = &self->kinds[i];
+        PyObject *tensor = args[i + 1], *ptr;
+        if (tensor == Py_None) {
+            if (!kind->optional)
+                goto rejected;
+            ptr = PyLong_FromLong(0);
+        } else {
+            ptr = pointer(self, kind, tensor, device);
+        }
+        if (ptr == NULL)
+            goto rejected;
+        PyTuple_SET_ITEM(result, i + 1, ptr);
+    }
+    PyObject *key = alignment(self, result);
+    if (key == NULL)
+        goto failed;
+    PyTuple_SET_ITEM(result, 0, key);
+    return result;
+rejected:
+    /* A read that raised an Exception rejects the argument like a failed test; anything else
+     * (KeyboardInterrupt, SystemExit) goes on up. */
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))
+        goto failed;
+    PyErr_Clear();
+    Py_DECREF(result);
+    Py_RETURN_NONE;
+failed:
+    Py_DECREF(result);
+    return NULL;
+}
+
+/* ``encodings``' (encoding, dtype) pairs as a C array; -1 with an error set. */
+static int read_encodings(TensorCheck *self, PyObject *encodings) {
+    Py_ssize_t count = PyTuple_GET_SIZE(encodings);
+    self->dtypes = PyMem_Calloc(count ? count : 1, sizeof(Encoding));
+    if (self->dtypes == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(encodings, i), *dtype;
+        unsigned int code;
+        if (!PyTuple_Check(pair) || !PyArg_ParseTuple(pair, "IO", &code, &dtype)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "each encoding is (int, dtype)");
+            return -1;
+        }
+        self->dtypes[i] = (Encoding){code, dtype};
+    }
+    self->dtype_count = count;
+    self->encodings = Py_NewRef(encodings);
+    return 0;
+}
+
+static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
+    PyObject *spec, *get_device, *data_ptr, *exact = Py_None, *encodings = NULL;
+    static char *names[] = {"kinds", "get_device", "data_ptr", "exact", "encodings", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OO!", names, &PyTuple_Type, &spec, &get_device,
+                                     &data_ptr, &exact, &PyTuple_Type, &encodings))
+        return -1;
+    if (self->kinds != NULL) {
+        PyErr_SetString(PyExc_TypeError, "TensorCheck is initialized once");
+        return -1;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(spec);
+    Kind *kinds = PyMem_Calloc(count ? count : 1, sizeof(Kind));
+    if (kinds == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(spec, i), *dtypes;
+        int optional, aligned;
+        if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "Opp", &dtypes, &optional, &aligned) ||
+            !(PyTuple_CheckExact(dtypes) || PyFrozenSet_CheckExact(dtypes))) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "each kind is (tuple or frozenset of dtypes, optional, aligned)");
+            PyMem_Free(kinds);
+            return -1;
+        }
+        kinds[i] = (Kind){dtypes, optional, aligned};
+    }
+    self->count = count;
+    self->kinds = kinds;
+    Py_INCREF(spec);
+    self->spec = spec;
+    Py_INCREF(get_device);
+    self->get_device = get_device;
+    Py_INCREF(data_ptr);
+    self->data_ptr = data_ptr;
+    self->api = exchange_api(exact);
+    if (self->api == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    self->exact = Py_NewRef(exact);
+    return encodings == NULL ? 0 : read_encodings(self, encodings);
+}
+
+static void dealloc(TensorCheck *self) {
+    PyMem_Free(self->kinds);
+    PyMem_Free(self->dtypes);
+    Py_XDECREF(self->exact);
+    Py_XDECREF(self->encodings);
+    Py_XDECREF(self->spec);
+    Py_XDECREF(self->get_device);
+    Py_XDECREF(self->data_ptr);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef methods[] = {
+    {"check", (PyCFunction)(void (*)(void))check, METH_FASTCALL,
+     "check(device, *tensors) -> (alignment, ptr, ...) or None"},
+    {NULL},
+};
+
+static PyTypeObject TensorCheckType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.TensorCheck",
+    .tp_basicsize = sizeof(TensorCheck),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The dtype, device and pointer tests of a kernel's tensor parameters.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)init,
+    .tp_dealloc = (destructor)dealloc,
+    .tp_methods = methods,
+};
+
+
+/* -- 2. grid3 ---------------------------------------------------------------------------------- */
+
+static PyObject *grid3(PyObject *module, PyObject *grid) {
+    static const long long limits[3] = {2147483647LL, 65535, 65535};
+    if (!PyTuple_CheckExact(grid) && !PyList_CheckExact(grid))
+        Py_RETURN_NONE;
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(grid);
+    if (size < 1 || size > 3)
+        Py_RETURN_NONE;
+    PyObject *dims[3] = {NULL, NULL, NULL};
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i);
+        int overflow;
+        long long value = PyLong_CheckExact(dim) ? PyLong_AsLongLongAndOverflow(dim, &overflow) : -1;
+        if (!PyLong_CheckExact(dim) || overflow || value < 0 || value > limits[i])
+            Py_RETURN_NONE;
+        dims[i] = dim;
+    }
+    if (size == 3 && PyTuple_CheckExact(grid))
+        return Py_NewRef(grid);
+    PyObject *one = PyLong_FromLong(1);
+    PyObject *result = PyTuple_Pack(3, dims[0], dims[1] ? dims[1] : one, dims[2] ? dims[2] : one);
+    Py_DECREF(one);
+    return result;
+}
+
+static PyMethodDef functions[] = {
+    {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
+    {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
+    {NULL},
+};
+
+/* -- 3. LaunchState ------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *module, *hooks, *knobs, *hooked;
+} LaunchState;
+
+static PyObject *current_device_name, *calls_name;
+
+/* 1: a hook is registered, 0: none, -1: error set. */
+static int hooks_registered(const LaunchState *self) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->hooks); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->hooks, i);
+        PyObject *chain = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (chain == NULL)
+            return -1;
+        PyObject *calls = PyObject_GetAttr(chain, calls_name);
+        Py_DECREF(chain);
+        if (calls == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return -1;
+            PyErr_Clear();
+            return 1; /* not a HookChain: a hook someone assigned */
+        }
+        int some = PyObject_IsTrue(calls);
+        Py_DECREF(calls);
+        if (some != 0)
+            return some;
+    }
+    return 0;
+}
+
+static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    LaunchState *self = (LaunchState *)op;
+    int hooked = hooks_registered(self);
+    if (hooked < 0)
+        return NULL;
+    PyObject *device = PyObject_CallMethodNoArgs(self->module, current_device_name);
+    if (device == NULL)
+        return NULL;
+    if (hooked) {
+        PyObject *state = PyTuple_Pack(2, device, self->hooked);
+        Py_DECREF(device);
+        return state;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(self->knobs);
+    PyObject *state = PyTuple_New(count + 1);
+    if (state == NULL) {
+        Py_DECREF(device);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(state, 0, device);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->knobs, i);
+        PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (value == NULL) {
+            Py_DECREF(state);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(state, i + 1, value);
+    }
+    return state;
+}
+
+static int pairs_ok(PyObject *pairs) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "hooks and knobs are tuples of (owner, attribute name)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *module, *hooks, *knobs, *hooked;
+    static char *keywords[] = {"module", "hooks", "knobs", "hooked", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O", keywords, &module, &PyTuple_Type, &hooks,
+                                     &PyTuple_Type, &knobs, &hooked) ||
+        !pairs_ok(hooks) || !pairs_ok(knobs))
+        return NULL;
+    LaunchState *self = (LaunchState *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = launch_state;
+    self->module = Py_NewRef(module);
+    self->hooks = Py_NewRef(hooks);
+    self->knobs = Py_NewRef(knobs);
+    self->hooked = Py_NewRef(hooked);
+    return (PyObject *)self;
+}
+
+static int state_traverse(LaunchState *self, visitproc visit, void *arg) {
+    Py_VISIT(self->module);
+    Py_VISIT(self->hooks);
+    Py_VISIT(self->knobs);
+    Py_VISIT(self->hooked);
+    return 0;
+}
+
+static int state_clear(LaunchState *self) {
+    Py_CLEAR(self->module);
+    Py_CLEAR(self->hooks);
+    Py_CLEAR(self->knobs);
+    Py_CLEAR(self->hooked);
+    return 0;
+}
+
+static void state_dealloc(LaunchState *self) {
+    PyObject_GC_UnTrack(self);
+    state_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject LaunchStateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.LaunchState",
+    .tp_basicsize = sizeof(LaunchState),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The current device and the knobs Triton keys its cache on, or the hooked marker.",
+    .tp_new = state_new,
+    .tp_dealloc = (destructor)state_dealloc,
+    .tp_traverse = (traverseproc)state_traverse,
+    .tp_clear = (inquiry)state_clear,
+    .tp_vectorcall_offset = offsetof(LaunchState, vectorcall),
+    .tp_call = PyVectorcall_Call,
+};
+
+/* -- 4. Launch ------------------------------------------------------------------------------------ */
+
+#define LAUNCH_STACK 160
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *native, *middle, *dict;
+    int args_as_tuple;
+} Launch;
+
+static PyObject *launch(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Launch *self = (Launch *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), middle = PyTuple_GET_SIZE(self->middle);
+    Py_ssize_t given = nargs - 4, total = 4 + middle + (self->args_as_tuple ? 1 : given);
+    if (kwnames != NULL || given < 0) {
+        PyErr_SetString(PyExc_TypeError, "launch(g0, g1, g2, stream, *args) takes positional arguments only");
+        return NULL;
+    }
+    PyObject *small[LAUNCH_STACK], *packed = NULL;
+    PyObject **stack = total <= LAUNCH_STACK ? small : PyMem_Malloc(total * sizeof(PyObject *));
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < 4; i++)
+        stack[i] = args[i];
+    for (Py_ssize_t i = 0; i < middle; i++)
+        stack[4 + i] = PyTuple_GET_ITEM(self->middle, i);
+    if (self->args_as_tuple) {
+        packed = PyTuple_New(given);
+        if (packed == NULL) {
+            if (stack != small)
+                PyMem_Free(stack);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < given; i++)
+            PyTuple_SET_ITEM(packed, i, Py_NewRef(args[4 + i]));
+        stack[4 + middle] = packed;
+    } else {
+        for (Py_ssize_t i = 0; i < given; i++)
+            stack[4 + middle + i] = args[4 + i];
+    }
+    PyObject *result = PyObject_Vectorcall(self->native, stack, total, NULL);
+    Py_XDECREF(packed);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static PyObject *launch_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *native, *middle;
+    int args_as_tuple;
+    static char *keywords[] = {"native", "middle", "args_as_tuple", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!p", keywords, &native, &PyTuple_Type, &middle, &args_as_tuple))
+        return NULL;
+    Launch *self = (Launch *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = launch;
+    self->native = Py_NewRef(native);
+    self->middle = Py_NewRef(middle);
+    self->args_as_tuple = args_as_tuple;
+    return (PyObject *)self;
+}
+
+static int launch_traverse(Launch *self, visitproc visit, void *arg) {
+    Py_VISIT(self->native);
+    Py_VISIT(self->middle);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int launch_clear(Launch *self) {
+    Py_CLEAR(self->native);
+    Py_CLEAR(self->middle);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+/* A __dict__, so that the launcher can note the CompiledKernel a Launch stands for. */
+static PyGetSetDef with_dict[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+
+static void launch_dealloc(Launch *self) {
+    PyObject_GC_UnTrack(self);
+    launch_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef launch_members[] = {
+    {"native", T_OBJECT, offsetof(Launch, native), READONLY, "the function called"},
+    {NULL},
+};
+
+static PyTypeObject LaunchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.Launch",
+    .tp_basicsize = sizeof(Launch),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Triton's native launch function with its per-kernel arguments spliced in.",
+    .tp_members = launch_members,
+    .tp_new = launch_new,
+    .tp_dealloc = (destructor)launch_dealloc,
+    .tp_traverse = (traverseproc)launch_traverse,
+    .tp_clear = (inquiry)launch_clear,
+    .tp_vectorcall_offset = offsetof(Launch, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dictoffset = offsetof(Launch, dict),
+    .tp_getset = with_dict,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};
+
+/* -- 5. KeywordCall --------------------------------------------------------------------------- */
+
+#define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
+#define ON_STACK 96
+
+typedef struct {
+    PyObject *kwnames; /* owned; NULL while the entry is free */
+    Py_ssize_t *slots; /* the parameter slot of each keyword */
+} Mapping;
+
+/* What a keyword-only function's binding needs; KeywordCall and engine.c's Engine embed it. */
+typedef struct {
+    PyObject *body, *original, *names, *defaults, *required;
+    Mapping cache[CACHED];
+    int next;
+} Keywords;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Keywords keywords;
+    PyObject *dict;
+} KeywordCall;
+
+static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
+    Py_ssize_t count = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (PyTuple_GET_ITEM(names, j) == name)
+            return j;
+    /* Not interned (a ** dict built at run time): compare the text. */
+    for (Py_ssize_t j = 0; j < count; j++) {
+        int same = PyUnicode_Check(name) ? PyUnicode_Compare(PyTuple_GET_ITEM(names, j), name) : 1;
+        if (same == 0)
+            return j;
+        if (same == -1 && PyErr_Occurred())
+            return -2;
+    }
+    return -1;
+}
+
+/* The slots in ``names`` of the keywords ``given[0:n]`` (``kwnames``: the same as a tuple, or
+ * NULL when they come from a dict), remembered in ``cache``; NULL with no error set for a call
+ * Python must refuse. */
+static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, PyObject *const *given,
+                                    Py_ssize_t n, PyObject *kwnames) {
+    for (int c = 0; c < CACHED && cache[c].kwnames != NULL; c++) {
+        PyObject *known = cache[c].kwnames;
+        if (known == kwnames)
+            return cache[c].slots;
+        if (PyTuple_GET_SIZE(known) != n)
+            continue;
+        Py_ssize_t i = 0;
+        while (i < n && PyTuple_GET_ITEM(known, i) == given[i])
+            i++;
+        if (i == n)
+            return cache[c].slots;
+    }
+    Py_ssize_t *slots = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        slots[i] = slot_of(names, given[i]);
+        if (slots[i] < 0) {
+            PyMem_Free(slots);
+            return NULL;
+        }
+    }
+    PyObject *shape = kwnames != NULL ? Py_NewRef(kwnames) : PyTuple_New(n);
+    if (shape == NULL) {
+        PyMem_Free(slots);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; kwnames == NULL && i < n; i++)
+        PyTuple_SET_ITEM(shape, i, Py_NewRef(given[i]));
+    Mapping *entry = &cache[*next];
+    *next = (*next + 1) % CACHED;
+    Py_XDECREF(entry->kwnames);
+    PyMem_Free(entry->slots);
+    *entry = (Mapping){shape, slots};
+    return slots;
+}
+
+static void clear_mappings(Mapping *cache) {
+    for (int c = 0; c < CACHED; c++) {
+        Py_CLEAR(cache[c].kwnames);
+        PyMem_Free(cache[c].slots);
+        cache[c].slots = NULL;
+    }
+}
+
+/* The keywords ``given[0:n]`` with their values into ``stack`` (ON_STACK entries) in parameter
+ * order, the defaults filled in: 1 bound, 0 a call Python must refuse (``original`` explains),
+ * -1 error set. */
+static int bind_values(Keywords *k, PyObject *const *given, PyObject *const *values, Py_ssize_t n,
+                       PyObject *kwnames, PyObject **stack) {
+    Py_ssize_t count = PyTuple_GET_SIZE(k->names);
+    if (count > ON_STACK)
+        return 0;
+    const Py_ssize_t *slots = find_slots(k->names, k->cache, &k->next, given, n, kwnames);
+    if (slots == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    for (Py_ssize_t j = 0; j < count; j++)
+        stack[j] = PyTuple_GET_ITEM(k->defaults, j);
+    for (Py_ssize_t i = 0; i < n; i++) /* CPython never passes a keyword twice */
+        stack[slots[i]] = values[i];
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (stack[j] == k->required)
+            return 0;
+    return 1;
+}
+
+/* A vectorcall's keywords into ``stack``, as `bind_values`. */
+static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack) {
+    if (PyVectorcall_NARGS(nargsf) != 0 || kwnames == NULL)
+        return 0;
+    PyObject *const *given = &PyTuple_GET_ITEM(kwnames, 0);
+    return bind_values(k, given, args, PyTuple_GET_SIZE(kwnames), kwnames, stack);
+}
+
+/* A call that comes as a tuple and a dict, as `bind_values`: read from the dict directly.
+ * CPython compiles a call with 16 keywords or more into building a dict at the call site
+ * (STACK_USE_GUIDELINE); handing that dict to vectorcall would unpack it into a new vector and
+ * a new tuple of names first, two allocations and a reference taken and dropped per keyword. */
+static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **stack) {
+    if (PyTuple_GET_SIZE(args) != 0 || kwargs == NULL || PyDict_GET_SIZE(kwargs) > ON_STACK)
+        return 0;
+    PyObject *given[ON_STACK], *values[ON_STACK], *key, *value;
+    Py_ssize_t pos = 0, n = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) { /* borrowed: the dict outlives the call */
+        given[n] = key;
+        values[n++] = value;
+    }
+    return bind_values(k, given, values, n, NULL, stack);
+}
+
+/* What a run() with ``k``'s parameters is called through: ``vectorcall``, or NULL (tp_call, and
+ * `bind_dict`) when 16 or more keywords are required, so every call site builds a dict. */
+static vectorcallfunc entry_for(const Keywords *k, vectorcallfunc vectorcall) {
+    Py_ssize_t required = 0;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(k->defaults); j++)
+        required += PyTuple_GET_ITEM(k->defaults, j) == k->required;
+    return required >= 16 ? NULL : vectorcall;
+}
+
+/* ``k`` from the constructor arguments body, original, names, defaults, required; -1 with an
+ * error set. */
+static int keywords_init(Keywords *k, PyObject *const values[5]) {
+    if (!PyTuple_Check(values[2]) || !PyTuple_Check(values[3]) ||
+        PyTuple_GET_SIZE(values[2]) != PyTuple_GET_SIZE(values[3])) {
+        PyErr_SetString(PyExc_ValueError, "names and defaults: tuples, one default (or required) per name");
+        return -1;
+    }
+    PyObject **fields[] = {&k->body, &k->original, &k->names, &k->defaults, &k->required};
+    for (int i = 0; i < 5; i++)
+        *fields[i] = Py_NewRef(values[i]);
+    return 0;
+}
+
+static int keywords_traverse(Keywords *k, visitproc visit, void *arg) {
+    Py_VISIT(k->body);
+    Py_VISIT(k->original);
+    Py_VISIT(k->names);
+    Py_VISIT(k->defaults);
+    Py_VISIT(k->required);
+    for (int c = 0; c < CACHED; c++)
+        Py_VISIT(k->cache[c].kwnames);
+    return 0;
+}
+
+static void keywords_clear(Keywords *k) {
+    Py_CLEAR(k->body);
+    Py_CLEAR(k->original);
+    Py_CLEAR(k->names);
+    Py_CLEAR(k->defaults);
+    Py_CLEAR(k->required);
+    clear_mappings(k->cache);
+}
+
+static PyObject *keyword_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Keywords *k = &((KeywordCall *)op)->keywords;
+    PyObject *stack[ON_STACK];
+    int bound = bind(k, args, nargsf, kwnames, stack);
+    if (bound < 0)
+        return NULL;
+    if (bound == 0)
+        return PyObject_Vectorcall(k->original, args, nargsf, kwnames);
+    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
+}
+
+static PyObject *keyword_call_dict(PyObject *op, PyObject *args, PyObject *kwargs) {
+    Keywords *k = &((KeywordCall *)op)->keywords;
+    PyObject *stack[ON_STACK];
+    int bound = bind_dict(k, args, kwargs, stack);
+    if (bound < 0)
+        return NULL;
+    if (bound == 0)
+        return PyObject_Call(k->original, args, kwargs);
+    return PyObject_Vectorcall(k->body, stack, PyTuple_GET_SIZE(k->names), NULL);
+}
+
+static PyObject *keyword_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *values[5];
+    static char *keywords[] = {"body", "original", "names", "defaults", "required", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO", keywords, &values[0], &values[1], &values[2],
+                                     &values[3], &values[4]))
+        return NULL;
+    KeywordCall *self = (KeywordCall *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    if (keywords_init(&self->keywords, values) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->vectorcall = entry_for(&self->keywords, keyword_call);
+    return (PyObject *)self;
+}
+
+static int keyword_traverse(KeywordCall *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dict);
+    return keywords_traverse(&self->keywords, visit, arg);
+}
+
+static int keyword_clear(KeywordCall *self) {
+    Py_CLEAR(self->dict);
+    keywords_clear(&self->keywords);
+    return 0;
+}
+
+static void keyword_dealloc(KeywordCall *self) {
+    PyObject_GC_UnTrack(self);
+    keyword_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject KeywordCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.KeywordCall",
+    .tp_basicsize = sizeof(KeywordCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A keyword-only function, called with its keywords mapped to slots once per call shape.",
+    .tp_new = keyword_new,
+    .tp_dealloc = (destructor)keyword_dealloc,
+    .tp_traverse = (traverseproc)keyword_traverse,
+    .tp_clear = (inquiry)keyword_clear,
+    .tp_vectorcall_offset = offsetof(KeywordCall, vectorcall),
+    .tp_call = keyword_call_dict,
+    .tp_dictoffset = offsetof(KeywordCall, dict),
+    .tp_getset = with_dict,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};
+
+#include "direct.c"
+#include "engine.c"
+
+static PyMethodDef more_functions[] = {
+    {"load_binary", load_binary, METH_VARARGS,
+     "load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)"},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "ttgen.runtime._native", "Pieces of ttgen's launch hot path.", -1, functions,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    dtype_name = PyUnicode_InternFromString("dtype");
+    current_device_name = PyUnicode_InternFromString("current_device");
+    calls_name = PyUnicode_InternFromString("calls");
+    exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    data_ptr_name = PyUnicode_InternFromString("data_ptr");
+    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
+        data_ptr_name == NULL)
+        return NULL;
+    PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
+                             &EngineType};
+    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Engine"};
+    for (int i = 0; i < 6; i++)
+        if (PyType_Ready(types[i]) < 0)
+            return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL || PyModule_AddFunctions(m, more_functions) < 0)
+        return NULL;
+    for (int i = 0; i < 6; i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    return m;
+}

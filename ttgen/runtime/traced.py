@@ -1,0 +1,203 @@
+"""Launchers under ``torch.compile``: the Python function Dynamo traces in place of a run().
+
+Dynamo cannot trace a generated run(): it is a `KeywordCall` (fastpath.c) whose body calls more
+C (`launch_state`, the tensors' tests, the native launch).  ``torch.jit.script_if_tracing``
+marks its wrappers with ``__script_if_tracing_wrapper`` and keeps the function to trace in their
+``__original_fn``, and Dynamo's VariableBuilder traces ``__original_fn`` in place of any object
+so marked (read in torch 2.13's source; older releases have the same branch).  `mark` gives
+each launcher's run() such a function; eager calls never read it, so the fast path is
+unchanged, and nothing here imports Dynamo.
+
+The traced function does, on the traced (fake) tensors, what run() does before it launches:
+binds the keywords, checks every argument with the launcher's full rules and messages
+(`Launcher.accept`, `check_options`, `checked_grid`), so a wrong call raises the launcher's own
+error while Dynamo traces; applies the heuristics that are outside any autotuner, as run()
+does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
+kernel (an Autotuner tunes there, with the heuristics below it).
+
+Inductor compiles that kernel from its source text (``JITFunction.src``), in worker processes
+that exec the text afresh and never import ``ttgen.annotations``: there ``tl.tensor[tl.float32]``
+is "type 'tensor' is not subscriptable" and a ``bool`` annotation is unknown to Triton's code
+generator.  So the kernel handed to Dynamo is `plain`: where its source uses ttgen's spellings, a
+copy whose source spells them as Triton itself does, which Triton reads exactly alike.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+import triton.language as tl
+from triton.runtime.jit import JITFunction
+
+from ttgen.runtime import live
+from ttgen.vocabulary.options import OPTIONS, non_default
+from ttgen.runtime.core import LauncherCore
+
+
+def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore) -> None:
+    """Give ``call`` (``launcher``'s generated run() ``function`` as an `Engine` or a
+    `KeywordCall`) the function Dynamo traces instead."""
+    code = function.__code__
+    names = code.co_varnames[: code.co_kwonlyargcount]
+    defaults = dict(function.__kwdefaults__ or {})
+    qualname = function.__qualname__
+    # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner), else
+    # the JITFunction.  (None where the kernel is absent: `Launcher.accept` raises first.)
+    kernel = None
+    if hasattr(launcher, "kernel"):
+        kinds = zip(launcher.layers, launcher.layer_kinds)
+        kernel = plain(next((l for l, k in kinds if k != "heuristics"), launcher.kernel))
+
+    def traced_run(*args: Any, **kwargs: Any) -> None:
+        launch(launcher, kernel, bind(qualname, names, defaults, args, kwargs))
+
+    setattr(call, "__original_fn", traced_run)
+    setattr(call, "__script_if_tracing_wrapper", True)
+
+
+def bind(
+    qualname: str,
+    names: Sequence[str],
+    defaults: Mapping[str, Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    """run()'s parameters from a call; a bad call of run() gets Python's own error, word for word
+    (CPython's checks in their order: unknown keyword, positional arguments, missing ones)."""
+    for name in kwargs:
+        if name not in names:
+            raise TypeError(f"{qualname}() got an unexpected keyword argument '{name}'")
+    if args:
+        count = len(args)
+        if kwargs:
+            keywords = _n(len(kwargs), "keyword-only argument")
+            given = f"{_n(count, 'positional argument')} (and {keywords}) were"
+        else:
+            given = f"{count} was" if count == 1 else f"{count} were"
+        raise TypeError(f"{qualname}() takes 0 positional arguments but {given} given")
+    values = {**defaults, **kwargs}
+    missing = [f"'{name}'" for name in names if name not in values]
+    if missing:
+        listed = " and ".join(missing[-2:])
+        if len(missing) > 2:
+            listed = ", ".join([*missing[:-1], f"and {missing[-1]}"])
+        required = _n(len(missing), "required keyword-only argument")
+        raise TypeError(f"{qualname}() missing {required}: {listed}")
+    return values
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
+    """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
+    device = torch.cuda.current_device() if torch.cuda.is_available() else -1
+    names = [spec.name for spec in launcher.given]
+    arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
+    options = {name: values[name] for name in OPTIONS if name in values}
+    launcher.check_options(options)
+    if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
+        # Triton's kernel[grid](...) has no stream either
+        raise TypeError(
+            f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
+            "the kernel runs where the compiled code runs it"
+        )
+    grid = values["grid"]
+    if not callable(grid):
+        launcher.checked_grid(grid)  # the launcher's grid error, if it is one
+        grid = tuple(grid)
+    # Heuristics outside any autotuner are applied here, as run() applies them (the kernel
+    # launched is the first layer that is not one).
+    for index, kind in enumerate(launcher.layer_kinds):
+        if kind != "heuristics":
+            break
+        supplied = launcher.layers[index].values
+        arguments.update(zip(supplied, live.heuristic_values(launcher.layers[index], arguments, grid)))
+    positional, keywords = launcher._arguments(list(arguments), list(arguments.values()))
+    launch_kernel(kernel, grid, positional, {**keywords, **non_default(options)})
+
+
+def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
+    """``kernel[grid](...)``: what Dynamo puts in the graph (a test stands in for it on the CPU)."""
+    kernel[grid](*positional, **keywords)
+
+
+def plain(layer: Any) -> Any:
+    """``layer`` (a kernel, or a decorator over one) as Inductor can compile it: ``layer`` itself
+    where the kernel's source is `plain_source` already, else copies down its ``.fn`` chain, the
+    kernel's copy holding that source (its parameters, options and caches are the original's)."""
+    if isinstance(layer, JITFunction):
+        source = plain_source(layer)
+        if source == layer.src:
+            return layer
+        twin = copy.copy(layer)
+        twin._unsafe_update_src(source)  # Triton's one way to change a kernel's source
+        return twin
+    if live.kind(layer) == "jit":
+        return layer  # the interpreter's function: nothing compiles it
+    inner = plain(layer.fn)
+    if inner is layer.fn:
+        return layer
+    twin = copy.copy(layer)
+    twin.fn = inner
+    return twin
+
+
+_SUBSCRIPTED = (tl.tensor, tl.constexpr)  # what ttgen.annotations makes subscriptable
+
+
+def plain_source(kernel: JITFunction) -> str:
+    """The kernel's source with ttgen's annotation spellings written as Triton's own, which
+    compile where ``ttgen.annotations`` was never imported and which Triton reads alike (the same
+    parameter types, constexprs and code): ``tl.tensor[...]`` and ``tl.constexpr[...]`` without
+    the subscript (which `ttgen.annotations` makes return the class itself), and ``bool`` as
+    ``tl.int1`` (both u1 to Triton; Inductor's compiled source imports triton.language as tl)."""
+    source = kernel.src
+    (func,) = ast.parse(source).body
+    assert isinstance(func, ast.FunctionDef)
+    namespace = kernel.fn.__globals__
+    # ast's columns count UTF-8 bytes within a line
+    text = source.encode()
+    starts = list(itertools.accumulate(map(len, text.splitlines(True)), initial=0))
+
+    def span(node: ast.expr) -> tuple[int, int]:
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        begin = starts[node.lineno - 1] + node.col_offset
+        return begin, starts[node.end_lineno - 1] + node.end_col_offset
+
+    edits: list[tuple[tuple[int, int], bytes]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Subscript) and _value(node.value, namespace) in _SUBSCRIPTED:
+            begin, end = span(node.value)
+            edits.append((span(node), text[begin:end]))
+        elif isinstance(node, ast.Name) and _value(node, namespace) is bool:
+            edits.append((span(node), b"tl.int1"))
+        else:
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+    arguments = func.args
+    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        if arg.annotation is not None:
+            visit(arg.annotation)
+    for (begin, end), replacement in reversed(edits):  # from the last, so offsets hold
+        text = text[:begin] + replacement + text[end:]
+    return text.decode()
+
+
+def _value(node: ast.expr, namespace: Mapping[str, Any]) -> Any:
+    """What a name or a dotted name in an annotation denotes in the kernel's module (None for
+    anything else)."""
+    if isinstance(node, ast.Name):
+        return namespace[node.id] if node.id in namespace else getattr(builtins, node.id, None)
+    if isinstance(node, ast.Attribute):
+        return getattr(_value(node.value, namespace), node.attr, None)
+    return None

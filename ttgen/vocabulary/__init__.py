@@ -1,0 +1,9 @@
+"""What every world of ttgen speaks, importing none of them (nor torch, Triton or libcst at import):
+
+* `model`: the kernel model, as frozen values;
+* `kinds`: one table of parameter kinds and every rule of each (the build and the runtime both apply it);
+* `options`: the launch options and Triton's defaults;
+* `fingerprint`: a kernel signature's hash, computed alike at build time and at import;
+* `diagnostics`: problems, printed as mypy prints them;
+* `manifest` and `keys`: recorded launches, one line each, in Triton's specialization words.
+"""

@@ -1,0 +1,352 @@
+"""One table of parameter kinds: for each kind of kernel parameter, every rule ttgen applies.
+
+For each `model.ParamType`, one class here says
+- ``annotation``: its type in the generated ``run()`` (and the arguments TypedDict);
+- ``accept``: the rule a value must meet, with the message naming what was expected; the build
+  step applies it to a literal default and the launcher, at run time, to every argument, so a
+  default that builds is a default that launches;
+- ``inline``: the fast predicate run() evaluates first (a subset of ``accept``: whatever it does
+  not take, ``accept`` explains);
+- ``key``: the part of the specialization key the parameter adds, as Triton specializes it;
+- ``spec``: the `runtime` spec the launcher builds to hold the rule at run time.
+
+Nothing here imports torch or Triton: the build step uses it as it is, and ``runtime`` wraps it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Union
+
+from ttgen.vocabulary import model
+
+# Triton dtype name -> (torch dtype name, Triton's canonical short name).
+DTYPES: dict[str, tuple[str, str]] = {
+    "int1": ("bool", "u1"),
+    "int8": ("int8", "i8"),
+    "int16": ("int16", "i16"),
+    "int32": ("int32", "i32"),
+    "int64": ("int64", "i64"),
+    "uint8": ("uint8", "u8"),
+    "uint16": ("uint16", "u16"),
+    "uint32": ("uint32", "u32"),
+    "uint64": ("uint64", "u64"),
+    "float16": ("float16", "fp16"),
+    "bfloat16": ("bfloat16", "bf16"),
+    "float32": ("float32", "fp32"),
+    "float64": ("float64", "fp64"),
+    "float8e4nv": ("float8_e4m3fn", "fp8e4nv"),
+    "float8e5": ("float8_e5m2", "fp8e5"),
+}
+
+# Scalar dtypes a runtime (non-constexpr) parameter may be annotated with.
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+# The largest finite value of each float dtype a scalar may be annotated with.
+FLOAT_MAX: dict[str, float] = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}
+
+# A constexpr annotation's Python type by name.
+PYTHON_TYPES = {"int": int, "bool": bool, "float": float, "str": str}
+_HASHABLE = (int, bool, float, str, type(None))
+
+
+class Violation(Exception):
+    """A value breaks its parameter's rule: ``Violation(cls, expected)``, ``cls`` TypeError or
+    ValueError and what was expected, worded to follow 'argument 'x' expected ...'.  No
+    ``__init__`` of its own: Dynamo traces the rules (ttgen.runtime.traced) and cannot trace an
+    exception's ``super().__init__``."""
+
+    @property
+    def cls(self) -> type[Exception]:
+        return self.args[0]  # type: ignore[no-any-return]
+
+    @property
+    def expected(self) -> str:
+        return self.args[1]  # type: ignore[no-any-return]
+
+
+def tuple_text(items: list[str]) -> str:
+    """``(a,)`` or ``(a, b)``: a tuple as generated code writes it."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def article(word: str) -> str:
+    return ("an " if word[:1] in "aeio" else "a ") + word  # an int8, a uint8
+
+
+# -- the kinds --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tensor:
+    kind: model.TensorType
+
+    def annotation(self) -> str:
+        return "_torch.Tensor | None" if self.kind.optional else "_torch.Tensor"
+
+    def default_problem(self, value: object) -> str | None:
+        if value is None and not self.kind.optional:
+            return "a tensor parameter's default can only be None, with '| None'"
+        return None if value is None else "a tensor parameter's default can only be None"
+
+    def inline(self, name: str) -> str:
+        return "True"  # dtype, device and pointer: the launcher's `tensors`, in C
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        n = param.name
+        if len(self.kind.dtypes) != 1:
+            return f"None if {n} is None else {n}.dtype" if self.kind.optional else f"{n}.dtype"
+        return f"{n} is None" if self.kind.optional else None
+
+    def spec(self, param: model.Param) -> str:
+        dtypes = tuple_text([f"_{d}" for d in self.kind.dtypes]) if self.kind.dtypes else "()"
+        flags = ", optional=True" if self.kind.optional else ""
+        flags += "" if aligned(param) else ", aligned=False"
+        return f'_rt.Tensor("{param.name}", {dtypes}{flags})'
+
+
+@dataclass(frozen=True)
+class Int:
+    kind: model.ScalarType
+
+    def annotation(self) -> str:
+        return "int"
+
+    def accept(self, value: object) -> object:
+        low, high = INT_RANGES[self.kind.dtype]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise Violation(TypeError, f"an int ({self.kind.dtype})")
+        if not low <= value <= high:
+            raise Violation(ValueError, f"{article(self.kind.dtype)} in [{low}, {high}]")
+        return int(value)
+
+    def inline(self, name: str) -> str:
+        low, high = INT_RANGES[self.kind.dtype]
+        return f"{name}.__class__ is int and {low} <= {name} <= {high}"
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        n = param.name
+        if not param.specialize:
+            return None
+        return f"None if {n} == 1 else {n} & 15 == 0" if param.specialize_alignment else f"{n} == 1"
+
+    def spec(self, param: model.Param) -> str:
+        flags = ("" if param.specialize else ", specialize=False") + (
+            "" if param.specialize_alignment else ", align=False")
+        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}"{flags})'
+
+
+@dataclass(frozen=True)
+class Float:
+    """A float scalar.  Ints are accepted and converted, as Python's numeric tower allows; inf
+    and nan pass as Triton passes them (-inf is a common masking value); a finite value must
+    fit the dtype."""
+
+    kind: model.ScalarType
+
+    def annotation(self) -> str:
+        return "float"
+
+    def accept(self, value: object) -> object:
+        dtype = self.kind.dtype
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise Violation(TypeError, f"a float ({dtype})")
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        largest = FLOAT_MAX[dtype]
+        # Comparisons, not math.isfinite: under torch.compile the value may be symbolic.
+        too_large = largest < abs(number) < math.inf  # (nan compares False)
+        if too_large or abs(number) == math.inf and not isinstance(value, float):
+            raise Violation(ValueError, f"a float that fits {dtype} (|x| <= {largest:g}, or inf or nan)")
+        return number
+
+    def inline(self, name: str) -> str:
+        if self.kind.dtype == "float64":
+            return f"{name}.__class__ is float"
+        largest = FLOAT_MAX[self.kind.dtype]
+        # inf and nan fail the range test and take the full rule, which lets them through.
+        return f"{name}.__class__ is float and {-largest!r} <= {name} <= {largest!r}"
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        return None
+
+    def spec(self, param: model.Param) -> str:
+        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}")'
+
+
+@dataclass(frozen=True)
+class Bool:
+    kind: model.ScalarType
+
+    def annotation(self) -> str:
+        return "bool"
+
+    def accept(self, value: object) -> object:
+        if not isinstance(value, bool):
+            raise Violation(TypeError, "a bool")
+        return value
+
+    def inline(self, name: str) -> str:
+        return f"{name}.__class__ is bool"
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        return None
+
+    def spec(self, param: model.Param) -> str:
+        return f'_rt.Scalar("{param.name}", "int1")'
+
+
+@dataclass(frozen=True)
+class Constexpr:
+    kind: model.ConstexprType
+
+    def annotation(self) -> str:
+        kind = self.kind
+        if kind.values is not None:
+            text = f"_typing.Literal[{', '.join(repr(v) for v in kind.values)}]"
+        elif kind.kind is not None:
+            text = kind.kind
+        else:
+            return "_typing.Any"
+        return f"{text} | None" if kind.optional else text
+
+    def expected(self) -> str:
+        kind = self.kind
+        if kind.values is not None:
+            text = "one of " + ", ".join(repr(v) for v in kind.values)
+        elif kind.kind is not None:
+            text = article(kind.kind)
+        else:
+            text = "a hashable value"
+        return text + " or None" if kind.optional else text
+
+    def accept(self, value: object) -> object:
+        kind = self.kind
+        if value is None and (kind.optional or kind.kind is None and kind.values is None):
+            return None
+        if kind.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+            try:
+                value = float(value)
+            except OverflowError:
+                raise Violation(ValueError, "a float (an int is converted)") from None
+        if kind.kind is not None and not _is_kind(value, PYTHON_TYPES[kind.kind]):
+            raise Violation(TypeError, self.expected())
+        if kind.values is not None and not any(type(value) is type(v) and value == v for v in kind.values):
+            raise Violation(ValueError, self.expected())
+        if type(value) not in _HASHABLE:  # (Dynamo cannot trace hash() of a plain int)
+            try:
+                hash(value)
+            except TypeError:
+                raise Violation(TypeError, self.expected()) from None
+        return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
+
+    def inline(self, name: str) -> str:
+        kind, n = self.kind, name
+        if kind.values is not None:
+            kinds = {type(v).__name__ for v in kind.values}
+            if len(kinds) == 1:
+                check = f"{n}.__class__ is {kinds.pop()} and {n} in {tuple_text([repr(v) for v in kind.values])}"
+            else:
+                pairs = [f"({type(v).__name__}, {v!r})" for v in kind.values]
+                check = f"({n}.__class__, {n}) in {tuple_text(pairs)}"
+        elif kind.kind is not None:
+            check = f"{n}.__class__ is {kind.kind}"
+        else:
+            return f"{n}.__hash__ is not None"
+        return f"({n} is None or {check})" if kind.optional else check
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        return param.name
+
+    def spec(self, param: model.Param) -> str:
+        parts = [f'"{param.name}"']
+        if self.kind.kind is not None:
+            parts.append(f'"{self.kind.kind}"')
+        if self.kind.values is not None:
+            parts.append("values=" + tuple_text([repr(v) for v in self.kind.values]))
+        if self.kind.optional:
+            parts.append("optional=True")
+        return f"_rt.Constexpr({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    """No annotation, or one ttgen does not read: passed through as it comes.  The launcher
+    learns at import how Triton reads the parameter and keys it exactly so."""
+
+    kind: model.DynamicType
+
+    def annotation(self) -> str:
+        return "_typing.Any"
+
+    def accept(self, value: object) -> object:
+        return value
+
+    def inline(self, name: str) -> str:
+        return "True"
+
+    def key(self, param: model.Param, launcher: str) -> str | None:
+        return f"{launcher}.dynamic_key({param.index}, {param.name})"
+
+    def spec(self, param: model.Param) -> str:
+        flags = ("" if param.specialize else ", specialize=False") + (
+            "" if param.specialize_alignment else ", align=False")
+        return f'_rt.Dynamic("{param.name}"{flags})'
+
+
+Kind = Union[Tensor, Int, Float, Bool, Constexpr, Dynamic]
+
+def of(kind: model.ParamType) -> Kind:
+    """The rules of a parameter type."""
+    if isinstance(kind, model.TensorType):
+        return Tensor(kind)
+    if isinstance(kind, model.ScalarType):
+        return scalar(kind.dtype)
+    if isinstance(kind, model.ConstexprType):
+        return Constexpr(kind)
+    return Dynamic(kind)
+
+
+def scalar(dtype: str) -> Int | Float | Bool:
+    """The rules of a runtime scalar of ``dtype`` (``int32``, ``float16``, ``int1``...)."""
+    kind = model.ScalarType(dtype)
+    return Bool(kind) if kind.kind == "bool" else Float(kind) if kind.kind == "float" else Int(kind)
+
+
+def default_problem(kind: model.ParamType, value: object) -> str | None:
+    """Why a literal default breaks its own parameter's rule, if it does (build time)."""
+    rules = of(kind)
+    if isinstance(rules, Tensor):
+        return rules.default_problem(value)
+    try:
+        rules.accept(value)
+    except Violation as bad:
+        return f"expected {bad.expected}, got {value!r}"
+    return None
+
+
+def aligned(param: model.Param) -> bool:
+    """Whether Triton specializes ``param``'s pointer on 16-byte alignment."""
+    return isinstance(param.type, model.TensorType) and param.specialize and param.specialize_alignment
+
+
+def _is_kind(value: object, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)

@@ -1,0 +1,166 @@
+"""The manifest: which launches to precompile, one line each, sorted, diff-friendly.
+
+Recorded (``TTGEN_RECORD=path``, see ttgen/runtime/record.py) or written by hand, in one format::
+
+    kernel MODULE:NAME TARGET PARAM=TOKEN... [| OPTION=VALUE...]
+    tune MODULE:NAME TARGET PARAM=TOKEN... -> NAME=VALUE...
+
+``MODULE:NAME`` is the kernel as its module defines it; ``TARGET`` the GPU (``cuda:90``).  A
+``kernel`` line is one compiled binary: every parameter of the kernel in order, each a token of
+ttgen/vocabulary/keys.py (``x=*fp32:16 n=i32:16 BLOCK=1024``), then the launch options given to Triton
+(only those that differ from its defaults, and an autotuned config's).  A ``tune`` line is
+one autotune choice: the values of the autotune key's parameters and the dtypes of the tensors
+(what Triton's Autotuner keys on), and after ``->`` the chosen config (its parameters and
+options).  ``#`` starts a comment line.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ttgen.vocabulary import keys
+
+if TYPE_CHECKING:  # imported where used: a launcher's bundle lookup reads no manifest file
+    from ttgen.vocabulary.diagnostics import Diagnostic
+
+HEADER = """\
+# ttgen manifest: the launches to precompile, one per line; `ttgen bundle` builds them.
+#   kernel MODULE:NAME TARGET PARAM=TOKEN... [| OPTION=VALUE...]
+#   tune MODULE:NAME TARGET PARAM=TOKEN... -> NAME=VALUE...
+"""
+
+# A word: unquoted characters and quoted strings (a str constant may hold spaces).
+_WORD = re.compile(r"""(?:[^\s'"]|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")+""")
+_KERNEL = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str  # "kernel" or "tune"
+    kernel: str  # "module:name"
+    target: str  # "cuda:90"
+    params: Pairs  # (parameter, token)
+    settings: Pairs  # kernel: the options Triton is given; tune: the chosen config
+    line: int = field(default=0, compare=False)  # where a parsed entry was (1-based)
+
+    @property
+    def key(self) -> str:
+        """What the bundle looks the entry up by: the target and the launch's key (for a
+        ``tune`` line, the autotune key only: the choice is the value)."""
+        text = f"{self.target} {words(self.params)}".rstrip()
+        return f"{text} | {words(self.settings)}" if self.kind == "kernel" and self.settings else text
+
+    @property
+    def choice(self) -> str:
+        return words(self.settings)
+
+    def text(self) -> str:
+        tail = f" -> {self.choice}" if self.kind == "tune" else ""
+        return f"{self.kind} {self.kernel} {self.key}{tail}"
+
+    def retargeted(self, target: str) -> Entry:
+        return Entry(self.kind, self.kernel, target, self.params, self.settings, self.line)
+
+
+def words(pairs: Pairs) -> str:
+    """``name=value name=value``."""
+    return " ".join(f"{name}={value}" for name, value in pairs)
+
+
+def kernel_entry(kernel: str, target: str, names: Iterable[str], tokens: Iterable[str], options: dict[str, object]) -> Entry:
+    settings = tuple((k, keys.literal(v)) for k, v in sorted(options.items()))
+    return Entry("kernel", kernel, target, tuple(zip(names, tokens)), settings)
+
+
+class Malformed(ValueError):
+    """A line that is not an entry: ``args`` are (message, 1-based column)."""
+
+
+def parse_line(text: str) -> Entry:
+    words = [(m.group(), m.start() + 1) for m in _WORD.finditer(text)]
+    if len(words) < 3 or words[0][0] not in ("kernel", "tune"):
+        raise Malformed("expected 'kernel MODULE:NAME TARGET PARAM=TOKEN...' or 'tune ... -> CHOICE'", 1)
+    (kind, _), (kernel, kernel_at), (target, target_at) = words[:3]
+    if not _KERNEL.fullmatch(kernel):
+        raise Malformed(f"expected MODULE:NAME (examples.kernels.vector_add:add_kernel), got {kernel!r}", kernel_at)
+    try:
+        keys.target_arch(target)
+    except ValueError as exc:
+        raise Malformed(str(exc), target_at) from None
+    separator = "->" if kind == "tune" else "|"
+    rest = [w for w, _ in words[3:]]
+    head = words[3:][: rest.index(separator)] if separator in rest else words[3:]
+    tail = words[3 + len(head) + 1:] if separator in rest else []
+    if kind == "tune" and not tail:
+        raise Malformed("a tune line ends with '-> NAME=VALUE...': the chosen config", len(text.rstrip()) + 1)
+    params = _parse_pairs(head, token=True)
+    settings = _parse_pairs(tail, token=False)
+    return Entry(kind, kernel, target, params, settings)
+
+
+def _parse_pairs(words: list[tuple[str, int]], token: bool) -> Pairs:
+    pairs: list[tuple[str, str]] = []
+    for word, column in words:
+        name, equals, value = word.partition("=")
+        if not equals or not _NAME.fullmatch(name) or not value:
+            raise Malformed(f"expected NAME=VALUE, got {word!r}", column)
+        if not token and not keys.is_literal(value):
+            raise Malformed(f"{name}: expected a literal (4, True, 'gelu', None), got {value!r}", column + len(name) + 1)
+        if any(name == seen for seen, _ in pairs):
+            raise Malformed(f"{name} is given twice", column)
+        pairs.append((name, value))
+    return tuple(pairs)
+
+
+def read(path: Path) -> tuple[list[Entry], list[Diagnostic]]:
+    """The entries of a manifest file, and a located error for each line that is not one."""
+    from ttgen.vocabulary.diagnostics import Diagnostic
+
+    entries: list[Entry] = []
+    problems: list[Diagnostic] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return [], [Diagnostic(str(path), 0, 0, "error", f"cannot read: {exc.strerror}", "manifest")]
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            entry = parse_line(line)
+        except Malformed as exc:
+            message, column = exc.args
+            problems.append(Diagnostic(str(path), number, column, "error", message, "manifest", line))
+            continue
+        entries.append(Entry(entry.kind, entry.kernel, entry.target, entry.params, entry.settings, number))
+    return entries, problems
+
+
+def error(path: Path, entry: Entry, message: str) -> Diagnostic:
+    """A located error for an entry that parsed but does not fit its kernel."""
+    from ttgen.vocabulary.diagnostics import Diagnostic
+
+    return Diagnostic(str(path), entry.line, 1, "error", message, "manifest", entry.text())
+
+
+def add(path: Path, entries: Iterable[Entry]) -> None:
+    """Merge ``entries`` into the manifest at ``path``: comment lines first, as they were, then
+    every entry once, sorted.  Locked, so that processes recording at once lose nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8", newline="\n") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        file.seek(0)
+        lines = file.read().splitlines()
+        comments = [line for line in lines if line.lstrip().startswith("#")] or HEADER.splitlines()
+        known = {line for line in lines if line.strip() and not line.lstrip().startswith("#")}
+        merged = sorted(known | {entry.text() for entry in entries})
+        file.seek(0)
+        file.truncate()
+        file.write("\n".join(comments + merged) + "\n")
