@@ -279,13 +279,13 @@ def test_entries_that_do_not_fit_their_kernel_are_located_errors(package: Path, 
     assert not (package / "elsewhere").exists()  # nothing written
 
 
-def test_the_readme_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
-    """README's production recipe: the record line (its workload, the example app, needs a GPU
+def test_the_documented_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """docs/bundles.md's recipe: the record line (its workload, the example app, needs a GPU
     to check its results: here the same launchers run WORKLOAD on the stand-in), then the bundle
     line exactly as written, in a copy of the examples."""
-    from tests.end_to_end.test_readme import PRODUCTION, commands, section
+    from tests.end_to_end.test_docs import BUNDLES, commands, document
 
-    record_line, bundle_line = commands(section(PRODUCTION))
+    record_line, bundle_line = commands(document(BUNDLES))
     assignment, program = record_line.split(" ", 1)
     variable, manifest_name = assignment.split("=")
     assert (variable, program) == ("TTGEN_RECORD", "python -m examples.app")
