@@ -19,9 +19,9 @@ interpreter (below); nothing that Triton's compiler or JIT reads changes.
 
 from __future__ import annotations
 
-import ast
+import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -51,11 +51,11 @@ def _add_builtins(code_generator: ModuleType) -> None:
 # Triton's interpreter (3.6 to 3.9) recompiles each kernel from its source, so it sees every
 # annotation as text, and its GridExecutor takes a parameter for a constexpr only if Triton
 # normalizes that text to exactly "constexpr": `BLOCK: tl.constexpr[int]` then reaches the
-# kernel as a tensor, and `tl.arange(0, BLOCK)` fails.  The executor's list of constexprs gets
-# the parameters annotated `tl.constexpr[...]`, `tl.constexpr[...] | None` or
-# `tl.constexpr | None`, which Triton's JIT takes for constexprs too.  Before Triton 3.8 the
-# interpreter also turns a Python bool into an int32 array of type int1, which it then
-# refuses; Triton 3.8's own conversion is used instead.
+# kernel as a tensor, and `tl.arange(0, BLOCK)` fails.  Its list of constexprs gets every
+# parameter that Triton's JIT takes for one (`KernelParam.is_constexpr`, which finds
+# "constexpr" in the same text: `tl.constexpr[...]`, `tl.constexpr[...] | None`,
+# `tl.constexpr | None`...).  Before Triton 3.8 the interpreter also turns a Python bool into an
+# int32 array of type int1, which it then refuses; Triton 3.8's own conversion is used instead.
 _SUPPORTED = ((3, 6), (3, 9))  # the Triton releases these patches were written for and tested on
 
 
@@ -66,29 +66,15 @@ def _patch_interpreter(interpreter: ModuleType) -> None:
     executor = getattr(interpreter, "GridExecutor", None)
     if not _SUPPORTED[0] <= version <= _SUPPORTED[1] or executor is None or hasattr(executor, "_ttgen"):
         return
-    normalize = sys.modules["triton.runtime.jit"]._normalize_ty  # what Triton calls a type
-
-    def constexpr(annotation: object) -> bool:
-        """Whether the annotation text spells ``C[...]``, ``C[...] | None`` or ``C | None``, C
-        being what Triton normalizes to 'constexpr' (``tl.constexpr``)."""
-        try:
-            node = ast.parse(annotation, mode="eval").body if isinstance(annotation, str) else None
-        except SyntaxError:
-            return False
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            sides = [side for side in (node.left, node.right) if not _is_none(side)]
-            node = sides[0] if len(sides) == 1 else None
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        return node is not None and normalize(ast.unparse(node)) == "constexpr"
-
+    kernel_param = sys.modules["triton.runtime.jit"].KernelParam  # how the JIT reads a parameter
     init = executor.__init__
 
-    def __init__(self: object, fn: object, arg_names: list[str], *args: object, **kwargs: object) -> None:
+    def __init__(self: object, fn: Callable[..., object], arg_names: list[str], *args: object, **kwargs: object) -> None:
         init(self, fn, arg_names, *args, **kwargs)
-        annotations = getattr(fn, "__annotations__", {})
         found: list[str] = getattr(self, "constexprs")
-        found += [name for name in arg_names if name not in found and constexpr(annotations.get(name))]
+        for number, param in enumerate(inspect.signature(fn).parameters.values()):
+            if param.name not in found and kernel_param(number, param, False, False).is_constexpr:
+                found.append(param.name)
 
     executor.__init__ = __init__
     executor._ttgen = True
@@ -101,10 +87,6 @@ def _patch_interpreter(interpreter: ModuleType) -> None:
             return convert(arg)
 
         setattr(interpreter, "_implicit_cvt", implicit_cvt)
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 # Importing the code generator costs ~30 ms (it loads all of Triton's Gluon), the interpreter
