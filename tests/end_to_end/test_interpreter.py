@@ -83,7 +83,7 @@ def _every_annotation(**changes: Any) -> dict[str, Any]:
     v = _vectors()
     arguments: dict[str, Any] = dict(
         a=v["a"], t=v["t"], p=v["p"], q=v["q"], out=torch.full((16,), float("nan"), device=DEVICE),
-        n=13, m=2**40, u=7, s=-3, h=0.5, f=1.5, d=0.25, flag=True, bit=False, B=True, F=2.0, ANY=3,
+        n=13, m=2**40, u=7, s=3, h=0.5, f=1.5, d=0.25, flag=True, bit=False, B=True, F=2.0, ANY=3,
         OPT=4, MAYBE=None, S="add", BLOCK=8,
     )
     arguments.update(changes)
