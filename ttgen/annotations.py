@@ -69,7 +69,8 @@ def _patch_interpreter(interpreter: ModuleType) -> None:
     kernel_param = sys.modules["triton.runtime.jit"].KernelParam  # how the JIT reads a parameter
     init = executor.__init__
 
-    def __init__(self: object, fn: Callable[..., object], arg_names: list[str], *args: object, **kwargs: object) -> None:
+    def __init__(self: object, fn: Callable[..., object], arg_names: list[str], *args: object,
+                 **kwargs: object) -> None:
         init(self, fn, arg_names, *args, **kwargs)
         found: list[str] = getattr(self, "constexprs")
         for number, param in enumerate(inspect.signature(fn).parameters.values()):

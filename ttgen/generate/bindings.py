@@ -102,27 +102,27 @@ def made_by_calls(
             layer, layer_tree, arguments = expr.func, tree.func, list(expr.args)
         else:
             return None
-        if len(arguments) != 1 or arguments[0].keyword is not None or arguments[0].star or len(tree.args) != 1:
+        if len(arguments) != 1 or arguments[0].keyword or arguments[0].star or len(tree.args) != 1:
             return None
         layers.append((name, cst.Decorator(decorator=layer), layer_tree))
         jit = name in JIT
         expr, tree = arguments[0].value, tree.args[0]
     if not isinstance(target, cst.Name) or not isinstance(expr, cst.Name) or not layers:
         return None
-    base = visible(bound.get(identifier(expr), []), branch)
+    name, base = identifier(target), visible(bound.get(identifier(expr), []), branch)
     if jit and isinstance(base, cst.FunctionDef) and not base.decorators and base in plain:
         made_under, mechanism = plain[base]
-        return Made(identifier(target), base, layers, (base, stmt), target, condition or made_under, branch, mechanism)
+        return Made(name, base, layers, (base, stmt), target, condition or made_under, branch, mechanism)
     if not jit and isinstance(base, Made):
-        base.consumed = base.consumed or base.name == identifier(target)
-        return Made(identifier(target), base.func, layers + base.stack, (*base.statements, stmt), target,
+        base.consumed = base.consumed or base.name == name
+        return Made(name, base.func, layers + base.stack, (*base.statements, stmt), target,
                     condition or base.condition, branch, base.mechanism_before)
     return None
 
 
-def jit_calls(node: ast.AST, qualified: Callable[[str], str]) -> list[ast.Call]:
+def jit_calls(node: ast.AST, dotted: Callable[[str], str]) -> list[ast.Call]:
     """The calls of ``triton.jit`` under ``node`` that are not decorators: kernels made by
-    calls.  ``qualified`` turns a dotted name into the name it is imported as."""
+    calls.  ``dotted`` turns a dotted name into the name it is imported as."""
     decorating = {
         id(decorator)
         for inner in ast.walk(node)
@@ -133,7 +133,7 @@ def jit_calls(node: ast.AST, qualified: Callable[[str], str]) -> list[ast.Call]:
         inner for inner in ast.walk(node)
         if isinstance(inner, ast.Call) and id(inner) not in decorating
         and not isinstance(inner.func, ast.Call)  # triton.jit(...)(f): the inner call is the one
-        and qualified(ast.unparse(inner.func)) in JIT
+        and dotted(ast.unparse(inner.func)) in JIT
     ]
 
 

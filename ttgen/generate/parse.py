@@ -563,8 +563,9 @@ def _is_launched(reader: _Reader, made: Made, bound: list[bindings.Binding]) -> 
         return True
     if made.consumed:
         return False
-    if made.condition is not None and isinstance(last, (cst.FunctionDef, Made)) and _signature(reader, last) == _signature(reader, made):
-        return False  # the last alternative speaks for both
+    if made.condition is not None and isinstance(last, (cst.FunctionDef, Made)):
+        if _signature(reader, last) == _signature(reader, made):
+            return False  # the last alternative speaks for both
     statement = last.statements[-1] if isinstance(last, Made) else last
     where = reader.twins[statement].lineno if not isinstance(statement, cst.ClassDef) else None
     reader.warn(made.anchor, f"'{made.name}' is bound again later in this module"
@@ -645,7 +646,8 @@ def _statements(
             twin = cast(ast.Try, twin)  # TryStar has the same fields
             yield from _statements(_block(stmt.body), twin.body, "try", here, (*branch, (id(stmt), 0)))
             for number, (handler, handler_twin) in enumerate(zip(stmt.handlers, twin.handlers), 1):
-                yield from _statements(_block(getattr(handler, "body")), handler_twin.body, "except", here, (*branch, (id(stmt), number)))
+                handler_body = _block(getattr(handler, "body"))
+                yield from _statements(handler_body, handler_twin.body, "except", here, (*branch, (id(stmt), number)))
             if stmt.orelse is not None:
                 yield from _statements(_block(stmt.orelse.body), twin.orelse, "try", here, (*branch, (id(stmt), 0)))
             if stmt.finalbody is not None:
