@@ -163,6 +163,7 @@ def test_a_kernel_made_by_calls_gets_the_launcher_of_its_decorated_form(decorato
 MADE = [
     ("", "k2 = triton.jit(k)", ["k2"], []),  # k stays a plain function
     ("@triton.jit", f"k_tuned = triton.autotune(configs={CONFIGS}, key=['n'])(k)", ["k", "k_tuned"], []),
+    ("", f"k = libtuner(configs={CONFIGS}, key=['n'])(triton.jit(k))", ["k"], [("warning", "decorator")]),  # taken for an autotuner
     ("", "k = triton.jit(k)\n\n@triton.jit\ndef user(x: tl.tensor):\n    k(x, 1, 64)", ["user"], []),  # a helper
     ("", "if FLAG:\n    k = triton.jit(k)", ["k"], []),
     ("", "if FLAG:\n    k = triton.jit(k)\nelse:\n    k = triton.jit(k)", ["k"], []),
