@@ -3,6 +3,8 @@ and the lines of run() out (emit).  A new annotation or pattern is one row."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ttgen.generate import emit
@@ -103,3 +105,91 @@ def test_a_parameter_named_like_an_option_is_not_also_an_option() -> None:
 def test_a_stream_parameter_takes_the_name_from_run() -> None:
     text, _ = read("stream: int")
     assert "stream: _rt.Stream = None," not in text
+
+
+# -- kernels made by calls ----------------------------------------------------------------------
+
+KERNEL = "def k(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):\n    pass\n"
+CONFIGS = "[triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 128})]"
+HEURISTIC = "{'BLOCK': lambda args: 64}"
+
+
+def read_module(decorators: str, calls: str) -> tuple[list[str], list[str], str]:
+    """The launchers (kernel names), diagnostics and generated text of a module holding
+    ``decorators`` over ``def k(...)``, then ``calls``."""
+    source = f"{HEADER}{decorators}\n{KERNEL}\n{calls}\n" if decorators else f"{HEADER}{KERNEL}\n{calls}\n"
+    module, diagnostics = parse_module("m.py", source.encode(), "m")
+    shown = [f"{d.line}:{d.column}: {d.severity}: {d.message}  [{d.code}]" for d in diagnostics]
+    assert module is not None
+    text = emit.emit_module(module, "m.py") if module.kernels else ""
+    return [kernel.name for kernel in module.kernels], shown, text
+
+
+# (decorators of `def k`, the calls after it) -> the decorators they amount to
+CALL_FORMS = [
+    ("", "k = triton.jit(k)", "@triton.jit"),
+    ("", "k = triton.jit(k, do_not_specialize=['n'])", "@triton.jit(do_not_specialize=['n'])"),
+    ("", "k = triton.jit(do_not_specialize_on_alignment=[0])(k)", "@triton.jit(do_not_specialize_on_alignment=[0])"),
+    ("", f"k = triton.jit(k)\nk = triton.heuristics({HEURISTIC})(k)", f"@triton.heuristics({HEURISTIC})\n@triton.jit"),
+    ("", f"k = triton.autotune(configs={CONFIGS}, key=['n'])(triton.jit(k))",
+     f"@triton.autotune(configs={CONFIGS}, key=['n'])\n@triton.jit"),
+    ("", f"k: object = triton.heuristics({HEURISTIC})(triton.jit(k))", f"@triton.heuristics({HEURISTIC})\n@triton.jit"),
+    ("@triton.jit(do_not_specialize=['n'])", f"k = triton.heuristics({HEURISTIC})(k)",
+     f"@triton.heuristics({HEURISTIC})\n@triton.jit(do_not_specialize=['n'])"),
+    (f"@triton.heuristics({HEURISTIC})\n@triton.jit", "k = triton.autotune(configs=[triton.Config({}, num_warps=2)], key=['n'])(k)",
+     f"@triton.autotune(configs=[triton.Config({{}}, num_warps=2)], key=['n'])\n@triton.heuristics({HEURISTIC})\n@triton.jit"),
+]
+
+
+def _same_but_fingerprint(text: str) -> str:
+    """The generated text without what differs between two spellings of one kernel: the source's
+    hash, the def's line, and the fingerprint of its decorators (checked again at import)."""
+    text = re.sub(r"\(sha256 [0-9a-f]+\)", "", text)
+    text = re.sub(r"\(line \d+ of its module\)", "", text)
+    return re.sub(r'\n    "[0-9a-f]{16}",\n', "\n", text)
+
+
+@pytest.mark.parametrize(("decorators", "calls", "equivalent"), CALL_FORMS, ids=[row[1] for row in CALL_FORMS])
+def test_a_kernel_made_by_calls_gets_the_launcher_of_its_decorated_form(decorators: str, calls: str, equivalent: str) -> None:
+    names, shown, text = read_module(decorators, calls)
+    decorated_names, decorated_shown, decorated = read_module(equivalent, "")
+    assert names == decorated_names == ["k"]
+    assert shown == decorated_shown == []
+    assert _same_but_fingerprint(text) == _same_but_fingerprint(decorated)
+    assert text != decorated  # the fingerprint is the def's as written, which the runtime reads
+
+
+# (decorators of `def k`, the calls after it) -> the launchers, and the diagnostics (severity, code)
+MADE = [
+    ("", "k2 = triton.jit(k)", ["k2"], []),  # k stays a plain function
+    ("@triton.jit", f"k_tuned = triton.autotune(configs={CONFIGS}, key=['n'])(k)", ["k", "k_tuned"], []),
+    ("", f"k = libtuner(configs={CONFIGS}, key=['n'])(triton.jit(k))", ["k"], [("warning", "decorator")]),  # taken for an autotuner
+    ("", "k = triton.jit(k)\n\n@triton.jit\ndef user(x: tl.tensor):\n    k(x, 1, 64)", ["user"], []),  # a helper
+    ("", "if FLAG:\n    k = triton.jit(k)", ["k"], []),
+    ("", "if FLAG:\n    k = triton.jit(k)\nelse:\n    k = triton.jit(k)", ["k"], []),
+    ("", "try:\n    k = triton.jit(k, do_not_specialize=['n'])\nexcept ImportError:\n    k = triton.jit(k)",
+     ["k"], [("warning", "redefined")]),
+    ("", "k = triton.jit(k)\nk = triton.jit(k)", ["k"], [("warning", "kernel-call")]),  # jit of a kernel
+    ("", "kernels = [triton.jit(k)]", [], [("warning", "kernel-call")]),
+    ("@functools.cache", "k = triton.jit(k)", [], [("warning", "kernel-call")]),  # what does jit get?
+    ("", f"k = triton.heuristics({HEURISTIC})(k)", [], []),  # no kernel: Triton cannot launch it either
+    ("", "def make(n):\n    return triton.jit(k, do_not_specialize=[n])", [], [("warning", "nested-kernel")]),
+    ("", "class Ops:\n    kernel = triton.jit(k)", [], [("warning", "nested-kernel")]),
+]
+
+
+@pytest.mark.parametrize(("decorators", "calls", "launchers", "expected"), MADE, ids=[row[1] for row in MADE])
+def test_which_kernels_made_by_calls_get_launchers(
+    decorators: str, calls: str, launchers: list[str], expected: list[tuple[str, str]]
+) -> None:
+    names, shown, _ = read_module(decorators, calls)
+    assert names == launchers
+    assert [(line.split(": ")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in shown] == expected, shown
+
+
+def test_diagnostics_point_into_the_calls_that_make_a_kernel() -> None:
+    _, shown, _ = read_module("", f"k = triton.jit(k)\nk = (\n    triton.autotune(configs={CONFIGS}, key=['m'])\n)(k)")
+    assert shown == ["12:5: warning: autotune key 'm' is not a parameter of the kernel (Triton ignores it; a typo?)  [autotune]"]
+    _, shown, _ = read_module("", "def make():\n    return triton.jit(k)")
+    assert shown == ["11:12: warning: kernel made by triton.jit(k) inside function 'make': a launcher can only "
+                     "import module-level kernels, so it gets none  [nested-kernel]"]

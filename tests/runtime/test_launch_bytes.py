@@ -108,3 +108,62 @@ def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -
         assert ours == jit
     # The hit launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
     assert info["direct"] and info["python_hits"] == []
+
+
+# Each kernel of tests/patterns/calls.py that exists: its arguments and grid, and how many
+# launches kernel[grid](...) makes the first time (an autotuner benchmarks each config first).
+CALLS = f"""
+    import contextlib, io, json, sys
+    sys.path[:0] = [{str(REPO)!r}, sys.argv[1]]
+    import torch, triton
+    from ttgen import cli
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main([{str(REPO / "tests" / "patterns")!r}, "--out", sys.argv[1] + "/gen_calls", "-q"]) == 0
+    import tests.patterns.calls as kernels
+    import gen_calls.calls_launch as launchers
+
+    x, out = torch.arange(64.0), torch.empty(64)
+    blocks = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)
+    common = dict(x=x, out=out, n=64)
+    q, cos, sin = torch.randn(4, 8), torch.randn(4, 4), torch.randn(4, 4)
+    rope = dict(q=q, cos=cos, sin=sin, seqlen=4, head_dim=8, BLOCK=4)
+    cases = [
+        ("_rope_like", dict(rope, positions=None), (4,)),
+        ("_rope_like", dict(rope, positions=torch.tensor([3, 2, 1, 0], dtype=torch.int32)), (4,)),
+        ("scale", dict(common, factor=2.0, BLOCK=16), (4,)),
+        ("scale_unspecialized", dict(common, factor=3.0, BLOCK=16), (4,)),
+        ("scale_options", dict(common, factor=4.0, BLOCK=16), (4,)),
+        ("scale_tuned", dict(common, factor=5.0), blocks),
+        ("scale_sized", dict(common, factor=6.0), (1,)),
+        ("shift", dict(common, amount=1.0, BLOCK=16), (4,)),
+        ("shift_tuned", dict(common, amount=2.0), blocks),
+        ("negate", common, (4,)),
+        ("doubled", dict(common, BLOCK=16), (4,)),
+        ("replaced", dict(common, BLOCK=16), (4,)),
+    ]
+    done = []
+    for name, arguments, grid in cases:
+        kernel = getattr(kernels, name)
+        kernel[grid](**arguments)
+        for _ in range(3):  # a miss (two for an autotuner: its new key, then ttgen's), then a hit
+            getattr(launchers, name).run(**arguments, grid=grid)
+        done.append((name, len(getattr(kernel, "configs", ())) + 1))
+    print(json.dumps(done))
+"""
+
+
+def test_kernels_made_by_calls_hand_the_driver_what_the_jit_hands_it(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """Every call form of tests/patterns/calls.py (and its mixes with decorators): ttgen's
+    launches hand the driver the bytes of the JIT's own launch."""
+    import json
+
+    records = run_recorded(CALLS.replace("sys.argv[1]", repr(str(tmp_path))), session=stubcuda_lib)
+    done = json.loads(records.stdout.strip().splitlines()[-1])
+    assert len(records) == sum(jit + 3 for _, jit in done)
+    at = 0
+    for name, jit_launches in done:
+        jit = records[at + jit_launches - 1]  # the JIT's own launch (after an autotuner's benchmarks)
+        assert jit.params is not None and len(jit.params) >= 2
+        for ours in records[at + jit_launches: at + jit_launches + 3]:
+            assert ours == jit, f"{name}: a ttgen launch differs from the JIT's"
+        at += jit_launches + 3

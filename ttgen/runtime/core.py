@@ -71,11 +71,11 @@ class LauncherCore:
         self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
         outer = getattr(module, name, None)
-        if outer is None and condition is not None:
-            self._absent(f"{name}: {where} does not exist in this process (its definition is "
+        found = live.chain(outer)
+        if found is None and condition is not None:  # absent, or not (yet) made a kernel
+            self._absent(f"{name}: {where} does not exist in this process as a kernel (it is made "
                          f"under '{condition}' in {module.__name__}, which did not run it)")
             return
-        found = live.chain(outer)
         if found is None:
             raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
         live.check_layers(where, found[:-1], layers)
@@ -136,7 +136,7 @@ class LauncherCore:
         try:
             source = "".join(raw) if isinstance(raw, list) else inspect.getsource(self.kernel.fn)
             tree = ast.parse(textwrap.dedent(source))
-            func = find_function(tree, self.name)
+            func = find_function(tree, self.kernel.fn.__name__)  # (a call may bind it to another name)
             found = fingerprint(func) if func is not None else "missing"
         except (OSError, SyntaxError):
             found = "unreadable"

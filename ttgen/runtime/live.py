@@ -17,7 +17,7 @@ from typing import Any
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Tensor
 from ttgen.vocabulary import kinds
 
 
@@ -128,6 +128,27 @@ def check_params(where: str, kernel: Any, specs: Sequence[Any]) -> None:
                 f"{_triton_view(param)}, not as ttgen read its annotation; re-run ttgen, or write "
                 "the annotation in ttgen's vocabulary"
             )
+        if _coarser(spec, param):
+            raise StaleLauncherError(
+                f"{where}: Triton specializes parameter '{spec.name}' on its value or alignment "
+                "(the kernel's do_not_specialize lists leave it out), but its launcher was "
+                "generated not to; re-run ttgen"
+            )
+
+
+def _coarser(spec: Any, param: Any) -> bool:
+    """Whether Triton keys ``param`` on something the launcher's key leaves out (a value of 1,
+    16-byte alignment): the launcher would reuse one binary for values Triton compiles apart.
+    The build reads the do_not_specialize lists from the source; a call that makes the kernel
+    (``triton.jit(f, do_not_specialize=...)``) is not in the def the fingerprint covers, so the
+    live lists are checked here.  A finer key than Triton's is never wrong."""
+    value = not param.do_not_specialize
+    aligned = value and not param.do_not_specialize_on_alignment
+    if isinstance(spec, Tensor):
+        return aligned and not spec.aligned
+    if isinstance(spec, Scalar) and isinstance(spec.rule, kinds.Int):
+        return value and not spec.specialize or aligned and not (spec.specialize and spec.align)
+    return False
 
 
 def _triton_view(param: Any) -> str:

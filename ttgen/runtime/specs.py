@@ -171,7 +171,10 @@ class Constexpr(Spec):
         return keys.literal(value)
 
     def for_interpreter(self, value: object) -> object:
-        return tl.constexpr(value)
+        # For a kernel whose module did not import ttgen.annotations (which teaches Triton's
+        # interpreter `tl.constexpr | None`).  None stays None: the interpreter runs `X is None`
+        # as Python does, and a wrapped None is not None.
+        return value if value is None else tl.constexpr(value)
 
 
 def _ruled(rule: Callable[[object], object], value: object) -> object:
