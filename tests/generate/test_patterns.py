@@ -75,7 +75,7 @@ def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[
 
 def test_every_kernel_gets_a_launcher_and_the_output_says_what_it_could_not_type(built: tuple[Path, list[str]]) -> None:
     out = built[1]
-    assert out[-1].startswith("ttgen: 6 kernel modules, 6 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
+    assert out[-1].startswith("ttgen: 7 kernel modules, 7 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
     warnings = [line for line in out if ": warning: " in line]
     assert all(not line.startswith(" ") for line in out), "a warning is one line"
     codes = sorted(re.findall(r"\[([a-z-]+)\]$", line)[0] for line in warnings)
@@ -105,6 +105,28 @@ def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: t
 
 
 # -- what the launchers do ----------------------------------------------------------------
+
+
+NAMED_CASES: list[tuple[str, dict[str, Any], Any]] = [
+    ("locals_kernel", {"_state": 2, "_ptr_x": 3, "_key": 4}, lambda x: 2 * x + 7),
+    ("aliases_kernel", {"_rt": 2, "_float32": 0.5, "_torch": 1}, lambda x: 2 * x + 1.5),
+    ("builtins_kernel", {"int": 3, "tuple": 1, "float": 0.25, "dict": True}, lambda x: 3 * x + 1.25),
+    ("mangled_kernel", {"__scale": 5}, lambda x: 5 * x),
+    ("_rt", {}, lambda x: x + 10),
+    ("int", {"n": 9}, lambda x: x + 9),
+]
+
+
+@pytest.mark.parametrize(("kernel", "arguments", "expected"), NAMED_CASES, ids=[c[0] for c in NAMED_CASES])
+def test_names_the_launcher_uses_itself_are_free_for_kernels_and_parameters(
+    built: tuple[Path, list[str]], kernel: str, arguments: dict[str, Any], expected: Any
+) -> None:
+    launcher = getattr(launchers("names"), kernel)
+    x, out = vectors()
+    for _ in range(2):  # the second call takes the fast path
+        out.fill_(float("nan"))
+        launcher.run(x=x, out=out, **arguments, grid=lambda args: (1,))
+        torch.testing.assert_close(out, expected(x))
 
 
 def test_a_parameter_named_like_a_launch_option_binds_it_and_sets_it(built: tuple[Path, list[str]]) -> None:
@@ -189,6 +211,7 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("tuned", "own_helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "file_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("experimental.ns_kernel", "namespaced_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8}, (1,)),
+    *(("names", kernel, {"x": "x", "out": "out", **arguments}, (1,)) for kernel, arguments, _ in NAMED_CASES),
 ]
 
 

@@ -36,7 +36,7 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import OPTIONS, non_default
+from ttgen.vocabulary.options import OPTIONS, grid_keyword, non_default
 from ttgen.runtime.core import LauncherCore
 
 
@@ -109,7 +109,7 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
             f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
             "the kernel runs where the compiled code runs it"
         )
-    grid = values["grid"]
+    grid = values[grid_keyword(launcher.arg_names)]
     if not callable(grid):
         launcher.checked_grid(grid)  # the launcher's grid error, if it is one
         grid = tuple(grid)

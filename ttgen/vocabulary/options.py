@@ -7,6 +7,7 @@ in-memory cache entry with a plain ``kernel[grid](...)`` call).  Imports nothing
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 # name -> (annotation in run(), default)
@@ -30,3 +31,14 @@ def non_default(options: dict[str, Any]) -> dict[str, Any]:
         k: v for k, v in options.items()
         if v is not None and (k not in OPTIONS or v != OPTIONS[k][1])
     }
+
+
+def grid_keyword(params: Iterable[str]) -> str:
+    """run()'s keyword for the launch grid: ``grid``, or where a kernel parameter takes that name
+    (Triton passes it positionally: ``kernel[grid](x, 5)``) ``grid_``, with as many trailing
+    underscores as it takes to be free."""
+    taken = set(params)
+    name = "grid"
+    while name in taken:
+        name += "_"
+    return name
