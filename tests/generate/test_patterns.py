@@ -75,7 +75,7 @@ def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[
 
 def test_every_kernel_gets_a_launcher_and_the_output_says_what_it_could_not_type(built: tuple[Path, list[str]]) -> None:
     out = built[1]
-    assert out[-1].startswith("ttgen: 7 kernel modules, 7 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
+    assert out[-1].startswith("ttgen: 8 kernel modules, 8 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
     warnings = [line for line in out if ": warning: " in line]
     assert all(not line.startswith(" ") for line in out), "a warning is one line"
     codes = sorted(re.findall(r"\[([a-z-]+)\]$", line)[0] for line in warnings)
@@ -97,7 +97,7 @@ def test_names_that_collide_after_renaming_get_distinct_launchers(built: tuple[P
 
 
 def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: tuple[Path, list[str]]) -> None:
-    assert "import tests.patterns.experimental.ns_kernel as _source" in text(built, "experimental/ns_kernel")
+    assert '_source = _importlib.import_module("tests.patterns.experimental.ns_kernel")' in text(built, "experimental/ns_kernel")
     x, out = vectors()
     importlib.import_module("gen_patterns.experimental.ns_kernel_launch").namespaced_kernel.run(
         x_ptr=x, out_ptr=out, n=8, BLOCK=8, grid=(1,))
@@ -105,6 +105,28 @@ def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: t
 
 
 # -- what the launchers do ----------------------------------------------------------------
+
+
+def test_a_module_its_package_shadows_with_a_function_is_imported_itself(built: tuple[Path, list[str]]) -> None:
+    """``from .scale import scale`` in the package: ``import ...reexport.scale as m`` binds the
+    function; the launcher imports the module itself."""
+    import tests.patterns.reexport.scale as shadowed
+
+    assert callable(shadowed) and not isinstance(shadowed, ModuleType)
+    x, out = vectors()
+    importlib.import_module("gen_patterns.reexport.scale_launch").scale_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 9 * x)
+
+
+def test_a_stale_launcher_says_what_it_found_instead_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tests.patterns.names as source
+    from ttgen import runtime
+
+    monkeypatch.setattr(source, "int", print)
+    with pytest.raises(runtime.StaleLauncherError, match=r"tests\.patterns\.names\.int is not the Triton kernel "
+                       r"its launcher was generated for \(found: builtin_function_or_method <built-in "
+                       r"function print>\); re-run ttgen"):
+        runtime.Launcher(source, "int", "", ())
 
 
 NAMED_CASES: list[tuple[str, dict[str, Any], Any]] = [
@@ -211,6 +233,7 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("tuned", "own_helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "file_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("experimental.ns_kernel", "namespaced_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("reexport.scale", "scale_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     *(("names", kernel, {"x": "x", "out": "out", **arguments}, (1,)) for kernel, arguments, _ in NAMED_CASES),
 ]
 

@@ -23,7 +23,7 @@ MARKER = "@" + "generated"
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # The module aliases of a generated module, by role, as each is spelt where no kernel or
 # parameter takes the name.
-ALIASES = {"typing": "_typing", "torch": "_torch", "source": "_source", "rt": "_rt"}
+ALIASES = {"importlib": "_importlib", "typing": "_typing", "torch": "_torch", "source": "_source", "rt": "_rt"}
 # Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...),
 # each spelt as itself unless a kernel or parameter takes the name (then ``_builtins.int``).
 # tests/generate/test_bad_inputs.py checks that generated code uses no other builtin.
@@ -63,7 +63,7 @@ class Names:
             alias = self._claim(f"_{dtype}")
             if alias != f"_{dtype}":
                 renamed[f"_{dtype}"] = alias
-        self.source = aliases["source"]
+        self.source, self.importlib = aliases["source"], aliases["importlib"]
         self.spelling = kinds.Spelling(aliases["torch"], aliases["typing"], aliases["rt"], renamed)
         self.kernels = {kernel.name: self._kernel_names(kernel) for kernel in module.kernels}
         for kernel in module.kernels:
@@ -197,14 +197,16 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     out.add()
     if names.builtins is not None:
         out.add(f"import builtins as {names.builtins}")
+    out.add(f"import importlib as {names.importlib}")
     out.add(f"import typing as {spelling.typing}")
     out.add()
     out.add(f"import torch as {spelling.torch}")
     out.add()
-    out.add(f"import {module.module} as {names.source}")
     out.add(f"import ttgen.runtime as {spelling.rt}")
-    if body.dtypes:
-        out.add()
+    out.add()
+    # The module itself: `import a.b as c` binds whatever package a exports as b (a function
+    # of that name, say).
+    out.add(f'{names.source} = {names.importlib}.import_module("{module.module}")')
     for dtype in sorted(body.dtypes):
         out.add(f"{spelling.dtype(dtype)} = {spelling.torch}.{kinds.DTYPES[dtype][0]}")
     out.lines.extend(body.lines)

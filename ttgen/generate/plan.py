@@ -100,20 +100,36 @@ def _launcher_text(source: Source, tree: SourceTree, result: Plan) -> str | None
         return None
     result.kernel_modules += 1
     text = decode(parsed.path, data)
-    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parsed.module.split(".")):
-        first = parsed.kernels[0].position
-        diagnostics.append(
-            _at(parsed, text, first, f"'{parsed.module}' is not an importable module name", "module-name")
-        )
-        return None
+    problem = _module_name_problem(parsed.module, source.path)
+    if problem is not None:
+        message, severity = problem
+        diagnostics.append(_at(parsed, text, parsed.kernels[0].position, message, "module-name", severity))
+        if severity == "error":
+            return None
     shown = os.path.relpath(source.path, source.output.parent).replace(os.sep, "/")
     return emit.emit_module(parsed, shown)
 
 
+def _module_name_problem(module: str, path: Path) -> tuple[str, str] | None:
+    """Why ``module`` (the import name of ``path``) cannot be imported by name (an error), or
+    cannot be spelt in an import statement (a warning: the launcher imports it with
+    importlib.import_module, which can)."""
+    parts = module.split(".")
+    names = [*Path(os.path.abspath(path)).parent.parts, path.stem]
+    if any("." in name for name in names[len(names) - len(parts):]):  # (parts: a dot splits a name)
+        return f"'{module}' is not an importable module name (a folder or file name with a dot)", "error"
+    if all(p.isidentifier() for p in parts) and not any(keyword.iskeyword(p) for p in parts[:-1]):
+        return None  # (a keyword module, class.py, has a launcher class_launch.py: importable)
+    return (f"'{module}' cannot be written in an import statement: its launcher imports it with "
+            "importlib.import_module, and needs importing so too where its own name has the same "
+            "problem", "warning")
+
+
 def _at(
-    module: model.KernelModule, text: str, position: model.Position, message: str, code: str
+    module: model.KernelModule, text: str, position: model.Position, message: str, code: str,
+    severity: str = "error",
 ) -> Diagnostic:
-    return at(module.path, text, position.line, position.column, message, code)
+    return at(module.path, text, position.line, position.column, message, code, severity)
 
 
 def _add_package_inits(result: Plan, out: Path) -> None:

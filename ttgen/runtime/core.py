@@ -77,7 +77,10 @@ class LauncherCore:
             return
         found = live.chain(outer)
         if found is None:
-            raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
+            what = "missing" if outer is None else describe(outer)
+            raise StaleLauncherError(
+                f"{where} is not the Triton kernel its launcher was generated for (found: {what}); re-run ttgen"
+            )
         live.check_layers(where, found[:-1], layers)
         # The autotune key's names as the source wrote them: the body's autotune key holds these
         # (none where key= is not a literal list); check_layers held the live ones to them.
