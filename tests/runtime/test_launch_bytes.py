@@ -11,10 +11,14 @@ runs.
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
-from tests.standins import run_recorded
+from tests.standins import LaunchRecord, StubSession, run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from ttgen import cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,8 +53,6 @@ SCRIPT = f"""
 
 def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
     records = run_recorded(SCRIPT, session=stubcuda_lib)
-    import json
-
     info = json.loads(records.stdout.strip().splitlines()[-1])
     names = info["names"]
     assert len(records) == 3 * len(names)
@@ -98,8 +100,6 @@ AUTOTUNED = f"""
 
 def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
     records = run_recorded(AUTOTUNED, session=stubcuda_lib)
-    import json
-
     info = json.loads(records.stdout.strip().splitlines()[-1])
     assert len(records) == info["configs"] + 4
     jit = records[info["configs"]]
@@ -108,3 +108,99 @@ def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -
         assert ours == jit
     # The hit launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
     assert info["direct"] and info["python_hits"] == []
+
+
+# -- kernels of our own (tests/patterns), ttgen first: what it compiles is its own ---------------
+
+# Each call as run() takes it, in a fresh process: ttgen's first launch (a miss: through
+# JITFunction.run, or Triton's Autotuner tuning), its second (a miss still for an autotuned
+# kernel, whose first launch was the Autotuner's) and its third (a hit, profiled), then
+# kernel[grid](...) with Triton's caches of the kernel emptied, so that nothing ttgen compiled
+# stands in for what the JIT compiles itself.  ``calls``: (kernel, keywords, grid) as source text
+# over the tensors x and out (64 float32 each).
+COMPARE = """
+    import importlib, json, os, sys
+    sys.path[:0] = [{repo!r}, {gen!r}]
+    import torch, triton
+    from ttgen.runtime import live
+
+    log = os.environ["STUBCUDA_LOG"]
+    def launched():
+        return len(open(log).read().splitlines()) if os.path.exists(log) else 0
+
+    python_hits = []
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in ("run", "{function}"):
+            python_hits.append(frame.f_code.co_name)
+
+    source = importlib.import_module("tests.patterns.{module}")
+    launchers = importlib.import_module("gen_{module}.{module}_launch")
+    x, out = torch.arange(64.0), torch.zeros(64)
+    results = []
+    for name, keywords, grid in {calls!r}:
+        kernel, launcher = getattr(source, name), getattr(launchers, name)
+        (state,) = [v for v in vars(launchers).values() if getattr(v, "name", None) == name and hasattr(v, "cache")]
+        before = set(state.cache)
+        marks = [launched()]
+        for _ in range(2):
+            launcher.run(**eval(keywords), grid=eval(grid))
+            marks.append(launched())
+        hits = len(python_hits)
+        sys.setprofile(profile)
+        launcher.run(**eval(keywords), grid=eval(grid))
+        sys.setprofile(None)
+        marks.append(launched())
+        chain = live.chain(kernel)
+        chain[-1].device_caches.clear()
+        for layer in chain[:-1]:
+            getattr(layer, "cache", {{}}).clear()
+        ours = [launch.compiled.hash for key, launch in state.cache.items() if key not in before]
+        theirs = kernel[eval(grid)](**eval(keywords)).hash
+        marks.append(launched())
+        results.append(dict(name=name, marks=marks, python=len(python_hits) - hits, ours=ours, theirs=theirs))
+    print(json.dumps(results))
+"""
+
+
+def driver_view(record: LaunchRecord) -> tuple[object, ...]:
+    """What a launch hands the driver, but the handles (a module loaded again is the same binary)."""
+    return (record.kernel, record.grid, record.block, record.shared, record.stream, record.attributes, record.params)
+
+
+def compare_with_jit(
+    session: StubSession, module: str, calls: list[tuple[str, str, str]], tmp: Path, python: str = sys.executable,
+) -> list[dict[str, Any]]:
+    """Generate tests/patterns/<module>.py's launchers and run ``calls`` as COMPARE does: each
+    ttgen launch hands the driver what the JIT's own launch does, and the hit runs no Python
+    frame of run(); and the binary it cached is the one the JIT compiles (constexprs, which reach
+    the driver as no bytes, make a binary of their own).  Returns COMPARE's results, with the
+    records."""
+    assert cli.main([str(REPO / "tests" / "patterns" / f"{module}.py"), "--out", str(tmp / f"gen_{module}"), "-q"]) in (0,)
+    script = COMPARE.format(repo=str(REPO), gen=str(tmp), module=module, calls=calls, function=f"_run_{module}")
+    records = run_recorded(script, session=session, python=python)
+    results = json.loads(records.stdout.strip().splitlines()[-1])
+    for result in results:
+        start, first, second, hit, jit = result["marks"]
+        assert first > start and second == first + 1 and hit == second + 1 and jit > hit, result
+        theirs = driver_view(records[jit - 1])
+        for end, which in ((first, "first"), (second, "second"), (hit, "cached")):
+            assert driver_view(records[end - 1]) == theirs, f"{result['name']}: ttgen's {which} launch differs from the JIT's"
+        assert result["ours"] == [result["theirs"]], f"{result['name']}: ttgen cached another binary than the JIT's"
+        result["records"] = records
+    return results
+
+
+def test_configs_with_options_in_their_dict_and_a_heuristic_over_the_configs(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/layered.py: the dict's num_warps and num_stages are ignored as Triton
+    ignores them (4 warps: 128 threads), and the heuristic's TILE wins over the config's."""
+    results = compare_with_jit(stubcuda_lib, "layered", [
+        ("dict_options_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
+        ("retiled_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
+        ("retiled_kernel", "dict(x=x, out=out, n=20)", "lambda m: (triton.cdiv(20, m['BLOCK']),)"),
+    ], tmp_path)
+    for result in results:
+        assert result["python"] == 0, result["name"]  # the hit ran in C
+    records = results[0]["records"]
+    dict_options, big, small = (records[r["marks"][3] - 1] for r in results)
+    assert dict_options.block == (128, 1, 1)
+    assert big.params is not None and small.params is not None

@@ -10,7 +10,7 @@ pre-hook and the heuristics and launch as plain kernels do.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ttgen.runtime import device, live, precompiled, record
@@ -62,7 +62,7 @@ def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
     """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
     its `Choice`."""
     supplied = [config.kwargs[spec.name] for spec in launcher.params if spec.name in config.kwargs]
-    return (*supplied, Choice(config))
+    return (*supplied, Choice(config, launcher.arg_names))
 
 
 def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
@@ -109,7 +109,7 @@ class Choice:
 
     __slots__ = ("settings", "pre_hook")
 
-    def __init__(self, config: Any) -> None:
-        # What the config sets besides the kernel's parameters: num_warps, num_stages, ...
-        self.settings: dict[str, Any] = live.config_settings(config)
+    def __init__(self, config: Any, params: Sequence[str]) -> None:
+        # What the config sets besides the kernel's parameters ``params``: num_warps, ...
+        self.settings: dict[str, Any] = live.config_settings(config, params)
         self.pre_hook: Callable[[dict[str, Any]], Any] | None = config.pre_hook

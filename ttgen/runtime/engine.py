@@ -67,7 +67,7 @@ def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
         else:  # the tuned entry's order: the kernel's (`autotune.tuned_entry`)
             supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
             layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, known)))
-        known += supplies
+        known += [i for i in supplies if i not in known]  # (a heuristic may set a name again)
     return tuple(layers)
 
 
