@@ -112,17 +112,19 @@ def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -
 
 # -- kernels of our own (tests/patterns), ttgen first: what it compiles is its own ---------------
 
-# Each call as run() takes it, in a fresh process: ttgen's first launch (a miss: through
+# Each call as run() takes it, with Triton's caches of the kernel emptied: ttgen's first launch (a miss: through
 # JITFunction.run, or Triton's Autotuner tuning), its second (a miss still for an autotuned
 # kernel, whose first launch was the Autotuner's) and its third (a hit, profiled), then
 # kernel[grid](...) with Triton's caches of the kernel emptied, so that nothing ttgen compiled
-# stands in for what the JIT compiles itself.  ``calls``: (kernel, keywords, grid) as source text
-# over the tensors x and out (64 float32 each).
+# stands in for what the JIT compiles itself.  ``calls``: (kernel, keywords, grid[, jit]) as source
+# text over the tensors x and out (64 float32 each); ``jit``, the JIT's arguments where they are
+# not the keywords (a parameter Triton takes only positionally).
 COMPARE = """
     import importlib, json, os, sys
     sys.path[:0] = [{repo!r}, {gen!r}]
     import torch, triton
     from ttgen.runtime import live
+    from ttgen.vocabulary.options import grid_keyword
 
     log = os.environ["STUBCUDA_LOG"]
     def launched():
@@ -130,32 +132,38 @@ COMPARE = """
 
     python_hits = []
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name in ("run", "{function}"):
+        if event == "call" and (frame.f_code.co_name == "run" or frame.f_code.co_name.startswith("_run_")):
             python_hits.append(frame.f_code.co_name)
+
+    def forget(kernel):
+        # Triton's caches of the kernel: its in-memory kernels and its autotuner's choices
+        chain = live.chain(kernel)
+        chain[-1].device_caches.clear()
+        for layer in chain[:-1]:
+            getattr(layer, "cache", {{}}).clear()
 
     source = importlib.import_module("tests.patterns.{module}")
     launchers = importlib.import_module("gen_{module}.{module}_launch")
     x, out = torch.arange(64.0), torch.zeros(64)
     results = []
-    for name, keywords, grid in {calls!r}:
+    for name, keywords, grid, *jit in {calls!r}:
         kernel, launcher = getattr(source, name), getattr(launchers, name)
+        grid_word = grid_keyword(live.chain(kernel)[-1].arg_names)
         (state,) = [v for v in vars(launchers).values() if getattr(v, "name", None) == name and hasattr(v, "cache")]
         before = set(state.cache)
+        forget(kernel)  # what Triton compiled for an earlier call may stand in for this one's
         marks = [launched()]
         for _ in range(2):
-            launcher.run(**eval(keywords), grid=eval(grid))
+            launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
             marks.append(launched())
         hits = len(python_hits)
         sys.setprofile(profile)
-        launcher.run(**eval(keywords), grid=eval(grid))
+        launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
         sys.setprofile(None)
         marks.append(launched())
-        chain = live.chain(kernel)
-        chain[-1].device_caches.clear()
-        for layer in chain[:-1]:
-            getattr(layer, "cache", {{}}).clear()
+        forget(kernel)
         ours = [launch.compiled.hash for key, launch in state.cache.items() if key not in before]
-        theirs = kernel[eval(grid)](**eval(keywords)).hash
+        theirs = eval(f"kernel[eval(grid)]({{jit[0]}})" if jit else "kernel[eval(grid)](**eval(keywords))").hash
         marks.append(launched())
         results.append(dict(name=name, marks=marks, python=len(python_hits) - hits, ours=ours, theirs=theirs))
     print(json.dumps(results))
@@ -168,7 +176,7 @@ def driver_view(record: LaunchRecord) -> tuple[object, ...]:
 
 
 def compare_with_jit(
-    session: StubSession, module: str, calls: list[tuple[str, str, str]], tmp: Path, python: str = sys.executable,
+    session: StubSession, module: str, calls: list[tuple[str, ...]], tmp: Path, python: str = sys.executable,
 ) -> list[dict[str, Any]]:
     """Generate tests/patterns/<module>.py's launchers and run ``calls`` as COMPARE does: each
     ttgen launch hands the driver what the JIT's own launch does, and the hit runs no Python
@@ -176,7 +184,7 @@ def compare_with_jit(
     the driver as no bytes, make a binary of their own).  Returns COMPARE's results, with the
     records."""
     assert cli.main([str(REPO / "tests" / "patterns" / f"{module}.py"), "--out", str(tmp / f"gen_{module}"), "-q"]) in (0,)
-    script = COMPARE.format(repo=str(REPO), gen=str(tmp), module=module, calls=calls, function=f"_run_{module}")
+    script = COMPARE.format(repo=str(REPO), gen=str(tmp), module=module, calls=calls)
     records = run_recorded(script, session=session, python=python)
     results = json.loads(records.stdout.strip().splitlines()[-1])
     for result in results:
@@ -204,3 +212,20 @@ def test_configs_with_options_in_their_dict_and_a_heuristic_over_the_configs(stu
     dict_options, big, small = (records[r["marks"][3] - 1] for r in results)
     assert dict_options.block == (128, 1, 1)
     assert big.params is not None and small.params is not None
+
+
+def test_parameters_named_like_launch_options_and_like_triton_s_own_keywords(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/launch_names.py: omitted, a parameter named like a launch option takes its
+    default and the option its own (4 warps: 128 threads); given by name, it sets the option
+    too.  Parameters named grid, warmup, device, device_type and stream go positionally."""
+    results = compare_with_jit(stubcuda_lib, "launch_names", [
+        ("option_default_kernel", "dict(x=x, out=out)", "(1,)"),
+        ("option_default_kernel", "dict(x=x, out=out, num_warps=8)", "(1,)"),
+        ("option_default_kernel", "dict(x=x, out=out, num_warps=2)", "(1,)"),
+        ("stages_kernel", "dict(x=x, out=out)", "(1,)"),
+        ("stages_kernel", "dict(x=x, out=out, num_stages=2)", "(1,)"),
+        ("positional_names_kernel", "dict(x=x, out=out, grid=2, warmup=3, device=4, device_type=5, stream=6)",
+         "(1,)", "x, out, 2, 3, 4, 5, 6"),
+    ], tmp_path)
+    records = results[0]["records"]
+    assert [records[r["marks"][3] - 1].block[0] for r in results[:3]] == [128, 256, 64]

@@ -10,18 +10,16 @@ from the live decorator at import.  The values (configs, lambdas) stay Triton's.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Set as AbstractSet
 
 import libcst as cst
 
 from ttgen.vocabulary import model
-from ttgen.vocabulary.options import OPTIONS
+from ttgen.vocabulary.options import CONFIG_KEYWORDS, OPTIONS
 from ttgen.generate.resolve import Resolver
 
 AUTOTUNE = {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
 HEURISTICS = {"triton.heuristics", "triton.runtime.heuristics", "triton.runtime.autotuner.heuristics"}
-# triton.Config's own keywords that are never None unless given so: they win over the dict's entries.
-CONFIG_KEYWORDS = {"num_warps": 4, "num_ctas": 1, "num_stages": 3}
 
 # (node, message, code, severity): a problem of the decorator being read.
 Report = Callable[[cst.CSTNode, str, str, str], None]
@@ -111,7 +109,7 @@ def _autotune(
     return model.Layer("autotune", tuple(n for n in params if n in found.names), _known(keys, params))
 
 
-def _config_entry_problems(names: set[str]) -> list[str]:
+def _config_entry_problems(names: AbstractSet[str]) -> list[str]:
     """What Triton does with the configs' dict entries ``names`` that are no parameters of the
     kernel, where that is not what they seem to say: ``Config.all_kwargs()`` gives Triton the
     config's own num_warps=, num_ctas= and num_stages= keywords (4, 1 and 3 unless given) in

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ttgen.generate import check
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
@@ -31,7 +32,8 @@ BUILTINS = (
     "int", "float", "bool", "str", "tuple", "dict", "getattr", "staticmethod",
     "Exception",
 )
-# The locals of run() besides its parameters, by role (``ptr`` names one per tensor parameter).
+# The locals of run() besides its parameters, by role (and ``ptr_x`` for each tensor parameter x,
+# ``option_num_warps`` for a parameter num_warps with a default: see `_option_parameters`).
 LOCALS = (
     "state", "device", "given", "tensors", "aligned", "ok", "grid", "g0", "g1", "g2", "stream",
     "key", "launch", "tune_key", "tuned", "choice",
@@ -89,7 +91,8 @@ class Names:
         taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS}
         taken |= {"stream", self.kernels[kernel.name].grid}
         tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)]
-        return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors)}
+        options = [f"option_{p.name}" for p in _option_parameters(kernel)]
+        return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors, *options)}
 
     def of(self, kernel: model.Kernel) -> KernelNames:
         return self.kernels[kernel.name]
@@ -334,8 +337,20 @@ def _option_names(kernel: model.Kernel) -> list[str]:
     return [name for name, _, _ in OPTIONS]
 
 
-def _options_dict(names: list[str], s: kinds.Spelling) -> Call:
-    return Call(f"{s.builtin('dict')}(", tuple(f"{name}={name}" for name in names))
+def _option_parameters(kernel: model.Kernel) -> list[model.Param]:
+    """The parameters the caller passes that are named like one of run()'s launch options and
+    have a default: omitted, Triton gives the parameter its default and the option its own."""
+    return [p for p in _given(kernel) if p.name in _option_names(kernel) and p.default is not None]
+
+
+def _option_values(kernel: model.Kernel, n: KernelNames) -> list[tuple[str, str]]:
+    """Each launch option and the local holding its value (see `_option_parameters`)."""
+    own = {p.name for p in _option_parameters(kernel)}
+    return [(name, n.locals[f"option_{name}"] if name in own else name) for name in _option_names(kernel)]
+
+
+def _options_dict(values: list[tuple[str, str]], s: kinds.Spelling) -> Call:
+    return Call(f"{s.builtin('dict')}(", tuple(f"{name}={local}" for name, local in values))
 
 
 def _tuple_call(items: list[str]) -> Call:
@@ -346,8 +361,11 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
     v, launcher = n.locals, n.launcher
     given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
-    own_options = _options_dict([name for name, _, _ in _options(kernel)], s)
-    run_options = _options_dict(_option_names(kernel), s)
+    own_options = _options_dict([(name, name) for name, _, _ in _options(kernel)], s)
+    run_options = _options_dict(_option_values(kernel, n), s)
+    for param in _option_parameters(kernel):
+        w.add(f'{param.name}, {n.locals["option_" + param.name]} = {launcher}.option_parameter("{param.name}", '
+              f"{param.name})")
     w.add(f"{v['state']} = {s.rt}.launch_state()")
     w.add(f"{v['device']} = {v['state']}[0]")
     tensors = [p.name for p in kernel.params if isinstance(p.type, model.TensorType)]
@@ -393,7 +411,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
     w.add(f"{v['state']},", 1)
     if kernel.autotuned:
         w.add(f"{v['choice']},", 1)
-    w.add(", ".join(_option_names(kernel)) + ",", 1)
+    w.add(", ".join(local for _, local in _option_values(kernel, n)) + ",", 1)
     for part in _key_parts(kernel, launcher, v):
         w.add(part + ",", 1)
     w.add(")")
@@ -477,8 +495,11 @@ def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: kinds.S
     default = param.default
     if default is None:
         return f" = {s.rt}.TUNED" if _may_be_supplied(kernel, param) else ""
-    if default.literal:
+    if param in _option_parameters(kernel):
+        return f" = {s.rt}.OMITTED"
+    if default.literal and check.default_problem(param) is None:
         return f" = {default.value!r}"
+    # (as the kernel's module computed it, or a literal its annotation rules out: refused at run time)
     return f' = {launcher}.default("{param.name}")'
 
 

@@ -9,6 +9,7 @@ becomes a `Diagnostic` with the position of the offending node.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import io
 import re
@@ -314,9 +315,15 @@ class _Reader:
             except BuildError as exc:
                 self.diagnostics.append(exc.diagnostic)
                 kind = model.DynamicType(annotated=True)
+            default = self.read_default(node)
+            if isinstance(kind, model.TensorType) and not kind.optional and default and default.literal \
+                    and default.value is None and node.default is not None:
+                kind = dataclasses.replace(kind, optional=True)  # Triton takes the None
+                self.warn(node.default, f"'{name}' defaults to None: run() takes None for it, as "
+                          "Triton does; write its annotation with '| None' to say so", "default")
             read.append(
                 model.Param(
-                    name, kind, self.read_default(node), self.ast_position(arg.lineno, arg.col_offset),
+                    name, kind, default, self.ast_position(arg.lineno, arg.col_offset),
                     index=index,
                     specialize=name not in no_spec,
                     specialize_alignment=name not in no_align,
@@ -339,8 +346,8 @@ class _Reader:
             condition,
         )
         for param, node in zip(kernel.params, nodes):
-            for problem, at_default in check.param_problems(kernel, param):
-                self.report(node.default if at_default and node.default else node.name, problem[0], problem[1])
+            for (message, code, severity), at_default in check.param_problems(kernel, param):
+                self.report(node.default if at_default and node.default else node.name, message, code, severity)
         for severity, message, code in check.kernel_problems(kernel):
             self.report(func.name, message, code, severity)
         return kernel if self.errors() == errors_before else None

@@ -38,6 +38,9 @@ POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 # What run() takes as the default of a parameter the decorators may supply (known only at run
 # time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
 TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()
+# run()'s default for a parameter named like a launch option: omitted, Triton sets the parameter to
+# its default and the option to the option's own (`LauncherCore.option_parameter`).
+OMITTED: Any = type("Omitted", (), {"__repr__": lambda self: "<the kernel's default>"})()
 
 
 def describe(value: object) -> str:

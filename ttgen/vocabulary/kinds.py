@@ -121,8 +121,6 @@ class Tensor:
         return f"{tensor} | None" if self.kind.optional else tensor
 
     def default_problem(self, value: object) -> str | None:
-        if value is None and not self.kind.optional:
-            return "a tensor parameter's default can only be None, with '| None'"
         return None if value is None else "a tensor parameter's default can only be None"
 
     def inline(self, name: str, spelling: Spelling) -> str:

@@ -20,6 +20,10 @@ OPTIONS: dict[str, tuple[str, object]] = {
     "launch_pdl": ("bool", False),
 }
 
+# triton.Config's own keywords that are never None unless given so, with their defaults: they win
+# over the config's dict, and an autotuner passes them to the kernel beside its arguments.
+CONFIG_KEYWORDS: dict[str, int] = {"num_warps": 4, "num_ctas": 1, "num_stages": 3}
+
 # Options a config cannot set, so run() takes them even for autotuned kernels (and no others).
 RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
 
