@@ -57,7 +57,8 @@ DIAGNOSTICS = [
     ("N: tl.constexpr['Literal[1, 1]']", []),
     ("x: tl.tensor, *, n: int", []),
     ("x: tl.tensor, /, n: int", []),
-    ("x: tl.tensor, *rest", [("error", "star-params")]),
+    ("x: tl.tensor, *rest", []),  # a tuple: Triton 3.9 passes the extra arguments so
+    ("x: tl.tensor, **rest", [("error", "star-params")]),
 ]
 
 
@@ -99,6 +100,7 @@ RUN_LINES = [
     ("stream: int", ["_stream = _rt.current_stream(_device)"]),
     ("x, n", ["x: _typing.Any,", "_k.dynamic_key(1, n),"]),
     ("x: tl.tensor, *, n: int", ["n: int,"]),
+    ("x: tl.tensor, *rest", ["rest: tuple[_typing.Any, ...] = (),", '_rt.Dynamic("rest", variadic=True),']),
     ("x: tl.tensor, grid: int", ["grid: int,", "grid_: _rt.Grid[KArgs],", "_grid = _k.call_grid(grid_, KArgs(x=x, grid=grid))"]),
     ("num_warps: tl.constexpr[int] = 8", ["num_warps: int = _rt.OMITTED,", "num_stages: int = 3,",
                                           'num_warps, _option_num_warps = _k.option_parameter("num_warps", num_warps)',

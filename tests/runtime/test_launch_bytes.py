@@ -11,14 +11,20 @@ runs.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+import torch
+
 from tests.standins import LaunchRecord, StubSession, run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen import cli
+from ttgen.runtime import KernelMissingError
+from ttgen.runtime.launch import VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -229,3 +235,27 @@ def test_parameters_named_like_launch_options_and_like_triton_s_own_keywords(stu
     ], tmp_path)
     records = results[0]["records"]
     assert [records[r["marks"][3] - 1].block[0] for r in results[:3]] == [128, 256, 64]
+
+
+@pytest.mark.skipif(VERSION < (3, 9), reason="Triton 3.6 passes no *args to a kernel (its launcher says so)")
+def test_variadic_args_are_passed_as_triton_3_9_passes_them(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/variadic.py: run(terms=(2, 3.5)) launches as kernel[grid](x, out, 2, 3.5)."""
+    results = compare_with_jit(stubcuda_lib, "variadic", [
+        ("variadic_kernel", "dict(x=x, out=out, terms=(2, 3.5))", "(1,)", "x, out, 2, 3.5"),
+        ("variadic_kernel", "dict(x=x, out=out, terms=(16, 1))", "(1,)", "x, out, 16, 1"),
+    ], tmp_path)
+    assert all(result["python"] == 0 for result in results)
+
+
+@pytest.mark.skipif(VERSION >= (3, 9), reason="Triton 3.9 passes *args")
+def test_a_variadic_kernel_s_launcher_says_it_needs_triton_3_9(tmp_path: Path) -> None:
+    assert cli.main([str(REPO / "tests" / "patterns" / "variadic.py"), "--out", str(tmp_path / "gen_variadic"), "-q"]) == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("gen_variadic.variadic_launch")
+        with pytest.raises(KernelMissingError, match=r"variadic_kernel: Triton 3\.6\.\d+ passes no \*args to a kernel"):
+            module.variadic_kernel.run(x=torch.zeros(64), out=torch.zeros(64), terms=(2, 3.5), grid=(1,))
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("gen_variadic")]:
+            del sys.modules[name]

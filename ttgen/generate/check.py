@@ -54,8 +54,8 @@ def default_problem(param: model.Param) -> str | None:
 
 def kernel_problems(kernel: model.Kernel) -> Iterator[tuple[str, str, str]]:
     """``(severity, message, code)`` about the kernel as a whole."""
-    bare = [p.name for p in kernel.params
-            if isinstance(p.type, model.DynamicType) and not p.type.annotated and p.name not in kernel.supplied]
+    bare = [p.name for p in kernel.params if isinstance(p.type, model.DynamicType)
+            and not p.type.annotated and not p.type.variadic and p.name not in kernel.supplied]
     if bare:
         shown = ", ".join(bare[:6]) + (", ..." if len(bare) > 6 else "")
         count = f"{len(bare)} parameter{'s' if len(bare) != 1 else ''}"

@@ -493,6 +493,8 @@ def _emit_layer(
 
 def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: kinds.Spelling) -> str:
     default = param.default
+    if isinstance(param.type, model.DynamicType) and param.type.variadic:
+        return " = ()"  # *args
     if default is None:
         return f" = {s.rt}.TUNED" if _may_be_supplied(kernel, param) else ""
     if param in _option_parameters(kernel):

@@ -297,21 +297,24 @@ class _Reader:
         """The kernel ``func``, or None when it has an error (every one is reported)."""
         errors_before = self.errors()
         params = func.params
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.report(star, "*args and **kwargs cannot be kernel parameters (Triton's "
-                            "code generator rejects them)", "star-params")
-        nodes = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if isinstance(params.star_kwarg, cst.Param):
+            self.report(params.star_kwarg, "**kwargs cannot be a kernel parameter (Triton 3.9 rejects it; "
+                        "3.6 binds no keyword to it)", "star-params")
+        # *args: Triton 3.9 passes the extra arguments to the kernel as one tuple (3.6 cannot).
+        star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+        nodes = [*params.posonly_params, *params.params, *star, *params.kwonly_params]
         keyword_only = {id(node) for node in params.kwonly_params}
         args = syntax.args
         names = [_identifier(node.name) for node in nodes]
         no_spec = self.jit_name_list(jit, "do_not_specialize", names)
         no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
         read = []
-        for index, (node, arg) in enumerate(zip(nodes, args.posonlyargs + args.args + args.kwonlyargs)):
+        syntax_args = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        for index, (node, arg) in enumerate(zip(nodes, syntax_args)):
             name = _identifier(node.name)
             try:
-                kind = self.read_param_type(node)
+                kind = model.DynamicType(node.annotation is not None, variadic=True) if node in star \
+                    else self.read_param_type(node)
             except BuildError as exc:
                 self.diagnostics.append(exc.diagnostic)
                 kind = model.DynamicType(annotated=True)

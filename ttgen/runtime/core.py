@@ -35,7 +35,7 @@ from ttgen.vocabulary.fingerprint import find_function, fingerprint
 from ttgen.runtime.live import StaleLauncherError
 from ttgen.vocabulary.options import OPTIONS, non_default
 from ttgen.runtime import device
-from ttgen.runtime.launch import LaunchFunction, launch_function
+from ttgen.runtime.launch import VERSION, LaunchFunction, launch_function
 from ttgen.runtime.specs import OMITTED, ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check
 from ttgen.runtime.state import HOOKED
 
@@ -44,8 +44,8 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
 class KernelMissingError(RuntimeError):
-    """The kernel of a launcher does not exist in this process (its module defines it under a
-    condition that did not hold)."""
+    """The kernel of a launcher cannot be launched in this process: it does not exist (its module
+    defines it under a condition that did not hold), or it needs another Triton."""
 
 
 class LauncherCore:
@@ -81,6 +81,10 @@ class LauncherCore:
             raise StaleLauncherError(
                 f"{where} is not the Triton kernel its launcher was generated for (found: {what}); re-run ttgen"
             )
+        if VERSION < (3, 9) and any(getattr(spec, "variadic", False) for spec in params):
+            self._absent(f"{name}: Triton {triton.__version__} passes no *args to a kernel (3.9 passes a "
+                         "tuple): this launcher needs Triton 3.9")
+            return
         live.check_layers(where, found[:-1], layers)
         # The autotune key's names as the source wrote them: the body's autotune key holds these
         # (none where key= is not a literal list); check_layers held the live ones to them.
@@ -104,6 +108,7 @@ class LauncherCore:
         # Parameters Triton receives by name only; and those named like a launch option, which
         # set the option when passed by name (`_arguments`).
         self.keyword_only = {p.name for p in signature_params if p.kind is p.KEYWORD_ONLY}
+        self.variadic = next((p.name for p in signature_params if p.kind is p.VAR_POSITIONAL), None)
         self.option_named = {p.name for p in signature_params if p.name in OPTIONS}
         self.arg_names = tuple(p.name for p in signature_params)
         self._check_signature(module, signature)
@@ -323,6 +328,9 @@ class LauncherCore:
         for name in self.arg_names:
             if name not in given or name in by_name:
                 break
+            if name == self.variadic:
+                positional += given.pop(name)  # the kernel's *args, as kernel[grid](x, *args)
+                continue
             positional.append(given.pop(name))
         return positional, given, {k: v for k, v in options.items() if k not in self.option_named}
 

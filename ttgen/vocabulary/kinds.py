@@ -313,9 +313,13 @@ class Dynamic:
     kind: model.DynamicType
 
     def annotation(self, spelling: Spelling) -> str:
+        if self.kind.variadic:
+            return f"{spelling.builtin('tuple')}[{spelling.typing}.Any, ...]"
         return f"{spelling.typing}.Any"
 
     def accept(self, value: object) -> object:
+        if self.kind.variadic and not isinstance(value, tuple):
+            raise Violation(TypeError, "a tuple (the kernel's *args)")
         return value
 
     def inline(self, name: str, spelling: Spelling) -> str:
@@ -326,7 +330,7 @@ class Dynamic:
 
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
-            "" if param.specialize_alignment else ", align=False")
+            "" if param.specialize_alignment else ", align=False") + (", variadic=True" if self.kind.variadic else "")
         return f'{spelling.rt}.Dynamic("{param.name}"{flags})'
 
 
