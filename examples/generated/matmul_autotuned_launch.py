@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import typing as _typing
 
 import torch as _torch
 
-import examples.kernels.matmul_autotuned as _source
 import ttgen.runtime as _rt
 
+_source = _importlib.import_module("examples.kernels.matmul_autotuned")
 _float16 = _torch.float16
 _float32 = _torch.float32
 

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import typing as _typing
 
 import torch as _torch
 
-import examples.kernels.softmax as _source
 import ttgen.runtime as _rt
 
+_source = _importlib.import_module("examples.kernels.softmax")
 _bfloat16 = _torch.bfloat16
 _float16 = _torch.float16
 _float32 = _torch.float32

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import typing as _typing
 
 import torch as _torch
 
-import examples.kernels.vector_add as _source
 import ttgen.runtime as _rt
 
+_source = _importlib.import_module("examples.kernels.vector_add")
 _float32 = _torch.float32
 
 

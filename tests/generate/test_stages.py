@@ -33,16 +33,24 @@ def read(signature: str, decorators: str = "@triton.jit") -> tuple[str, list[str
 DIAGNOSTICS = [
     ("x: tl.tensor[tl.float32], n: int", []),
     ("x, n", [("warning", "unannotated")]),
-    ("s: tl.float16 = 1e6", [("error", "default")]),
+    # a default its own annotation rules out: the launcher refuses a call that omits it
+    ("s: tl.float16 = 1e6", [("warning", "default")]),
     ("s: tl.float16 = float('inf')", []),  # not a literal: taken as it is
-    ("n: tl.int8 = 300", [("error", "default")]),
-    ("flag: bool = 1", [("error", "default")]),
-    ("N: tl.constexpr['Literal[64, 128]'] = 32", [("error", "default")]),
+    ("n: tl.int8 = 300", [("warning", "default")]),
+    ("flag: bool = 1", [("warning", "default")]),
+    ("N: tl.constexpr['Literal[64, 128]'] = 32", [("warning", "default")]),
+    ("x: tl.tensor = None", [("warning", "default")]),  # taken as optional, as Triton takes None
     # every problem of a signature in one run
     ("a: int = 1.5, b: tl.int8 = 300, c: bool = 1, N: tl.constexpr[str] = 3",
-     [("error", "default")] * 4),
-    ("grid: int", [("error", "reserved-name")]),
+     [("warning", "default")] * 4),
+    # names Triton's kernel[grid](...) takes itself: passed positionally, as Triton can
+    ("grid: int, warmup: int, device: int, device_type: int, stream: int", []),
+    ("x: tl.tensor, *, grid: int", [("error", "reserved-name")]),
+    ("debug: int", [("error", "reserved-name")]),
+    ("instrumentation_mode: tl.constexpr", [("error", "reserved-name")]),
     ("num_warps: tl.constexpr", []),
+    # names the generated code uses itself
+    ("_state: int, _ptr_x: int, _rt: int, _float32: int, int: int, tuple: int, __secret: int", []),
     ("x: 'int'", [("warning", "annotation")]),
     ("x: list[int]", [("warning", "annotation")]),
     ("x: tl.tensor[tl.float128]", [("warning", "dtype")]),
@@ -51,7 +59,8 @@ DIAGNOSTICS = [
     ("N: tl.constexpr['Literal[1, 1]']", []),
     ("x: tl.tensor, *, n: int", []),
     ("x: tl.tensor, /, n: int", []),
-    ("x: tl.tensor, *rest", [("error", "star-params")]),
+    ("x: tl.tensor, *rest", []),  # a tuple: Triton 3.9 passes the extra arguments so
+    ("x: tl.tensor, **rest", [("error", "star-params")]),
 ]
 
 
@@ -70,8 +79,16 @@ def test_typing_literal_points_at_the_constexpr_spelling() -> None:
 
 def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> None:
     _, shown = read("s: tl.float16 = 1e6")
-    assert shown == ["8:23: error: default of 's': expected a float that fits float16 (|x| <= 65504, "
-                     "or inf or nan), got 1000000.0  [default]"]
+    assert shown == ["8:23: warning: default of 's': expected a float that fits float16 (|x| <= 65504, "
+                     "or inf or nan), got 1000000.0: run() refuses a call that omits 's'  [default]"]
+
+
+def test_autotuned_parameters_named_like_a_config_keyword_are_errors() -> None:
+    _, shown = read("x: tl.tensor, num_stages: tl.constexpr",
+                    '@triton.autotune(configs=[triton.Config({})], key=[])\n@triton.jit')
+    assert shown == ["9:21: error: parameter 'num_stages' of an autotuned kernel is passed twice: Triton's "
+                     "Autotuner adds every config's num_stages= to the arguments (a TypeError); rename it  "
+                     "[reserved-name]"]
 
 
 # signature -> lines that run() holds
@@ -85,6 +102,17 @@ RUN_LINES = [
     ("stream: int", ["_stream = _rt.current_stream(_device)"]),
     ("x, n", ["x: _typing.Any,", "_k.dynamic_key(1, n),"]),
     ("x: tl.tensor, *, n: int", ["n: int,"]),
+    ("x: tl.tensor, *rest", ["rest: tuple[_typing.Any, ...] = (),", '_rt.Dynamic("rest", variadic=True),']),
+    ("x: tl.tensor, grid: int", ["grid: int,", "grid_: _rt.Grid[KArgs],", "_grid = _k.call_grid(grid_, KArgs(x=x, grid=grid))"]),
+    ("num_warps: tl.constexpr[int] = 8", ["num_warps: int = _rt.OMITTED,", "num_stages: int = 3,",
+                                          'num_warps, _option_num_warps = _k.option_parameter("num_warps", num_warps)',
+                                          "_option_num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,"]),
+    ("n: int = 1.5", ['n: int = _k.default("n"),']),
+    ("x: tl.tensor = None", ["x: _torch.Tensor | None = None,"]),
+    ("_state: int, int: int", ["_state: _builtins.int,", "_state2 = _rt.launch_state()",
+                               "_state.__class__ is _builtins.int and -2147483648 <= _state <= 2147483647"]),
+    ("x: tl.tensor, __secret: int", ['KArgs = _typing.TypedDict("KArgs", {"x": _torch.Tensor, "__secret": int})',
+                                     "def _run_k(", "__secret: int,", "run = staticmethod(_run_k)"]),
 ]
 
 

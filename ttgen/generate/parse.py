@@ -10,6 +10,7 @@ and reads each parameter's annotation into a `model.ParamType`.  Every problem b
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import io
 import re
@@ -322,27 +323,36 @@ class _Reader:
         func, syntax = made.func, self.ast_defs[made.func]
         jit = next(decorator for name, decorator, _ in made.stack if name in JIT)
         params = func.params
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.report(star, "*args and **kwargs cannot be kernel parameters (Triton's "
-                            "code generator rejects them)", "star-params")
-        nodes = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if isinstance(params.star_kwarg, cst.Param):
+            self.report(params.star_kwarg, "**kwargs cannot be a kernel parameter (Triton 3.9 rejects it; "
+                        "3.6 binds no keyword to it)", "star-params")
+        # *args: Triton 3.9 passes the extra arguments to the kernel as one tuple (3.6 cannot).
+        star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+        nodes = [*params.posonly_params, *params.params, *star, *params.kwonly_params]
         keyword_only = {id(node) for node in params.kwonly_params}
         args = syntax.args
         names = [identifier(node.name) for node in nodes]
         no_spec = self.jit_name_list(jit, "do_not_specialize", names)
         no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
         read = []
-        for index, (node, arg) in enumerate(zip(nodes, args.posonlyargs + args.args + args.kwonlyargs)):
+        syntax_args = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        for index, (node, arg) in enumerate(zip(nodes, syntax_args)):
             name = identifier(node.name)
             try:
-                kind = self.read_param_type(node)
+                kind = model.DynamicType(node.annotation is not None, variadic=True) if node in star \
+                    else self.read_param_type(node)
             except BuildError as exc:
                 self.diagnostics.append(exc.diagnostic)
                 kind = model.DynamicType(annotated=True)
+            default = self.read_default(node)
+            if isinstance(kind, model.TensorType) and not kind.optional and default and default.literal \
+                    and default.value is None and node.default is not None:
+                kind = dataclasses.replace(kind, optional=True)  # Triton takes the None
+                self.warn(node.default, f"'{name}' defaults to None: run() takes None for it, as "
+                          "Triton does; write its annotation with '| None' to say so", "default")
             read.append(
                 model.Param(
-                    name, kind, self.read_default(node), self.ast_position(arg.lineno, arg.col_offset),
+                    name, kind, default, self.ast_position(arg.lineno, arg.col_offset),
                     index=index,
                     specialize=name not in no_spec,
                     specialize_alignment=name not in no_align,
@@ -361,8 +371,8 @@ class _Reader:
             made.condition,
         )
         for param, node in zip(kernel.params, nodes):
-            for problem, at_default in check.param_problems(kernel, param):
-                self.report(node.default if at_default and node.default else node.name, problem[0], problem[1])
+            for (message, code, severity), at_default in check.param_problems(kernel, param):
+                self.report(node.default if at_default and node.default else node.name, message, code, severity)
         for severity, message, code in check.kernel_problems(kernel):
             self.report(func.name, message, code, severity)
         return kernel if self.errors() == errors_before else None

@@ -52,19 +52,21 @@ def chain(outer: object) -> list[Any] | None:
 
 
 def supplied_names(layer: Any) -> tuple[str, ...]:
-    """The names a live Autotuner's configs or a live Heuristics set, in Triton's order."""
+    """The names a live Heuristics sets, or the kernel's parameters a live Autotuner's configs
+    set, in Triton's order (the configs' other entries are `config_settings`)."""
     if kind(layer) == "heuristics":
         return tuple(layer.values)
     names: list[str] = []
     for config in layer.configs:
-        names += [n for n in config.kwargs if n not in names]
+        names += [n for n in config.kwargs if n in layer.arg_names and n not in names]
     return tuple(names)
 
 
-def config_settings(config: Any) -> dict[str, Any]:
-    """What a live ``triton.Config`` sets besides the kernel's parameters (num_warps, ...), as
-    its ``all_kwargs()`` gives them to the kernel."""
-    return {k: v for k, v in config.all_kwargs().items() if k not in config.kwargs}
+def config_settings(config: Any, params: Sequence[str]) -> dict[str, Any]:
+    """What a live ``triton.Config`` sets besides the kernel's parameters ``params`` (num_warps,
+    ...), as its ``all_kwargs()`` gives them to the kernel: a num_warps in its dict, say, gives
+    way to its num_warps= keyword, as in Triton."""
+    return {k: v for k, v in config.all_kwargs().items() if k not in params}
 
 
 def heuristic_values(layer: Any, values: dict[str, Any], grid: object) -> tuple[Any, ...]:

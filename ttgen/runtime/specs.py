@@ -38,6 +38,9 @@ POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 # What run() takes as the default of a parameter the decorators may supply (known only at run
 # time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
 TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()
+# run()'s default for a parameter named like a launch option: omitted, Triton sets the parameter to
+# its default and the option to the option's own (`LauncherCore.option_parameter`).
+OMITTED: Any = type("Omitted", (), {"__repr__": lambda self: "<the kernel's default>"})()
 
 
 def describe(value: object) -> str:
@@ -189,14 +192,16 @@ def _ruled(rule: Callable[[object], object], value: object) -> object:
 
 class Dynamic(Spec):
     """A parameter ttgen typed loosely: passed through as it comes; keyed as Triton keys it
-    (``specialize``/``align``: what the kernel's do_not_specialize lists say)."""
+    (``specialize``/``align``: what the kernel's do_not_specialize lists say).  A variadic one,
+    the kernel's ``*args``, takes a tuple, which the launcher passes on spread."""
 
-    def __init__(self, name: str, specialize: bool = True, align: bool = True) -> None:
+    def __init__(self, name: str, specialize: bool = True, align: bool = True, variadic: bool = False) -> None:
         super().__init__(name)
-        self.specialize, self.align = specialize, align
+        self.specialize, self.align, self.variadic = specialize, align, variadic
+        self.rule = kinds.Dynamic(model.DynamicType(variadic=variadic))
 
     def accept(self, value: object, device: int) -> object:
-        return value
+        return _ruled(self.rule.accept, value)
 
 
 # -- the tensors' inline tests, in C ---------------------------------------------------------------

@@ -272,7 +272,8 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
         Py_INCREF(function);
         PyObject *result = PyObject_CallOneArg(function, seen);
         ok = result != NULL && PyDict_SetItem(seen, name, result) == 0;
-        owned[layer->supplies[j++]] = result;
+        Py_XSETREF(owned[layer->supplies[j]], result); /* (an outer layer's value, set again) */
+        j++;
         Py_DECREF(name);
         Py_DECREF(function);
     }
@@ -617,7 +618,7 @@ static int read_layers(Engine *self) {
             goto bad;
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++) {
             Param *p = &self->params[layer->supplies[j]];
-            if (p->supplied || p->kind == 't')
+            if ((p->supplied && layer->kind != 'h') || p->kind == 't') /* a heuristic may set it again */
                 goto bad;
             p->supplied = 1;
             known[layer->supplies[j]] = 0;
