@@ -4,10 +4,10 @@ autotune, heuristics and the engine (ttgen.runtime.launcher adds those on top).
 At import it checks that the kernel still has the signature the launcher was generated from and
 that the live kernel agrees with what the launcher assumed (ttgen.runtime.live).  It owns the per-key
 cache of launch functions, explains rejected arguments (`LauncherCore.accept`), and runs the slow
-path through Triton: a cache miss, active launch hooks, pre-run hooks and global-value checks go
-through Triton's own ``JITFunction.run``, so Triton compiles and picks the binary (or a bundle's
-binary is loaded: ttgen.runtime.precompiled); under ``TRITON_INTERPRET=1`` the kernel runs in Triton's
-interpreter.
+path through Triton: a cache miss, active launch hooks, pre-run hooks and a rebound global
+(ttgen.runtime.guards) go through Triton's own ``JITFunction.run``, so Triton compiles and picks
+the binary (or a bundle's binary is loaded: ttgen.runtime.precompiled); under
+``TRITON_INTERPRET=1`` the kernel runs in Triton's interpreter.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from triton import knobs
 from triton.runtime.jit import JITFunction
 
 from ttgen.vocabulary import keys
-from ttgen.runtime import live
+from ttgen.runtime import _native, guards, live
 from ttgen.runtime import precompiled  # issue 16: bundles and TTGEN_RECORD
 from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
@@ -63,7 +63,8 @@ class LauncherCore:
     ) -> None:
         self.name = name
         self.params = tuple(params)
-        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        # Launch functions by key; get() misses one whose kernel's globals were rebound (guard.c).
+        self.cache: dict[tuple[Any, ...], LaunchFunction] = _native.Cache()
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # Whether the source did not tell what a decorator sets: run() then calls run_loose.
         self.loose = any(layer[1] is None for layer in layers)
@@ -293,6 +294,7 @@ class LauncherCore:
         with self._on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
                 self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                self._reguard(key)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
                 bundled = None if key in self.cache else precompiled.find(self, state, args, options)  # issue 16
@@ -302,14 +304,25 @@ class LauncherCore:
                     record.launch(self, state, args, options)
                     return
                 compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
-                if compiled is None or key in self.cache or self.kernel.used_global_vals:
-                    return  # nothing compiled (jit_cache_hook), or Triton must check globals
+                # (Triton fills used_global_vals when it first compiles the kernel.)
+                found = None if compiled is None else guards.guards(self.kernel.used_global_vals)
+                if found is None or key in self.cache:
+                    return  # nothing compiled (jit_cache_hook), or a global only Triton can check
                 if hasattr(compiled, "result") and not hasattr(compiled, "function"):
                     compiled = compiled.result()
                 launch = launch_function(compiled)
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
-                self.cache[key] = launch
+                self.cache[key] = guards.guarded(launch, found)
                 record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
+
+    def _reguard(self, key: tuple[Any, ...]) -> None:
+        """After Triton's run accepted a launch whose cached entry missed because a global was
+        rebound (to an equal value, or Triton would have raised): guard it by the new objects."""
+        entry = dict.get(self.cache, key)
+        if isinstance(entry, _native.Guarded) and not entry.holds():
+            found = guards.guards(self.kernel.used_global_vals)
+            if found:
+                self.cache[key] = guards.guarded(entry.launch, found)
 
     def _arguments(
         self, names: list[str], values: list[Any], options: dict[str, Any] | None = None,

@@ -19,7 +19,7 @@ from ttgen.runtime import live
 from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword
 from ttgen.runtime import device
 from ttgen.runtime.core import LauncherCore
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
 from ttgen.runtime.state import HOOKED, launch_state
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -106,7 +106,8 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
         typed = spec.rule.kind
         kind = kinds.PYTHON_TYPES[typed.kind] if typed.kind is not None else None
         return ("c", kind, typed.values, typed.optional)
-    return ("d", index)
+    params = getattr(launcher.kernel, "params", None)  # (the interpreter's function has none)
+    return ("d", index, loose_rule(params[index] if params is not None else None))
 
 
 def keyword_call(function: _F) -> _F:

@@ -7,6 +7,7 @@ Each spec's rule is `ttgen.vocabulary.kinds`' (one table of parameter kinds, whi
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
@@ -202,6 +203,46 @@ class Dynamic(Spec):
 
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
+
+
+def loose_rule(param: Any) -> tuple[Any, ...] | None:
+    """How the engine keys a loosely typed parameter in C (native/loose.c says what each item
+    is), from how Triton reads it (its ``KernelParam``; None for the interpreter's function,
+    which keys nothing); None where Triton does not specialize it by its value (a constexpr, an
+    annotation that forces a type): the launcher's ``dynamic_key`` keys those."""
+    if param is None or param.is_constexpr or param.annotation_type:
+        return None
+    return (
+        pointer_types(param.is_const), not param.do_not_specialize, not param.do_not_specialize_on_alignment,
+        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def pointer_types(is_const: bool) -> dict[torch.dtype, str]:
+    """Triton's pointer type for a tensor of each torch dtype it takes (``*fp32``, const:
+    ``*kfp32``): its specializer's own ``canonicalize_ptr_dtype``, asked once per dtype."""
+    from triton._utils import canonicalize_ptr_dtype
+
+    found = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            found[dtype] = canonicalize_ptr_dtype(dtype, is_const)
+        except KeyError:  # complex, quantized...: Triton's specializer raises (through dynamic_key)
+            continue
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _native_alignment() -> bool:
+    """Whether the backend Triton specializes with reads a tensor's alignment from data_ptr()
+    itself (``supports_native_tensor_specialization``): CUDA's, unless torch is a ROCm build
+    (ttgen.runtime.core's ``_backend``)."""
+    from triton.backends import backends
+
+    name = "amd" if torch.version.hip else "nvidia"
+    found = backends.get(name)
+    return found is not None and bool(getattr(found.compiler, "supports_native_tensor_specialization", False))
 
 
 # -- the tensors' inline tests, in C ---------------------------------------------------------------
