@@ -211,6 +211,60 @@ def test_a_launcher_goes_stale_when_its_kernel_signature_changes(
     assert "alpha: float," in (tree / "vector_add_launch.py").read_text()
 
 
+BODY = "    tl.store(out + offsets, a + b, mask=mask)\n"
+# A kernel of the same module that add_kernel may call: a @triton.jit function another one calls
+# is a helper, which gets no launcher.
+SECOND = '''
+
+@triton.jit
+def twice_kernel(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int] = 1024) -> None:
+    offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + offsets, 2 * tl.load(x + offsets, mask=offsets < n), mask=offsets < n)
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    BODY.replace("a + b", "b + a") + "    # a comment, a docstring, any statement: the launcher does not read them\n",
+    '    """Another docstring."""\n' + BODY.replace("mask=mask", "mask=offsets < n"),
+    BODY + "    return\n",  # a bare return: still a kernel
+], ids=["statements", "docstring", "bare-return"])
+def test_check_passes_after_an_edit_to_a_kernel_body(
+    edit: str, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A launcher depends on its kernel's signature and decorators, not on its body: an edit
+    that leaves every launcher as it was leaves --check green (and a run rewrites nothing)."""
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    before = files(Path("gen"))
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text().replace(BODY, edit))
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 0, out
+    assert run(capsys, "src", "--out", "gen")[0] == 0 and files(Path("gen")) == before
+
+
+def test_check_fails_after_a_body_edit_that_changes_which_functions_are_kernels(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a launcher does depend on in a body: whether the function returns a value, and
+    which @triton.jit functions of its module it calls (both make a helper, with no launcher)."""
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text() + SECOND)
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class twice_kernel:" in Path("gen/vector_add_launch.py").read_text()
+    original = module.read_text()
+    module.write_text(original.replace(BODY, BODY + "    twice_kernel(out, n, BLOCK)\n"))
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1 and out[0] == f"{Path('gen/vector_add_launch.py')}: differs; run ttgen to update it", out
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class twice_kernel:" not in Path("gen/vector_add_launch.py").read_text()
+
+    module.write_text(original.replace(BODY, BODY + "    return a + b\n"))  # add_kernel: a helper now
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1 and out[0] == f"{Path('gen/vector_add_launch.py')}: differs; run ttgen to update it", out
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class add_kernel:" not in Path("gen/vector_add_launch.py").read_text()
+
+
 def test_a_leftover_launcher_of_a_deleted_module_fails_check_and_a_run_removes_it(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

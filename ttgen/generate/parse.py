@@ -9,7 +9,6 @@ becomes a `Diagnostic` with the position of the offending node.
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import re
 import tokenize
@@ -425,8 +424,7 @@ def parse_module(
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
     reader = _Reader(path, source, parsed, syntax, resolver)
     kernels = _read_kernels(reader)
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
+    return model.KernelModule(path, module, tuple(kernels)), reader.diagnostics
 
 
 def decode(path: str, data: bytes) -> str:
