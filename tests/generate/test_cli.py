@@ -375,6 +375,60 @@ def test_quiet_silences_warnings_and_strict_makes_them_fail_the_run(
     assert run(capsys, "src", "--strict", "-q") == (0, [])  # no warnings: --strict changes nothing
 
 
+MIXED = '''import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def add_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int) -> None:
+    pass
+
+
+@triton.jit
+def copy_kernel(src, dst, n: "int"):{comment}
+    pass
+
+
+@triton.jit
+def legacy_kernel(
+    src, dst,{comment}
+):
+    pass
+'''
+
+
+def test_a_kernel_that_stays_unannotated_on_purpose_passes_strict(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``# ttgen: ignore[code, ...]`` on the line a warning points at (an unannotated kernel's:
+    its ``def`` line) silences the warnings of those codes there, and only there."""
+    module = tree / "mixed.py"
+
+    def warnings(comment: str, legacy: str = "") -> tuple[int, list[str]]:
+        text = MIXED.format(comment=comment).replace("legacy_kernel(\n", f"legacy_kernel({legacy}\n")
+        module.write_text(text)
+        code, out = run(capsys, "src/mixed.py", "--out", "gen", "--strict")
+        return code, [line.split(": warning: ")[0] + line[line.rindex("  ["):] for line in out if ": warning: " in line]
+
+    at = str(Path("src/mixed.py"))
+    every = [f"{at}:13:5  [unannotated]", f"{at}:13:30  [annotation]", f"{at}:18:5  [unannotated]"]
+    assert warnings("") == (2, every)
+    assert warnings("  # ttgen: ignore[unannotated]") == (2, every[1:])  # legacy's def line is 18
+    assert warnings("  # ttgen: ignore[annotation]", "  # ttgen: ignore[unannotated]") == (2, every[:1])
+    assert warnings("  # ttgen: ignore[unannotated]", "  # ttgen:ignore[ annotation ]") == (2, every[1:])
+    # With mypy's own on the same line (first: mypy reads a comment that starts with it).
+    both = "  # type: ignore[no-untyped-def]  # ttgen: ignore[unannotated, annotation]"
+    assert warnings(both, "  # ttgen: ignore[unannotated]") == (0, [])
+    launcher = Path("gen/mixed_launch.py").read_text()
+    assert "class copy_kernel:" in launcher and "class legacy_kernel:" in launcher  # launchers all the same
+
+    module.write_text(BAD.replace("n: int = 1.5):", "n: int = 1.5):  # ttgen: ignore[default]"))
+    code, out = run(capsys, "src/mixed.py", "--out", "gen")
+    assert code == 2 and "error: default of 'n'" in out[0], out  # an error is never silenced
+
+
 def test_an_empty_or_kernel_less_folder_is_a_warning_not_silence(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
