@@ -472,3 +472,45 @@ def test_python_dash_m_ttgen(tree: Path) -> None:
     assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
     check = subprocess.run(command + ["--check"], env=env, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stdout
+
+
+# -- subcommands -------------------------------------------------------------------------------
+
+
+def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ttgen [generate] PATH...")
+    listed = out.split("subcommands (ttgen SUBCOMMAND --help for each):\n")[1].splitlines()
+    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle"]
+    assert all(what in line for line, (_, what) in zip(listed, cli.COMMANDS.values()))
+
+
+@pytest.mark.parametrize("command", ["generate", "bundle"])
+def test_every_argument_of_a_subcommand_is_described(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main([command, "--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    # argparse lists each argument as "  NAME  what it does", the text maybe on further lines
+    entries = re.findall(r"^  (\S.*)\n((?:   +\S.*\n)*)", out.split("positional arguments:\n")[1], re.M)
+    assert len(entries) >= 3, out
+    assert [head for head, more in entries if "  " not in head and not more] == [], out
+
+
+def test_a_folder_named_like_a_subcommand(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ttgen bundle`` is the subcommand even where ./bundle exists, and says how to name the
+    folder: ``ttgen ./bundle``."""
+    shutil.copytree(tree, "bundle")
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["bundle", "--out", "gen"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ttgen: 'bundle' is taken as the subcommand; for the path ./bundle write 'ttgen ./bundle'\n")
+    assert "the following arguments are required: MANIFEST" in err
+    code, out = run(capsys, "./bundle", "--out", "gen")
+    assert code == 0 and launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"], out
+    code, out = run(capsys, "generate", "bundle", "--out", "gen", "--check")  # or through generate
+    assert code == 0, out
