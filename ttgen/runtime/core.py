@@ -278,7 +278,7 @@ class LauncherCore:
         options = {k: v for k, v in options.items() if k not in keywords}  # the parameter sets it
         with self._on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
-                self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                self._jit_run(positional, grid, keywords, options)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
                 bundled = None if key in self.cache else precompiled.find(self, state, args, options)  # issue 16
@@ -287,7 +287,7 @@ class LauncherCore:
                     self.cache[key] = bundled
                     record.launch(self, state, args, options)
                     return
-                compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                compiled = self._jit_run(positional, grid, keywords, options)
                 if compiled is None or key in self.cache or self.kernel.used_global_vals:
                     return  # nothing compiled (jit_cache_hook), or Triton must check globals
                 if hasattr(compiled, "result") and not hasattr(compiled, "function"):
@@ -296,6 +296,14 @@ class LauncherCore:
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
                 self.cache[key] = launch
                 record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
+
+    def _jit_run(self, positional: list[Any], grid: tuple[int, ...], keywords: dict[str, Any],
+                 options: dict[str, Any]) -> Any:
+        """Triton's ``JITFunction.run``: it compiles on a miss, and launches."""
+        try:
+            return self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+        except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
+            raise device.explained(self.name, False, exc)
 
     def _arguments(self, names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
         """Positional values up to the first parameter that is not given or that Triton must
