@@ -336,12 +336,24 @@ def _marked(text: str) -> dict[int, str]:
     return {i: line.split("# E: ")[1] for i, line in enumerate(text.splitlines(), 1) if "# E: " in line}
 
 
+# A project of one's own beside a clone of ttgen (../ttgen), in an environment of its own: the
+# extra `interpreter` runs kernels without a GPU (Triton's interpreter imports numpy), `typing`
+# checks launch sites (mypy).  (-c: the versions CI tests; on a GPU machine, without it.)
+USER_INSTALL = (
+    'python3 -m venv .venv && .venv/bin/pip install -c ../ttgen/constraints/triton36.txt "../ttgen[interpreter,typing]"'
+)
+# Offline, in an environment that holds ttgen's dependencies: it builds with that environment's
+# setuptools, which must be 77 or later (torch 2.13 requires as much itself); pip says so.
+OFFLINE = "pip install --no-build-isolation --check-build-dependencies --no-deps -e ."
+
+
 @pytest.mark.slow
 def test_a_users_first_hour(tmp_path: Path) -> None:
-    """The README's install line in a fresh copy of the repository, its examples; then, the
-    environment active and no configuration anywhere, a project of the user's own checked with
-    mypy --strict and pyright: a correct file is clean, a file of wrong calls gives exactly the
-    errors marked in it."""
+    """The README's install line in a fresh copy of the repository, its examples, its offline
+    line; then a project of the user's own, installed as USER_INSTALL says and nothing else, its
+    environment active and no configuration anywhere: its kernels run under TRITON_INTERPRET=1
+    without a GPU, and mypy --strict and pyright check it: a correct file is clean, a file of
+    wrong calls gives exactly the errors marked in it."""
     clone = tmp_path / "ttgen"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(
         ".git", ".venv*", ".tox", "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache",
@@ -355,14 +367,28 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
     assert done.returncode == 0 and "0 launchers written" in done.stdout, done.stdout + done.stderr
     done = _run(app, clone, env)  # sets TRITON_INTERPRET=1 itself where there is no GPU
     assert done.returncode == 0 and "matched torch" in done.stdout, done.stderr
+    assert _cuda() or "skipped matmul_autotuned: Triton's Autotuner times" in done.stdout, done.stdout
+
+    # Offline (no index): the environment just made has setuptools >= 77 (torch brought it) ...
+    done = _run(f".venv/bin/{OFFLINE} --no-index", clone, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # ... a fresh one has an older setuptools (Python 3.11's venv: 65.5) or none (3.12): pip says so.
+    done = _run(f"{sys.executable} -m venv bare && bare/bin/{OFFLINE} --no-index", clone, env)
+    assert done.returncode == 1 and "setuptools>=77" in done.stderr, done.stdout + done.stderr
 
     project = _kernel_project(tmp_path)
     (project / "app.py").write_text(CALLS_OK)
     (project / "wrong.py").write_text(CALLS_WRONG)
-    env = {**_environment(str(clone / ".venv" / "bin")), "VIRTUAL_ENV": str(clone / ".venv")}
+    done = _run(USER_INSTALL, project, env, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    env = {**_environment(str(project / ".venv" / "bin")), "VIRTUAL_ENV": str(project / ".venv")}
     generate_here, mypy, pyright = commands(document(TYPING))
     done = _run(generate_here, project, env)
     assert done.returncode == 0 and "2 launchers written" in done.stdout, done.stdout
+    if not _cuda():  # the interpreter, which needs numpy: the extra brought it
+        run = "import torch, app\nx = torch.rand(5000)\napp.add(x, x)\nprint('ran')"
+        done = _run(f"TRITON_INTERPRET=1 python -c {shlex.quote(run)}", project, env)
+        assert done.returncode == 0 and done.stdout == "ran\n", done.stdout + done.stderr
     done = _run(mypy, project, env)
     assert done.returncode == 0, done.stdout + done.stderr
     done = _run(mypy.replace("app.py", "wrong.py"), project, env)
