@@ -10,7 +10,8 @@
 * The error lines the README shows are the ones mypy and a launcher print.
 * Lines fit 100 columns, but for data blocks (``text``: output and manifest lines, which cannot
   wrap); links to files resolve.
-* The pre-commit hooks of ``.pre-commit-hooks.yaml`` run as the README configures them.
+* docs/cli.md as written: its commands, its ``# ttgen: ignore[...]`` example under both
+  ``--strict``s, and its pre-commit hook, run by pre-commit itself.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 INSTALL, TOUR, WORKING = "Install", "A five-minute tour", "Working on ttgen"
 BUNDLES = ROOT / "docs" / "bundles.md"  # its recipe: tests/bundle/test_bundle.py::test_the_documented_recipe
 TYPING = ROOT / "docs" / "typing.md"  # its commands: test_a_users_first_hour
+CLI = ROOT / "docs" / "cli.md"  # its commands: test_the_cli_reference_runs_as_written
 RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
 PYTHON = str(Path(sys.executable).parent)  # the environment's bin: ttgen, mypy
 
@@ -100,7 +102,7 @@ def test_every_command_has_a_runner() -> None:
     readme = document(README)
     covered = {
         *commands(section(INSTALL)), *commands(section(TOUR)), *RUN_BY_CI, *commands(document(BUNDLES)),
-        *commands(document(TYPING)),
+        *commands(document(TYPING)), *commands(document(CLI)),
     }
     for path in DOCUMENTS:
         missing = set(commands(document(path))) - covered
@@ -207,32 +209,74 @@ def test_lines_fit_100_columns_and_links_resolve(path: Path) -> None:
         assert (path.parent / target).exists(), f"{path.name}: a link to {target}, which does not exist"
 
 
-# -- the pre-commit hooks -------------------------------------------------------------------------
+# -- docs/cli.md ------------------------------------------------------------------------------------
 
 
-def test_pre_commit_hooks_run_as_the_readme_configures_them(tmp_path: Path) -> None:
-    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    assert set(hooks) == {"ttgen-check", "ttgen"}
-    (config,) = blocks(section("ttgen in pre-commit and CI"), "yaml")
-    (configured,) = yaml.safe_load(config)["repos"][0]["hooks"]
-    assert configured["id"] in hooks
-    project = _kernel_project(tmp_path)
+def test_the_cli_reference_runs_as_written(tmp_path: Path) -> None:
+    """Its commands in a project of two kernel modules: generate, then --check, which stays
+    green after an edit to a kernel's body and fails after one to its signature."""
+    generate, check = commands(document(CLI))
+    project, env = _kernel_project(tmp_path), _environment()
+    done = _run(generate, project, env)
+    assert done.returncode == 0 and "2 launchers written" in done.stdout, done.stdout + done.stderr
+    assert _run(check, project, env).returncode == 0
+    kernel = project / "kernels" / "vector_add.py"
+    kernel.write_text(kernel.read_text().replace("a + b, mask=mask)", "b + a, mask=mask)  # edited"))
+    assert _run(check, project, env).returncode == 0
+    kernel.write_text(kernel.read_text().replace("= 1024", "= 512"))
+    done = _run(check, project, env)
+    assert done.returncode == 1 and "vector_add_launch.py: differs" in done.stdout, done.stdout
+
+
+def test_a_kernel_kept_unannotated_passes_both_stricts_as_docs_cli_shows(tmp_path: Path) -> None:
+    """Its python block passes ``ttgen --strict`` and ``mypy --strict``; without its comments,
+    neither."""
+    project, (path,) = _project(tmp_path / "project", document(CLI))
     env = _environment()
+    strict = f"ttgen kernels --out generated --strict && mypy --strict {path}"
+    done = _run(strict, project, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (project / path).write_text((project / path).read_text().replace(
+        "  # type: ignore[no-untyped-def]  # ttgen: ignore[unannotated]", ""))
+    done = _run(strict.replace("&&", ";"), project, env)
+    assert "[unannotated]" in done.stdout and "[no-untyped-def]" in done.stdout, done.stdout
 
-    def hook(name: str) -> subprocess.CompletedProcess[str]:
-        command = [*shlex.split(hooks[name]["entry"]), *configured["args"]]
-        return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=120)
 
-    assert hook("ttgen").returncode == 0 and hook("ttgen-check").returncode == 0
+def test_pre_commit_runs_the_hook_docs_cli_configures(tmp_path: Path) -> None:
+    """pre-commit itself, in a git repository of a user's project, with the configuration of
+    docs/cli.md (a local hook: nothing to install, no network): it fails on missing, stale and
+    left-over launchers and passes on current ones; the regenerating hook (``entry: ttgen``)
+    fails the run that changes files.  The same entries as ttgen's own .pre-commit-hooks.yaml."""
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    (config,) = blocks(document(CLI), "yaml")
+    (configured,) = yaml.safe_load(config)["repos"][0]["hooks"]
+    assert set(hooks) == {"ttgen-check", "ttgen"} and hooks[configured["id"]]["entry"] == configured["entry"]
+    assert configured["entry"].replace(" --check", "") == hooks["ttgen"]["entry"]
+    project = _kernel_project(tmp_path)
+    env = {**_environment(), "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    assert _run("git init -q .", project, env).returncode == 0
+
+    def pre_commit(configuration: str = config) -> subprocess.CompletedProcess[str]:
+        (project / ".pre-commit-config.yaml").write_text(configuration)
+        assert _run("git add -A", project, env).returncode == 0
+        return _run("pre-commit run --all-files", project, env, timeout=300)
+
+    missing = pre_commit()
+    assert missing.returncode == 1 and "vector_add_launch.py: missing" in missing.stdout, missing.stdout
+    regenerate = config.replace("entry: ttgen --check", "entry: ttgen")
+    assert pre_commit(regenerate).returncode == 0  # new files: pre-commit sees no change to them
+    assert (project / "generated" / "vector_add_launch.py").exists() and pre_commit().returncode == 0
     kernel = project / "kernels" / "vector_add.py"
     kernel.write_text(kernel.read_text().replace("BLOCK: tl.constexpr[int] = 1024", "BLOCK: tl.constexpr[int] = 512"))
-    stale = hook("ttgen-check")  # the kernel changed; its committed launcher did not
+    stale = pre_commit()  # the kernel changed; its committed launcher did not
     assert stale.returncode == 1, stale.stdout
     assert f"{Path('generated/vector_add_launch.py')}: differs; run ttgen to update it" in stale.stdout
-    assert hook("ttgen").returncode == 0 and hook("ttgen-check").returncode == 0
+    changed = pre_commit(regenerate)
+    assert changed.returncode == 1 and "files were modified by this hook" in changed.stdout, changed.stdout
+    assert pre_commit(regenerate).returncode == 0 and pre_commit().returncode == 0
     kernel.unlink()
-    left_over = hook("ttgen-check")
-    assert left_over.returncode == 1 and "vector_add_launch.py: left over" in left_over.stdout
+    left_over = pre_commit()
+    assert left_over.returncode == 1 and "vector_add_launch.py: left over" in left_over.stdout, left_over.stdout
 
 
 def _kernel_project(folder: Path) -> Path:
@@ -292,12 +336,24 @@ def _marked(text: str) -> dict[int, str]:
     return {i: line.split("# E: ")[1] for i, line in enumerate(text.splitlines(), 1) if "# E: " in line}
 
 
+# A project of one's own beside a clone of ttgen (../ttgen), in an environment of its own: the
+# extra `interpreter` runs kernels without a GPU (Triton's interpreter imports numpy), `typing`
+# checks launch sites (mypy).  (-c: the versions CI tests; on a GPU machine, without it.)
+USER_INSTALL = (
+    'python3 -m venv .venv && .venv/bin/pip install -c ../ttgen/constraints/triton36.txt "../ttgen[interpreter,typing]"'
+)
+# Offline, in an environment that holds ttgen's dependencies: it builds with that environment's
+# setuptools, which must be 77 or later (torch 2.13 requires as much itself); pip says so.
+OFFLINE = "pip install --no-build-isolation --check-build-dependencies --no-deps -e ."
+
+
 @pytest.mark.slow
 def test_a_users_first_hour(tmp_path: Path) -> None:
-    """The README's install line in a fresh copy of the repository, its examples; then, the
-    environment active and no configuration anywhere, a project of the user's own checked with
-    mypy --strict and pyright: a correct file is clean, a file of wrong calls gives exactly the
-    errors marked in it."""
+    """The README's install line in a fresh copy of the repository, its examples, its offline
+    line; then a project of the user's own, installed as USER_INSTALL says and nothing else, its
+    environment active and no configuration anywhere: its kernels run under TRITON_INTERPRET=1
+    without a GPU, and mypy --strict and pyright check it: a correct file is clean, a file of
+    wrong calls gives exactly the errors marked in it."""
     clone = tmp_path / "ttgen"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(
         ".git", ".venv*", ".tox", "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache",
@@ -311,14 +367,28 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
     assert done.returncode == 0 and "0 launchers written" in done.stdout, done.stdout + done.stderr
     done = _run(app, clone, env)  # sets TRITON_INTERPRET=1 itself where there is no GPU
     assert done.returncode == 0 and "matched torch" in done.stdout, done.stderr
+    assert _cuda() or "skipped matmul_autotuned: Triton's Autotuner times" in done.stdout, done.stdout
+
+    # Offline (no index): the environment just made has setuptools >= 77 (torch brought it) ...
+    done = _run(f".venv/bin/{OFFLINE} --no-index", clone, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # ... a fresh one has an older setuptools (Python 3.11's venv: 65.5) or none (3.12): pip says so.
+    done = _run(f"{sys.executable} -m venv bare && bare/bin/{OFFLINE} --no-index", clone, env)
+    assert done.returncode == 1 and "setuptools>=77" in done.stderr, done.stdout + done.stderr
 
     project = _kernel_project(tmp_path)
     (project / "app.py").write_text(CALLS_OK)
     (project / "wrong.py").write_text(CALLS_WRONG)
-    env = {**_environment(str(clone / ".venv" / "bin")), "VIRTUAL_ENV": str(clone / ".venv")}
+    done = _run(USER_INSTALL, project, env, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    env = {**_environment(str(project / ".venv" / "bin")), "VIRTUAL_ENV": str(project / ".venv")}
     generate_here, mypy, pyright = commands(document(TYPING))
     done = _run(generate_here, project, env)
     assert done.returncode == 0 and "2 launchers written" in done.stdout, done.stdout
+    if not _cuda():  # the interpreter, which needs numpy: the extra brought it
+        run = "import torch, app\nx = torch.rand(5000)\napp.add(x, x)\nprint('ran')"
+        done = _run(f"TRITON_INTERPRET=1 python -c {shlex.quote(run)}", project, env)
+        assert done.returncode == 0 and done.stdout == "ran\n", done.stdout + done.stderr
     done = _run(mypy, project, env)
     assert done.returncode == 0, done.stdout + done.stderr
     done = _run(mypy.replace("app.py", "wrong.py"), project, env)

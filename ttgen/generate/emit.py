@@ -192,7 +192,9 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     for kernel in module.kernels:
         _emit_kernel(body, kernel, names.of(kernel), spelling, names.source)
     out = _Writer()
-    out.add(f"# {MARKER} by ttgen from {source_path} (sha256 {module.source_hash}).")
+    # Nothing of the kernel module's text but what the launcher is made of (no hash of it): an
+    # edit that leaves every launcher as it was leaves this file as it was, and --check passes.
+    out.add(f"# {MARKER} by ttgen from {source_path}.")
     out.add("# Do not edit: re-run ttgen on the kernel module instead.")
     out.add(f'"""Typed launchers for the Triton kernels in {module.module}."""')
     out.add()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import io
 import re
 import tokenize
@@ -457,8 +456,24 @@ def parse_module(
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
     reader = _Reader(path, source, parsed, syntax, resolver)
     kernels = _read_kernels(reader)
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
+    return model.KernelModule(path, module, tuple(kernels)), _not_ignored(reader.diagnostics, source)
+
+
+# ``# ttgen: ignore[code, ...]`` in a line's comment: the warnings of those codes that point at
+# that line are not reported (``def k(src, dst):  # ttgen: ignore[unannotated]``: a kernel that
+# stays unannotated on purpose).  Errors are always reported.
+_IGNORE = re.compile(r"#\s*ttgen:\s*ignore\[([^\]]*)\]")
+
+
+def _not_ignored(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
+    if "ttgen:" not in source:
+        return diagnostics  # (tokenizing every module would add a fifth to a build of Liger-Kernel)
+    ignored: dict[int, set[str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            for found in _IGNORE.finditer(token.string):
+                ignored.setdefault(token.start[0], set()).update(c.strip() for c in found[1].split(","))
+    return [d for d in diagnostics if d.severity == "error" or d.code not in ignored.get(d.line, ())]
 
 
 def decode(path: str, data: bytes) -> str:

@@ -40,7 +40,10 @@ def tune(
         values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, launcher.accept(device.current_device(), given))]
         positional, keywords, _ = launcher._arguments(names, values)
         with device.INTERPRETER_LOCK:
-            launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            try:
+                launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            except RuntimeError as exc:  # the Autotuner times configs on a GPU: is there one?
+                raise device.explained(launcher.name, True, exc)
         return None
     config = precompiled.choice(launcher, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
     if config is not None:
@@ -50,7 +53,10 @@ def tune(
     with launcher._on_stream(tune_key[0], stream), launcher.lock:
         # Through the outermost object, as kernel[grid](...) calls it: a project's own
         # autotuner or wrapper does what it does.
-        launcher.outer[grid](*positional, **keywords, **options)
+        try:
+            launcher.outer[grid](*positional, **keywords, **options)
+        except RuntimeError as exc:
+            raise device.explained(launcher.name, False, exc)
         tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
         config = tuner.best_config
         launcher.tuned[tune_key] = tuned_entry(launcher, config)
@@ -94,7 +100,10 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
         grid = tuple(grid)
     raw = device.current_stream(index) if stream is None else launcher.as_stream(stream)
     with launcher._on_stream(index, raw):
-        launcher.outer[grid](*positional, **keywords, **options)
+        try:
+            launcher.outer[grid](*positional, **keywords, **options)
+        except RuntimeError as exc:
+            raise device.explained(launcher.name, False, exc)
 
 
 def run_pre_hook(choice: Choice, values: dict[str, Any], grid: object) -> None:

@@ -293,7 +293,7 @@ class LauncherCore:
         positional, keywords, options = self._arguments([spec.name for spec in self.params], list(args), options)
         with self._on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
-                self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                self._jit_run(positional, grid, keywords, options)
                 self._reguard(key)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
@@ -303,7 +303,7 @@ class LauncherCore:
                     self.cache[key] = bundled
                     record.launch(self, state, args, options)
                     return
-                compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                compiled = self._jit_run(positional, grid, keywords, options)
                 # (Triton fills used_global_vals when it first compiles the kernel.)
                 found = None if compiled is None else guards.guards(self.kernel.used_global_vals)
                 if found is None or key in self.cache:
@@ -323,6 +323,14 @@ class LauncherCore:
             found = guards.guards(self.kernel.used_global_vals)
             if found:
                 self.cache[key] = guards.guarded(entry.launch, found)
+
+    def _jit_run(self, positional: list[Any], grid: tuple[int, ...], keywords: dict[str, Any],
+                 options: dict[str, Any]) -> Any:
+        """Triton's ``JITFunction.run``: it compiles on a miss, and launches."""
+        try:
+            return self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+        except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
+            raise device.explained(self.name, False, exc)
 
     def _arguments(
         self, names: list[str], values: list[Any], options: dict[str, Any] | None = None,

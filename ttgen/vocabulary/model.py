@@ -125,9 +125,8 @@ class Kernel:
 
 @dataclass(frozen=True)
 class KernelModule:
-    """One source file: its import name, a hash of its text and the kernels it defines."""
+    """One source file: its import name and the kernels it defines."""
 
     path: str
     module: str
-    source_hash: str
     kernels: tuple[Kernel, ...]
