@@ -69,7 +69,30 @@ class Port(enum.IntEnum):
 
 
 class Sub(torch.Tensor):
-    """A tensor subclass: Triton keys it as a tensor, loose.c leaves it to dynamic_key."""
+    """A tensor subclass: Triton's specializer reads its dtype and data_ptr(); loose.c too."""
+
+
+class Shifted(torch.Tensor):
+    """A tensor subclass whose data_ptr() is its own: Triton's specializer calls it; loose.c too."""
+
+    def data_ptr(self) -> int:
+        return super().data_ptr() + 8
+
+
+class Mixin:
+    pass
+
+
+class Mixed(torch.Tensor, Mixin):
+    """A tensor subclass with another base: loose.c leaves it to dynamic_key."""
+
+
+class Disguised(torch.Tensor):
+    """A tensor subclass that defines __class__ (isinstance reads it): dynamic_key's."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return torch.Tensor
 
 
 class Wrapper:
@@ -146,7 +169,9 @@ def covered(value: object) -> bool:
         return True
     if type(value) is int:
         return -(2**63) <= value < 2**64
-    return type(value) in (torch.Tensor, torch.nn.Parameter) and value.dtype in pointer_types(False)
+    exact = type(value) in (torch.Tensor, torch.nn.Parameter)
+    plain = exact or type(value) in (Sub, Shifted)  # derived from torch.Tensor alone
+    return plain and value.dtype in pointer_types(False)
 
 
 class Harness:
@@ -256,13 +281,14 @@ def tensors() -> st.SearchStrategy[Any]:
         base = BUFFERS[dtype]
         offset = draw(st.integers(0, 15))
         shape = draw(st.sampled_from(["1d", "empty", "0dim", "strided", "fresh", "parameter", "sub",
-                                      "wrapper"]))
+                                      "shifted", "mixed", "disguised", "wrapper"]))
         view = {"empty": base[offset:offset], "0dim": base[offset], "strided": base[offset: offset + 8: 2],
                 "fresh": torch.empty(0, dtype=dtype)}.get(shape, base[offset: offset + 4])
         if shape == "parameter":
             return torch.nn.Parameter(view, requires_grad=False)
-        if shape == "sub":
-            return view.as_subclass(Sub)
+        subclass = {"sub": Sub, "shifted": Shifted, "mixed": Mixed, "disguised": Disguised}.get(shape)
+        if subclass is not None:
+            return view.as_subclass(subclass)
         if shape == "wrapper":
             return Wrapper(view)
         return view
@@ -296,7 +322,9 @@ def sweep() -> list[object]:
     for dtype, base in BUFFERS.items():
         found += [base[:2], base[1:3], base[8:10], torch.empty(0, dtype=dtype)]
         found += [torch.nn.Parameter(base[:2], requires_grad=False) if dtype.is_floating_point else base[4:6]]
-    return found + [BUFFERS[torch.float32][:2].as_subclass(Sub), Wrapper(BUFFERS[torch.float16][1:3])]
+    subclassed = [BUFFERS[dtype][k: k + 2].as_subclass(cls) for dtype in (torch.float32, torch.float16, torch.int8)
+                  for k in (0, 1) for cls in (Sub, Shifted, Mixed, Disguised)]
+    return found + subclassed + [Wrapper(BUFFERS[torch.float16][1:3])]
 
 
 @pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)

@@ -28,12 +28,20 @@
  *                        read through DLPack as annotated tensors are; ``native`` false (a
  *                        backend that does not read the alignment from data_ptr() itself)
  *                        leaves tensors to dynamic_key.
+ *   a tensor subclass    the same key, read as Triton's specializer reads it: its ``dtype``
+ *                        attribute, then (specializing) its ``data_ptr()``, overrides and
+ *                        __torch_function__ included, for an instance of a class that derives
+ *                        from ``tensor_types[0]`` (torch.Tensor) alone (every class of its MRO
+ *                        torch's or a subclass of torch.Tensor, none defining ``__class__``):
+ *                        none of the classes the specializer checks before ``data_ptr``
+ *                        (tuple, tl.constexpr, the tensor descriptors, JITFunction) can claim it.
  *
- * Anything else (int and float subclasses, tuples, tensor descriptors, other objects, an int
- * beyond 64 bits, another dtype) is dynamic_key's: Triton's specializer keys it, or raises its
- * own error.  A tensor on the current device gives its pointer to the launch, as an annotated
- * tensor does; elsewhere the launch reads it as Triton's launcher does (data_ptr() and
- * cuPointerGetAttribute).
+ * Anything else (int and float subclasses, tuples, tensor descriptors, other objects with
+ * data_ptr(), an int beyond 64 bits, another dtype) is dynamic_key's: Triton's specializer keys
+ * it, or raises its own error.  (Telling a duck-typed object from those classes would need
+ * Triton's Gluon descriptor class, whose import takes ~0.1 s.)  An exact tensor on the current
+ * device gives its pointer to the launch, as an annotated tensor does; any other the launch
+ * reads as Triton's launcher does (data_ptr() and cuPointerGetAttribute).
  */
 
 typedef struct {
@@ -42,7 +50,7 @@ typedef struct {
     int specialize, align, native;
 } Loose;
 
-static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty;
+static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty, *s_class;
 
 /* ``rule`` (None or the tuple above) into ``out``; -1 with an error set. */
 static int loose_read(PyObject *rule, Loose *out) {
@@ -50,17 +58,18 @@ static int loose_read(PyObject *rule, Loose *out) {
     if (rule == Py_None)
         return 0;
     if (s_constexpr == NULL) {
-        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty};
-        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", ""};
-        for (int i = 0; i < 8; i++)
+        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty, &s_class};
+        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", "", "__class__"};
+        for (int i = 0; i < 9; i++)
             if ((*slots[i] = PyUnicode_InternFromString(texts[i])) == NULL)
                 return -1;
     }
     if (!PyTuple_Check(rule) || !PyArg_ParseTuple(rule, "O!pppO!O!", &PyDict_Type, &out->pointer_types,
                                                   &out->specialize, &out->align, &out->native, &PyType_Type,
-                                                  &out->dtype_type, &PyTuple_Type, &out->tensor_types)) {
+                                                  &out->dtype_type, &PyTuple_Type, &out->tensor_types) ||
+        PyTuple_GET_SIZE(out->tensor_types) < 1 || !PyType_Check(PyTuple_GET_ITEM(out->tensor_types, 0))) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a loose rule is None or (dict, bool, bool, bool, type, tuple)");
+            PyErr_SetString(PyExc_TypeError, "a loose rule is None or (dict, bool, bool, bool, type, tuple of types)");
         return -1;
     }
     return 0;
@@ -71,14 +80,59 @@ static int pack_key(PyObject *type, PyObject *key, PyObject **part) {
     return *part != NULL ? 1 : -1;
 }
 
+/* Whether ``type`` derives from ``base`` (torch.Tensor) alone: each class of its MRO ``base``'s
+ * own or a subclass of ``base`` that does not define ``__class__`` (isinstance reads it). */
+static int tensor_only(PyTypeObject *type, PyTypeObject *base) {
+    if (!PyType_IsSubtype(type, base) || type->tp_mro == NULL)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(type->tp_mro); i++) {
+        PyTypeObject *k = (PyTypeObject *)PyTuple_GET_ITEM(type->tp_mro, i);
+        if (PySequence_Contains(base->tp_mro, (PyObject *)k) == 1)
+            continue; /* torch.Tensor, torch._C.TensorBase, object */
+        if (!PyType_IsSubtype(k, base) || k->tp_dict == NULL || PyDict_GetItemWithError(k->tp_dict, s_class) != NULL)
+            return 0;
+        if (PyErr_Occurred())
+            return -1;
+    }
+    return 1;
+}
+
+/* A tensor subclass's key, read as Triton's handle_tensor reads it (its ``dtype``, then its
+ * ``data_ptr()``): as `loose_key`; the launch reads the object itself (*have 0). */
+static int loose_subclass(const Loose *r, PyObject *value, uint64_t *ptr, PyObject **part) {
+    PyObject *dtype = PyObject_GetAttr(value, dtype_name);
+    if (dtype == NULL)
+        return -1;
+    PyObject *type = (PyObject *)Py_TYPE(dtype) == r->dtype_type ? PyDict_GetItemWithError(r->pointer_types, dtype)
+                                                                 : NULL;
+    Py_DECREF(dtype); /* (pointer_types holds the dtypes it names) */
+    if (type == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!r->specialize)
+        return pack_key(type, Py_None, part);
+    if (!r->native)
+        return 0;
+    PyObject *start = PyObject_CallMethodNoArgs(value, data_ptr_name);
+    if (start == NULL)
+        return -1;
+    int read = PyLong_Check(start);
+    *ptr = read ? PyLong_AsUnsignedLongLong(start) : 0;
+    Py_DECREF(start);
+    if (!read || PyErr_Occurred()) /* Triton's specializer raises its own error */
+        return PyErr_Occurred() ? -1 : 0;
+    return pack_key(type, r->align && (*ptr & 15) == 0 ? s_D : s_empty, part);
+}
+
 /* A tensor's key: as `loose_key`. */
 static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                         char *have, PyObject **part) {
     int exact = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
         exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
-    if (!exact)
-        return 0;
+    if (!exact) {
+        int subclass = tensor_only(Py_TYPE(value), (PyTypeObject *)PyTuple_GET_ITEM(r->tensor_types, 0));
+        return subclass > 0 ? loose_subclass(r, value, ptr, part) : subclass;
+    }
     PyObject *dtype = NULL;
     long found = -2;
     uint64_t address = 0;
