@@ -43,6 +43,8 @@ from hypothesis import strategies as st
 from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import make_backend
+from triton.runtime.jit import JITFunction
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 import ttgen.runtime._native as fastpath
 from ttgen.cli import main as ttgen_main
@@ -84,15 +86,18 @@ class Mixin:
 
 
 class Mixed(torch.Tensor, Mixin):
-    """A tensor subclass with another base: loose.c leaves it to dynamic_key."""
+    """A tensor subclass with another base."""
 
 
 class Disguised(torch.Tensor):
-    """A tensor subclass that defines __class__ (isinstance reads it): dynamic_key's."""
+    """A tensor subclass that says it is a JITFunction (isinstance reads __class__): Triton's
+    specializer keys it by its cache_key, before it looks for data_ptr."""
+
+    cache_key = "disguised"
 
     @property  # type: ignore[misc]
     def __class__(self) -> type:
-        return torch.Tensor
+        return JITFunction
 
 
 class Wrapper:
@@ -103,6 +108,54 @@ class Wrapper:
 
     def data_ptr(self) -> int:
         return self.tensor.data_ptr()
+
+
+class Pointing:
+    """Objects with data_ptr() that Triton's specializer keys otherwise, or refuses."""
+
+    class Int(int):
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 48
+
+    class Float(float):
+        dtype = torch.float16
+
+        def data_ptr(self) -> int:
+            return 40
+
+    class Constexpr(triton.language.constexpr):
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 32
+
+    class Tuple(tuple):  # type: ignore[type-arg]
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 32
+
+    class Ptr:
+        def __init__(self, ptr: object, dtype: object = torch.float32) -> None:
+            self.ptr, self.dtype = ptr, dtype
+
+        def data_ptr(self) -> object:
+            return self.ptr
+
+        def __repr__(self) -> str:
+            return f"Ptr({self.ptr!r}, {self.dtype!r})"
+
+    class NoDtype:
+        def data_ptr(self) -> int:
+            return 16
+
+    @classmethod
+    def all(cls) -> list[object]:
+        return [cls.Int(3), cls.Float(2.5), cls.Constexpr(4), cls.Tuple((1, 16)), cls.NoDtype(),
+                *(cls.Ptr(p) for p in (0, 8, 16, 2**64 - 16, -16, 2**64, "x", 16.0)),
+                cls.Ptr(16, torch.complex64), cls.Ptr(16, "fp32"), cls.Ptr(24, torch.bool)]
 
 
 DTYPES = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
@@ -169,9 +222,15 @@ def covered(value: object) -> bool:
         return True
     if type(value) is int:
         return -(2**63) <= value < 2**64
-    exact = type(value) in (torch.Tensor, torch.nn.Parameter)
-    plain = exact or type(value) in (Sub, Shifted)  # derived from torch.Tensor alone
-    return plain and value.dtype in pointer_types(False)
+    if isinstance(value, (tuple, triton.language.constexpr, JITFunction, TensorDescriptor)):
+        return False  # Triton's specializer keys it otherwise, before it looks for data_ptr
+    if not hasattr(value, "data_ptr"):
+        return False
+    dtype = getattr(value, "dtype", None)
+    if type(dtype) is not torch.dtype or dtype not in pointer_types(False):
+        return False
+    ptr = value.data_ptr()
+    return type(ptr) is int and 0 <= ptr < 2**64
 
 
 class Harness:
@@ -302,7 +361,7 @@ def values() -> st.SearchStrategy[Any]:
         st.sampled_from(EDGES), near, st.integers(), tensors(), tensors(),
         st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
         st.sampled_from([Port.SIXTEEN, np.int64(16), np.float64(1.0), np.bool_(True), "x", (1, 2),
-                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf]),
+                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf, *Pointing.all()]),
     )
 
 
@@ -324,7 +383,8 @@ def sweep() -> list[object]:
         found += [torch.nn.Parameter(base[:2], requires_grad=False) if dtype.is_floating_point else base[4:6]]
     subclassed = [BUFFERS[dtype][k: k + 2].as_subclass(cls) for dtype in (torch.float32, torch.float16, torch.int8)
                   for k in (0, 1) for cls in (Sub, Shifted, Mixed, Disguised)]
-    return found + subclassed + [Wrapper(BUFFERS[torch.float16][1:3])]
+    return found + subclassed + [Wrapper(BUFFERS[torch.float16][1:3]), Wrapper(BUFFERS[torch.int8][:2]),
+                                 *Pointing.all()]
 
 
 @pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
@@ -347,3 +407,20 @@ def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
 
     assert rt.launch_state()[0] == -1
     assert Path(loose.__file__).name == "loose_launch.py"
+
+
+def test_a_gluon_descriptor_is_told_apart_once_its_module_is_imported(loose: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """loose.c looks Gluon's descriptor class up only once its module is imported (no object
+    can be an instance of it before): then an object that is one is Triton's to key, though it
+    has data_ptr."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonDescriptor
+
+    class Posing(torch.Tensor):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return GluonDescriptor
+
+    harness = Harness(loose, monkeypatch)
+    posing = BUFFERS[torch.float32][:2].as_subclass(Posing)
+    assert isinstance(triton_key(harness.params[0], posing), type)  # Triton reads it as a descriptor: refused
+    check(harness, 0, [BUFFERS[torch.float32][:2]], posing)  # an exact tensor keyed alike filed: no launch

@@ -215,8 +215,20 @@ def loose_rule(param: Any) -> tuple[Any, ...] | None:
         return None
     return (
         pointer_types(param.is_const), not param.do_not_specialize, not param.do_not_specialize_on_alignment,
-        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter),
+        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter), _checked_before_data_ptr(),
     )
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_before_data_ptr() -> tuple[Any, ...]:
+    """The classes whose instances Triton's specializer keys otherwise, though they may have a
+    ``data_ptr``: it checks isinstance of each before it takes an object with ``data_ptr`` for a
+    tensor (its specialize.cc; tests/runtime/test_loose_keys.py).  Gluon's descriptor as (module,
+    name), looked up only once its module is imported (importing it takes ~0.1 s)."""
+    from triton.runtime.jit import JITFunction
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    return (tl.constexpr, TensorDescriptor, JITFunction, ("triton.experimental.gluon.nvidia.hopper", "TensorDescriptor"))
 
 
 @functools.lru_cache(maxsize=None)
