@@ -240,15 +240,15 @@ def test_each_paired_encoding_is_what_torch_gives_its_dtype() -> None:
 
 @needs_exchange
 def test_the_dtype_table_skips_exactly_the_dtypes_the_exchange_api_refuses() -> None:
-    """DLPACK_DTYPES asks torch's to_dlpack first (its errors are cheap) and the exchange API
-    only where it succeeds: the two must refuse the same dtypes, so the table is the one the
+    """DLPACK_DTYPES asks the tensor's __dlpack__ first (its errors are cheap) and the exchange
+    API only where it succeeds: the two must refuse the same dtypes, so the table is the one the
     exchange API alone gives."""
     for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tensor = torch.empty(0, dtype=dtype, device=DEVICE)
             refused = []
-            for read in (torch.utils.dlpack.to_dlpack, _native.dlpack):
+            for read in (torch.Tensor.__dlpack__, _native.dlpack):
                 try:
                     read(tensor)
                     refused.append(False)

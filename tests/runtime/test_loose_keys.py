@@ -409,7 +409,8 @@ def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
     assert Path(loose.__file__).name == "loose_launch.py"
 
 
-def test_a_gluon_descriptor_is_told_apart_once_its_module_is_imported(loose: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_gluon_descriptor_is_told_apart_once_its_module_is_imported(loose: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """loose.c looks Gluon's descriptor class up only once its module is imported (no object
     can be an instance of it before): then an object that is one is Triton's to key, though it
     has data_ptr."""

@@ -8,13 +8,13 @@ Each spec's rule is `ttgen.vocabulary.kinds`' (one table of parameter kinds, whi
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
 
 import torch
 import triton.language as tl
-from torch.utils.dlpack import to_dlpack
 
 from ttgen.runtime import _native
 from ttgen.vocabulary import keys
@@ -226,9 +226,9 @@ def _checked_before_data_ptr() -> tuple[Any, ...]:
     tensor (its specialize.cc; tests/runtime/test_loose_keys.py).  Gluon's descriptor as (module,
     name), looked up only once its module is imported (importing it takes ~0.1 s)."""
     from triton.runtime.jit import JITFunction
-    from triton.tools.tensor_descriptor import TensorDescriptor
 
-    return (tl.constexpr, TensorDescriptor, JITFunction, ("triton.experimental.gluon.nvidia.hopper", "TensorDescriptor"))
+    descriptor = importlib.import_module("triton.tools.tensor_descriptor").TensorDescriptor  # (not in stubs/)
+    return (tl.constexpr, descriptor, JITFunction, ("triton.experimental.gluon.nvidia.hopper", "TensorDescriptor"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -284,7 +284,7 @@ def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
                 # API fails alike (both are torch's getDLDataType), but its error carries a
                 # symbolized C++ backtrace, about a millisecond each (tests/runtime/test_fastpath
                 # proves the two agree on every dtype).
-                to_dlpack(tensor)
+                tensor.__dlpack__()
                 read = _native.dlpack(tensor)
         except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
             continue

@@ -34,7 +34,8 @@
  * 3. LaunchState(module, hooks, knobs, hooked, inspection=None)() -> (device, *knobs) or (device, hooked)
  *
  * The state a launch depends on beyond its arguments, read on every launch as Triton reads
- * it: ``module.current_device()``; each ``(owner, name)`` in ``hooks`` names a HookChain, and
+ * it: ``module.current_device()`` (where that is torch's query and `use_torch_device` found the
+ * C++ function it wraps, that function, called directly); each ``(owner, name)`` in ``hooks`` names a HookChain, and
  * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
  * value of each ``(owner, name)`` in ``knobs`` follows the device, and where ``inspection``
  * names a hook (Triton 3.9's add_stages_inspection_hook), the hash it reports as Triton 3.9's
@@ -62,6 +63,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <structmember.h>
@@ -455,9 +458,13 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
     return result;
 }
 
+static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* 3. */
+
 static PyMethodDef functions[] = {
     {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
     {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
+    {"use_torch_device", (PyCFunction)(void (*)(void))use_torch_device, METH_FASTCALL,
+     "use_torch_device(query, library) -> whether LaunchState calls torch's C++ query in place of query"},
     {NULL},
 };
 
@@ -470,6 +477,51 @@ typedef struct {
 } LaunchState;
 
 static PyObject *current_device_name, *calls_name;
+
+/* torch's c10::cuda::GetDevice (libc10_cuda), which torch._C._cuda_getDevice (what
+ * torch.cuda.current_device() and Triton's CUDA driver ask) wraps: its answer, without the
+ * Python call.  It returns a cudaError_t and never throws.  Set by `use_torch_device`; NULL
+ * until then, and in a forked child, where torch's own query must run (it raises there). */
+typedef int (*GetDeviceFn)(int8_t *device);
+static GetDeviceFn torch_get_device;
+static PyObject *torch_device_query; /* the Python query it stands for */
+
+static void forget_torch_device(void) {
+    torch_get_device = NULL;
+}
+
+/* use_torch_device(query, library) -> whether LaunchState now calls c10::cuda::GetDevice from
+ * ``library`` in place of ``query`` (torch._C._cuda_getDevice, after torch's lazy CUDA
+ * initialisation: the wrapper then adds nothing to the answer). */
+static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    const char *path;
+    if (nargs != 2 || (path = PyUnicode_AsUTF8(args[1])) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "use_torch_device(query, library)");
+        return NULL;
+    }
+    static int at_fork;
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    GetDeviceFn found = lib != NULL ? (GetDeviceFn)dlsym(lib, "_ZN3c104cuda9GetDeviceEPa") : NULL;
+    if (found == NULL || (!at_fork && pthread_atfork(NULL, NULL, forget_torch_device) != 0))
+        Py_RETURN_FALSE; /* (the library stays open: torch holds it anyway) */
+    at_fork = 1;
+    Py_XSETREF(torch_device_query, Py_NewRef(args[0]));
+    torch_get_device = found;
+    Py_RETURN_TRUE;
+}
+
+/* ``module.current_device()``, or torch's C++ answer where that is its query. */
+static PyObject *current_device(PyObject *module) {
+    PyObject *query = PyObject_GetAttr(module, current_device_name);
+    if (query == NULL)
+        return NULL;
+    int8_t index;
+    PyObject *device = query == torch_device_query && torch_get_device != NULL && torch_get_device(&index) == 0
+        ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
+    Py_DECREF(query);
+    return device;
+}
 
 /* 1: a hook is registered, 0: none, -1: error set. */
 static int hooks_registered(const LaunchState *self) {
@@ -499,7 +551,7 @@ static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf
     int hooked = hooks_registered(self);
     if (hooked < 0)
         return NULL;
-    PyObject *device = PyObject_CallMethodNoArgs(self->module, current_device_name);
+    PyObject *device = current_device(self->module);
     if (device == NULL)
         return NULL;
     if (hooked) {
