@@ -150,6 +150,7 @@ typedef struct {
     PyObject *dtypes; /* tuple (identity) or frozenset (membership) */
     int optional;
     int aligned;
+    uint64_t accepts; /* bit i: TensorCheck.dtypes[i] is accepted (the first 64 entries) */
 } Kind;
 
 typedef struct {
@@ -185,19 +186,21 @@ static int dtype_ok(const Kind *kind, PyObject *dtype) {
     return PySet_Contains(kind->dtypes, dtype);
 }
 
-/* The accepted dtype of ``encoding`` (borrowed), or NULL where none or several dtypes have it. */
-static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
+/* The index in ``self->dtypes`` of ``encoding``, or -1 where none or several dtypes have it. */
+static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
     for (Py_ssize_t i = 0; i < self->dtype_count; i++)
         if (self->dtypes[i].encoding == encoding)
-            return self->dtypes[i].dtype;
-    return NULL;
+            return i;
+    return -1;
 }
 
 /* A tensor of exactly ``self->exact``'s type read through the exchange API: 1 with its dtype (a
- * new reference), the index get_device() gives (-1 for the host) and its address; 0 where the
- * API does not read it (another type or device type, no API, or torch refused: torch's getters
- * then decide); -1 when a read raised something other than an Exception (left set). */
-static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, long *device, uint64_t *ptr) {
+ * new reference) and its index in ``self->dtypes`` in *at (-1 where its encoding is not there),
+ * the index get_device() gives (-1 for the host) and its address; 0 where the API does not read
+ * it (another type or device type, no API, or torch refused: torch's getters then decide); -1
+ * when a read raised something other than an Exception (left set). */
+static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
+                       uint64_t *ptr) {
     if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact)
         return 0;
     DLTensor dl;
@@ -209,9 +212,9 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
     }
     if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
         return 0;
-    *dtype = dtype_of(self, encoding(dl.dtype));
-    if (*dtype != NULL) {
-        Py_INCREF(*dtype);
+    *at = index_of(self, encoding(dl.dtype));
+    if (*at >= 0) {
+        *dtype = Py_NewRef(self->dtypes[*at].dtype);
     } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
         *dtype = PyObject_GetAttr(tensor, dtype_name);
         if (*dtype == NULL)
@@ -228,11 +231,12 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
                        PyObject **dtype_out) {
     PyObject *dtype = NULL;
     long found;
-    int ok = dlpack_read(self, tensor, &dtype, &found, ptr);
+    Py_ssize_t at;
+    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr);
     if (ok < 0)
         return 0;
-    if (ok > 0) {
-        ok = found == device ? dtype_ok(kind, dtype) : 0;
+    if (ok > 0) { /* the dtype's test made once, at init, for the dtypes of the table */
+        ok = found != device ? 0 : at >= 0 && at < 64 ? (int)(kind->accepts >> at & 1) : dtype_ok(kind, dtype);
         goto done;
     }
     dtype = PyObject_GetAttr(tensor, dtype_name);
@@ -356,6 +360,14 @@ static int read_encodings(TensorCheck *self, PyObject *encodings) {
     }
     self->dtype_count = count;
     self->encodings = Py_NewRef(encodings);
+    for (Py_ssize_t k = 0; k < self->count; k++) {
+        for (Py_ssize_t i = 0; i < count && i < 64; i++) {
+            int ok = dtype_ok(&self->kinds[k], self->dtypes[i].dtype);
+            if (ok < 0)
+                return -1;
+            self->kinds[k].accepts |= (uint64_t)ok << i;
+        }
+    }
     return 0;
 }
 
@@ -385,7 +397,7 @@ static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
             PyMem_Free(kinds);
             return -1;
         }
-        kinds[i] = (Kind){dtypes, optional, aligned};
+        kinds[i] = (Kind){dtypes, optional, aligned, 0};
     }
     self->count = count;
     self->kinds = kinds;

@@ -157,7 +157,8 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
     PyObject *dtype = NULL;
     long found = -2;
     uint64_t address = 0;
-    int read = dlpack_read(tc, value, &dtype, &found, &address);
+    Py_ssize_t at;
+    int read = dlpack_read(tc, value, &dtype, &at, &found, &address);
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
