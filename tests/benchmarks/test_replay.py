@@ -1,0 +1,186 @@
+"""benchmarks/replay.py on the CPU: launches are recorded at the level the workload called them,
+mapped to the generated run(), replayed both ways from identical copies and compared.
+
+* Under Triton's interpreter, kernels written as real libraries write them (tests/benchmarks/
+  replay_kernels: unannotated, a global read in the body, heuristics, a project's wrapper,
+  views sharing memory, an in-place update, None) really compute, so equal outputs mean equal
+  results.
+* On the recording stand-in driver (tests/standins), the examples workload runs through Triton's
+  real JIT and ttgen's real launch path, its autotuned kernel included: every launch reaches the
+  driver (the stand-in computes nothing, so there the outputs prove nothing).
+* The copies and the comparison themselves, with a kernel interface of our own.
+
+Timings mean nothing on this machine; the GPU run is in docs/replay.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+from triton.runtime.jit import KernelInterface
+
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+REPLAY = REPO / "benchmarks" / "replay.py"
+HERE = Path(__file__).resolve().parent
+
+
+def load_replay() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("replay_under_test", REPLAY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+replay = load_replay()
+
+
+def rows_by_kernel(out: Path) -> dict[str, dict[str, Any]]:
+    return {row["kernel"].rpartition(".")[2]: row for row in json.loads((out / "replay.json").read_text())}
+
+
+def test_real_style_kernels_replay_with_equal_outputs_under_the_interpreter(tmp_path: Path) -> None:
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    done = subprocess.run(
+        [sys.executable, str(REPLAY), str(HERE / "replay_kernels"), str(HERE / "replay_workload.py"),
+         "--out", str(tmp_path), "--bursts", "1", "--burst", "1", "--warmup", "0"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = rows_by_kernel(tmp_path)
+    assert set(rows) == {"scale_rows_kernel", "add_inplace_kernel", "bias_kernel"}
+    assert rows["add_inplace_kernel"]["through"] == "Heuristics > InterpretedFunction"
+    # the project's own wrapper is no KernelInterface: the launch is recorded at the kernel under it
+    assert rows["bias_kernel"]["through"] == "InterpretedFunction"
+    for name, row in rows.items():
+        assert (row["calls"], row["replayed"], row["outputs_equal"], row["note"]) == (2, 2, "yes", ""), name
+        assert row["jit_us"] > 0 and row["ttgen_us"] > 0
+    assert "| `kernels:scale_rows_kernel` | InterpretedFunction | 2 | 2 |" in done.stdout
+    assert "median ttgen/JIT over 3 kernels" in done.stdout
+
+
+STANDIN_SCRIPT = f"""
+    import os, runpy, sys
+    sys.path.insert(0, {str(REPO)!r})
+    os.chdir({str(REPO)!r})
+    sys.argv = ["replay.py", "examples/kernels", "benchmarks/workloads/examples.py", "--out", sys.argv[0] + ".out",
+                "--bursts", "3", "--burst", "4", "--warmup", "1"]
+    print("OUT", sys.argv[4])
+    runpy.run_path("benchmarks/replay.py", run_name="__main__")
+"""
+
+
+def test_the_examples_workload_replays_through_the_real_jit_and_launchers(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(STANDIN_SCRIPT, env_extra={"TRITON_INTERPRET": "0"}, session=stubcuda_lib)
+    out = Path(next(line.split()[1] for line in records.stdout.splitlines() if line.startswith("OUT ")))
+    rows = rows_by_kernel(out)
+    assert set(rows) == {"add_kernel", "softmax_kernel", "layer_norm_fwd", "axpy_kernel", "scale_shift_kernel",
+                         "matmul_kernel", "matmul_autotuned"}
+    assert rows["matmul_autotuned"]["through"] == "Autotuner > Heuristics > JITFunction"
+    for name, row in rows.items():
+        assert row["replayed"] == row["calls"] > 0 and row["note"] == "", (name, row)
+        assert row["jit_us"] > 0 and row["ttgen_us"] > 0
+    # Every kernel reached the driver through both paths (the workload, the JIT's replays and
+    # run()'s), each call at least four times: the workload, the check (JIT, run() twice)...
+    launched = {record.kernel for record in records}
+    assert launched == set(rows)
+    for name, row in rows.items():
+        assert sum(record.kernel == name for record in records) >= 4 * row["calls"], name
+
+
+# --- the parts, with a kernel interface of our own -----------------------------------------------
+
+
+def out_kernel(out, n):  # noqa: ANN001, ANN201 - the signature a replay maps positional arguments by
+    pass
+
+
+class Fills(KernelInterface[Any]):
+    """Launching fills ``out`` with ``value`` (or with random numbers)."""
+
+    def __init__(self, value: float | None) -> None:
+        self.fn, self.value = out_kernel, value
+
+    def run(self, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> None:
+        out = args[0] if args else kwargs["out"]
+        out.copy_(torch.rand_like(out) if self.value is None else torch.full_like(out, self.value))
+
+
+def recorded(interface: KernelInterface[Any], *args: Any, **kwargs: Any) -> Any:
+    recorder = replay.Recorder(keep=8)
+    with recorder.active():
+        interface[(1,)](*args, **kwargs)
+    (kernel,) = recorder.kernels.values()
+    return kernel
+
+
+def test_the_copies_keep_shared_memory_offsets_and_strides_and_stay_independent() -> None:
+    base = torch.arange(24.0).reshape(4, 6)
+    view, transposed = base[1:3, 2:], base.t()
+    snapshot = replay.Snapshot((view, transposed, 5), {"other": base[0]}, ["view", "transposed"])
+    base.zero_()  # the recorded state is what the arguments held then
+    first, second = snapshot.copy(), snapshot.copy()
+    a, b = first.args[0], first.args[1]
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() == first.kwargs["other"].untyped_storage().data_ptr()
+    assert (a.storage_offset(), a.stride(), b.stride()) == (8, (6, 1), (1, 6))
+    assert torch.equal(a, torch.arange(24.0).reshape(4, 6)[1:3, 2:])
+    assert first.args[2] == 5
+    assert replay.differing(first, second) == []
+    b[3, 1] = -1.0  # memory of the view's storage, reached through the transposed argument
+    assert replay.differing(first, second) == ["view"]  # named by the first argument reaching it
+    assert torch.equal(snapshot.copy().args[0], second.args[0])
+
+
+def test_a_differing_output_is_named_and_a_nondeterministic_kernel_is_told_apart() -> None:
+    kernel = recorded(Fills(1.0), torch.zeros(8), 8)
+    assert (kernel.count, len(kernel.calls)) == (1, 1)
+
+    def writes(value: float) -> Any:
+        return lambda *, out, n, grid: out.fill_(value)
+
+    row = replay.Row(kernel)
+    assert len(replay.check(kernel, writes(1.0), row)) == 1 and row.outputs == "yes"
+    row = replay.Row(kernel)
+    replay.check(kernel, writes(2.0), row)
+    assert row.outputs == "no: out"
+    random = recorded(Fills(None), out=torch.zeros(8), n=8)
+    row = replay.Row(random)
+    replay.check(random, writes(2.0), row)
+    assert row.outputs == "nondeterministic"
+
+
+def test_a_call_run_refuses_is_reported_in_the_table_not_raised() -> None:
+    kernel = recorded(Fills(1.0), torch.zeros(8), 8)
+
+    def refuses(**_: Any) -> None:
+        raise TypeError("out_kernel: n must be an int")
+
+    row = replay.Row(kernel)
+    assert replay.check(kernel, refuses, row) == []
+    assert (row.replayed, row.note) == (0, "run() refused: TypeError: out_kernel: n must be an int")
+    assert "run() refused: TypeError: out_kernel: n must be an int |" in replay.table([row])
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"), [((torch.zeros(8), 8, 9), {}), ((torch.zeros(8),), {"out": torch.zeros(8)})],
+    ids=["more positional arguments than parameters", "one given by position and by keyword"],
+)
+def test_a_call_that_does_not_map_to_keywords_says_why(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    kernel = replay.Kernel(Fills(1.0), [Fills(1.0)])
+    kernel.calls.append(replay.Call((1,), replay.Snapshot(args, kwargs, ["out", "n"])))
+    row = replay.Row(kernel)
+    assert replay.check(kernel, lambda **_: None, row) == []
+    assert row.note.startswith("not mapped to run(): ")
