@@ -2,11 +2,12 @@
 users call them: its ``liger_kernel.transformers`` modules and functional API (neither needs the
 ``transformers`` package).
 
-    python benchmarks/replay.py REAL/liger_kernel/ops benchmarks/workloads/liger.py --out OUT
+    python benchmarks/replay.py REAL/liger_kernel/ops benchmarks/workloads/liger.py --out OUT [-- REAL [OP...]]
 
 Liger-Kernel is not part of this repository: REAL is a folder holding ``liger_kernel/`` (github
 linkedin/Liger-Kernel, its ``src/``), given as the first argument after ``--`` or in
 ``TTGEN_REAL_CODE`` when run alone (replay.py puts LIBRARY's root on ``sys.path`` itself).
+Further arguments name the ops to run (default: all of them).
 
 Ops: rms_norm, swiglu, geglu, layer_norm, rope, cross_entropy, softmax, dyt and relu_squared.  Each runs forward, then backward from a random
 gradient; an op that fails is reported in one line and the others still run.  On the GPU in
@@ -17,16 +18,17 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_ops import real_code, run_ops  # noqa: E402
+
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton.jit decorates the kernels
-REAL = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TTGEN_REAL_CODE")
-if REAL and REAL not in sys.path:
-    sys.path.insert(0, REAL)
+OP_NAMES = real_code(sys.argv[1:])
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPE = torch.bfloat16 if DEVICE == "cuda" else torch.float32
@@ -108,18 +110,7 @@ OPS: list[Callable[[], None]] = [rms_norm, swiglu, geglu, layer_norm, rope, cros
 
 def main() -> None:
     torch.manual_seed(0)
-    failed = []
-    for op in OPS:
-        try:
-            op()
-        except ImportError as error:
-            failed.append(f"{op.__name__}: needs the missing package {error.name!r} ({error})")
-        except Exception as error:  # noqa: BLE001 - one op's failure is reported, the others run
-            where = traceback.extract_tb(error.__traceback__)[-1]
-            failed.append(f"{op.__name__}: {type(error).__name__}: {str(error)[:300]} ({where.filename}:{where.lineno})")
-    for line in failed:
-        print(f"liger workload: skipped {line}")
-    print(f"liger workload: {len(OPS) - len(failed)} of {len(OPS)} ops ran forward and backward")
+    run_ops("liger", OPS, OP_NAMES)
 
 
 if __name__ == "__main__":
