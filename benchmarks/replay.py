@@ -29,14 +29,16 @@ WORKLOAD a Python script that uses the library as its users do.  docs/replay.md 
    microseconds per launch over the bursts.  ../shared/GPU.md, "How to measure".
 
 Prints one row per kernel and the median ttgen/JIT ratio; writes ``replay.json`` and
-``replay.png`` (with matplotlib) into ``--out``.  Exit status: 0 when every recorded launch was
-replayed through ``run()`` with equal outputs, 1 when one was refused or differed, 2 when
-nothing could be replayed (no launches, the workload or the generation failed).
+``replay.png`` (with matplotlib) into ``--out``.  Exit status: 1 when ttgen failed a kernel (no
+launcher for a kernel of LIBRARY, a call run() refused, outputs that differ), 2 when nothing
+could be replayed (no launches, the workload or the generation failed), else 0.
 
 Triton's bare launcher and the driver's floor are not timed here (they need each kernel's
 compiled arguments): benchmarks/launch_overhead.py measures them for one kernel shape.
-Under ``TRITON_INTERPRET=1`` (no GPU) everything runs in Triton's interpreter: recording,
-mapping and output checks mean what they say, timings do not.
+Without CUDA, ``TRITON_INTERPRET=1`` is set unless the environment sets it (``0`` where a
+stand-in driver runs the kernels, benchmarks/standin.py), before Triton is imported: everything
+then runs in Triton's interpreter, where recording, mapping and output checks mean what they
+say and timings do not.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from triton.runtime.jit import KernelInterface
+
+if not torch.cuda.is_available():  # Triton reads it when it is imported, before the workload can set it
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+from triton.runtime.jit import KernelInterface  # noqa: E402
 
 GENERATED_PACKAGE = "ttgen_replay_generated"
 
@@ -124,7 +129,7 @@ class Kernel:
     interface: Any
     chain: list[Any]  # the interface, then each KernelInterface under it down to the kernel
     count: int = 0  # launches that returned
-    failed: int = 0  # launches that raised
+    raised: int = 0  # launches that raised
     calls: list[Call] = field(default_factory=list)
 
     @property
@@ -185,7 +190,7 @@ class Recorder:
                 try:
                     result = launch(*args, **kwargs)
                 except BaseException:
-                    recorder.kernel(interface).failed += 1  # a launch that raised is not replayed
+                    recorder.kernel(interface).raised += 1  # a launch that raised is not replayed
                     raise
                 finally:
                     recorder.inside.depth = 0
@@ -256,24 +261,29 @@ def generate(library: Path, out: Path) -> str:
     return done.stdout + done.stderr
 
 
-def find_run(kernel: Kernel, library: Path, generated: Path) -> Callable[..., Any] | str:
-    """The generated ``run()`` for the kernel's launches, or why there is none."""
+class NoLauncher(Exception):
+    """Why a kernel has no run() to replay through; ``ttgen's``: whether ttgen should have made one."""
+
+    def __init__(self, reason: str, ttgens: bool) -> None:
+        super().__init__(reason)
+        self.ttgens = ttgens
+
+
+def find_run(kernel: Kernel, library: Path, generated: Path) -> Callable[..., Any]:
+    """The generated ``run()`` for the kernel's launches; raises NoLauncher."""
     source = Path(kernel.function.__code__.co_filename).resolve()
     base = library if library.is_dir() else library.parent
-    try:
-        relative = source.relative_to(base)
-    except ValueError:
-        return f"no launcher: {source} is outside LIBRARY"
-    if library.is_file() and source != library:
-        return f"no launcher: {source} is not LIBRARY"
+    if not source.is_relative_to(base) or (library.is_file() and source != library):
+        raise NoLauncher(f"no launcher: {source} is outside LIBRARY", ttgens=False)
+    relative = source.relative_to(base)
     path = generated / relative.parent / f"{relative.stem}_launch.py"
     if not path.exists():
-        return f"no launcher: ttgen wrote no {path.relative_to(generated)}"
+        raise NoLauncher(f"no launcher: ttgen wrote no {path.relative_to(generated)}", ttgens=True)
     module_name = ".".join((GENERATED_PACKAGE, *relative.parent.parts, f"{relative.stem}_launch"))
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # noqa: BLE001 - reported in the table
-        return f"launcher module does not import: {error!r}"
+        raise NoLauncher(f"launcher module does not import: {error!r}", ttgens=True) from error
     # The launcher's name is the kernel's module-level name (that of the object called, or of
     # one under it), which may differ from the function's own.
     bound = vars(sys.modules[kernel.function.__module__]).items()
@@ -282,7 +292,7 @@ def find_run(kernel: Kernel, library: Path, generated: Path) -> Callable[..., An
         launcher = getattr(module, name, None)
         if launcher is not None and callable(getattr(launcher, "run", None)):
             return launcher.run  # type: ignore[no-any-return]
-    return f"no launcher named {(names or [kernel.function.__name__])[0]} in {module_name}"
+    raise NoLauncher(f"no launcher named {(names or [kernel.function.__name__])[0]} in {module_name}", ttgens=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,6 +340,7 @@ class Row:
     replayed: int = 0
     outputs: str = ""  # "yes", "no: names", "nondeterministic", or "" when nothing ran
     notes: list[str] = field(default_factory=list)  # what was not replayed, and why
+    failed: bool = False  # ttgen's fault: no launcher where it should be, a refusal, other outputs
     jit_us: float | None = None
     ttgen_us: float | None = None
 
@@ -366,6 +377,7 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
                 launch()
         except Exception as error:  # noqa: BLE001 - run() refused a call Triton took: the table says so
             row.notes.append(f"run() refused: {type(error).__name__}: {error}")
+            row.failed = True
             continue
         synchronize()
         wrong = sorted(set(differing(jit_copy, first) + differing(jit_copy, cached)))
@@ -374,6 +386,7 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
             jit_caller(kernel, call, again)()
             synchronize()
             verdicts.append("nondeterministic" if differing(jit_copy, again) else "no: " + ", ".join(wrong))
+            row.failed = row.failed or verdicts[-1].startswith("no")
         else:
             verdicts.append("yes")
         row.replayed += 1
@@ -541,8 +554,7 @@ def main(argv: list[str] | None = None) -> int:
         title = options.title or f"{options.workload.stem}: host time per launch, {device_name()}"
         if plot(rows, title, options.out / "replay.png"):
             print(f"wrote {options.out / 'replay.png'}")
-    complete = all(row.replayed == len(row.kernel.calls) and row.outputs == "yes" for row in rows)
-    return 0 if complete else 1
+    return 1 if any(row.failed for row in rows) else 0
 
 
 def replay(recorder: Recorder, library: Path, generated: Path, options: argparse.Namespace) -> list[Row]:
@@ -550,11 +562,13 @@ def replay(recorder: Recorder, library: Path, generated: Path, options: argparse
     for kernel in recorder.kernels.values():
         row = Row(kernel)
         rows.append(row)
-        if kernel.failed:
-            row.notes.append(f"{kernel.failed} launches raised in the workload")
-        run = find_run(kernel, library, generated)
-        if isinstance(run, str):
-            row.notes.append(run)
+        if kernel.raised:
+            row.notes.append(f"{kernel.raised} launch{'es' if kernel.raised > 1 else ''} raised in the workload")
+        try:
+            run = find_run(kernel, library, generated)
+        except NoLauncher as missing:
+            row.notes.append(str(missing))
+            row.failed = missing.ttgens
             continue
         callers = check(kernel, run, row)
         if not callers:

@@ -101,6 +101,25 @@ def test_the_examples_workload_replays_through_the_real_jit_and_launchers(stubcu
         assert sum(record.kernel == name for record in records) >= 4 * row["calls"], name
 
 
+REAL = os.environ.get("TTGEN_REAL_CODE")
+
+
+@pytest.mark.skipif(not REAL, reason="TTGEN_REAL_CODE names no folder of real kernel libraries")
+def test_liger_kernel_ops_replay_through_run_on_the_stand_in(stubcuda_lib) -> None:  # noqa: F811
+    """Liger-Kernel's ops as its users call them, unmodified: every launch maps to run() and
+    replays.  (Under the interpreter most of Liger's kernels do not run: docs/replay.md.)"""
+    script = STANDIN_SCRIPT.replace('"examples/kernels", "benchmarks/workloads/examples.py"', (
+        f'{str(Path(REAL or "") / "liger_kernel" / "ops")!r}, "benchmarks/workloads/liger.py"'))
+    records = run_recorded(script, env_extra={"TRITON_INTERPRET": "0"}, session=stubcuda_lib, timeout=1200)
+    out = Path(next(line.split()[1] for line in records.stdout.splitlines() if line.startswith("OUT ")))
+    rows = rows_by_kernel(out)
+    assert {"_rms_norm_forward_kernel", "_rms_norm_backward_kernel", "_swiglu_forward_kernel",
+            "_geglu_tanh_backward_kernel", "_layer_norm_forward_kernel", "_triton_rope", "liger_cross_entropy_kernel",
+            "_softmax_single_block_forward_kernel", "_dyt_fwd_kernel", "_relu_squared_backward_kernel"} <= set(rows)
+    for name, row in rows.items():
+        assert row["replayed"] == row["calls"] > 0 and row["note"] == "", (name, row)
+
+
 # --- the parts, with a kernel interface of our own -----------------------------------------------
 
 
@@ -155,11 +174,11 @@ def test_a_differing_output_is_named_and_a_nondeterministic_kernel_is_told_apart
     assert len(replay.check(kernel, writes(1.0), row)) == 1 and row.outputs == "yes"
     row = replay.Row(kernel)
     replay.check(kernel, writes(2.0), row)
-    assert row.outputs == "no: out"
+    assert row.outputs == "no: out" and row.failed
     random = recorded(Fills(None), out=torch.zeros(8), n=8)
     row = replay.Row(random)
     replay.check(random, writes(2.0), row)
-    assert row.outputs == "nondeterministic"
+    assert row.outputs == "nondeterministic" and not row.failed
 
 
 def test_a_call_run_refuses_is_reported_in_the_table_not_raised() -> None:
@@ -170,7 +189,7 @@ def test_a_call_run_refuses_is_reported_in_the_table_not_raised() -> None:
 
     row = replay.Row(kernel)
     assert replay.check(kernel, refuses, row) == []
-    assert (row.replayed, row.note) == (0, "run() refused: TypeError: out_kernel: n must be an int")
+    assert (row.replayed, row.note, row.failed) == (0, "run() refused: TypeError: out_kernel: n must be an int", True)
     assert "run() refused: TypeError: out_kernel: n must be an int |" in replay.table([row])
 
 
