@@ -46,11 +46,11 @@ def tuned(launcher: Any, given: tuple[Any, ...], grid: object, options: dict[str
         values = dict(zip([spec.name for spec in launcher.given], given))
         _add(tune_entry(launcher, _target(), values, config))
         at = launcher.layer_kinds.index("autotune")
-        values.update(config.kwargs)
+        values.update(config.all_kwargs())
         for index in range(at + 1, len(launcher.layers)):  # the heuristics below the autotuner
             values.update(zip(launcher.layers[index].values, live.heuristic_values(launcher.layers[index], values, grid)))
         names = [spec.name for spec in launcher.params]
-        settings = {**non_default(options), **live.config_settings(config)}
+        settings = {**non_default(options), **live.config_settings(config, names)}
         _add(_kernel_entry(launcher, tuple(values[n] for n in names), {k: v for k, v in settings.items() if k not in names}))
 
 
