@@ -386,7 +386,7 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
             jit_caller(kernel, call, again)()
             synchronize()
             verdicts.append("nondeterministic" if differing(jit_copy, again) else "no: " + ", ".join(wrong))
-            row.failed = row.failed or verdicts[-1].startswith("no")
+            row.failed = row.failed or verdicts[-1].startswith("no:")
         else:
             verdicts.append("yes")
         row.replayed += 1
