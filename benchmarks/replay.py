@@ -443,13 +443,41 @@ def table(rows: list[Row]) -> str:
             f"{number(row.jit_us, 2)} | {number(row.ttgen_us, 2)} | {number(row.ratio, 3)} | "
             f"{row.outputs} | {row.note.replace('|', '/')[:300]} |"
         )
-    ratios = [row.ratio for row in rows if row.ratio is not None]
-    if ratios:
+    timed = [row for row in rows if row.ratio is not None]
+    if timed:
+        middle, highest = summary(timed)
         lines.append(
-            f"\nmedian ttgen/JIT over {len(ratios)} kernels: {statistics.median(ratios):.3f} "
-            f"(lowest {min(ratios):.3f}, highest {max(ratios):.3f})"
+            f"\nmedian ttgen/JIT over {len(timed)} kernels: {middle:.3f} "
+            f"(lowest {min(row.ratio for row in timed):.3f}, "  # type: ignore[type-var]
+            f"highest {highest.ratio:.3f}: `{highest.kernel.label}`)"
         )
     return "\n".join(lines)
+
+
+def summary(timed: list[Row]) -> tuple[float, Row]:
+    """The median ratio over the timed rows, and the row of the highest."""
+    return statistics.median(row.ratio for row in timed), max(timed, key=lambda row: row.ratio)  # type: ignore[arg-type, return-value]
+
+
+def verdicts(rows: list[Row], most: float | None, median: float | None) -> list[str]:
+    """One line per target given: whether every kernel's ratio is at most ``most``, whether the
+    median is at most ``median``.  A kernel of LIBRARY that was not timed fails both."""
+    timed = [row for row in rows if row.ratio is not None]
+    untimed = [row.kernel.label for row in rows if row.ratio is None and row.failed]
+    lines = []
+    if not timed:
+        return lines
+    middle, highest = summary(timed)
+    missing = f"; not timed: {', '.join(untimed)}" if untimed else ""
+    if most is not None:
+        met = highest.ratio <= most and not untimed  # type: ignore[operator]
+        lines.append(f"target: every kernel <= {most:.2f} x JIT: {'met' if met else 'NOT met'} "
+                     f"(highest {highest.ratio:.3f}, `{highest.kernel.label}`{missing})")
+    if median is not None:
+        met = middle <= median and not untimed
+        lines.append(f"target: median <= {median:.2f} x JIT: {'met' if met else 'NOT met'} "
+                     f"({middle:.3f} over {len(timed)} kernels{missing})")
+    return lines
 
 
 def as_json(rows: list[Row]) -> list[dict[str, Any]]:
@@ -464,7 +492,7 @@ def as_json(rows: list[Row]) -> list[dict[str, Any]]:
     ]
 
 
-def plot(rows: list[Row], title: str, path: Path) -> bool:
+def plot(rows: list[Row], title: str, path: Path, targets: dict[str, float | None]) -> bool:
     """Per kernel: microseconds per launch of both paths, and their ratio with its median."""
     try:
         import matplotlib
@@ -472,6 +500,7 @@ def plot(rows: list[Row], title: str, path: Path) -> bool:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        print("matplotlib is not installed: no plot (replay.json has every row)", file=sys.stderr)
         return False
     timed = [row for row in rows if row.ratio is not None]
     if not timed:
@@ -484,14 +513,17 @@ def plot(rows: list[Row], title: str, path: Path) -> bool:
     left.set_yticks(list(places), labels, fontsize=8)
     left.invert_yaxis()
     left.set_xlabel("host time per launch (us)")
-    left.legend(loc="lower right")
+    left.legend(loc="best")
     ratios = [row.ratio for row in timed]
     right.barh(list(places), ratios, color="tab:green")
     middle = statistics.median(ratios)  # type: ignore[type-var]
     right.axvline(1.0, color="black", linewidth=0.8)
     right.axvline(middle, color="tab:red", linestyle="--", label=f"median {middle:.3f}")
+    for (name, value), color in zip(targets.items(), ("tab:purple", "tab:orange")):
+        if value is not None:
+            right.axvline(value, color=color, linestyle=":", label=f"target: {name} {value:.2f}")
     right.set_xlabel("ttgen / JIT")
-    right.legend(loc="lower right")
+    right.legend(loc="best")
     figure.suptitle(title)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
@@ -514,6 +546,10 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--warmup", type=int, default=5, help="untimed bursts per path first (default 5)")
     parser.add_argument("--max-calls", type=int, default=8, help="recorded calls kept per kernel (default 8)")
     parser.add_argument("--title", help="the plot's title (default: the workload's name)")
+    parser.add_argument("--target-max", type=float, metavar="RATIO",
+                        help="say whether every kernel's ttgen/JIT is at most RATIO (issue 22: 0.60)")
+    parser.add_argument("--target-median", type=float, metavar="RATIO",
+                        help="say whether the median ttgen/JIT is at most RATIO (issue 22: 0.40)")
     return parser.parse_args(own), workload_args
 
 
@@ -548,11 +584,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print()
     print(table(rows))
+    for line in verdicts(rows, options.target_max, options.target_median):
+        print(line)
     if options.out is not None:
         options.out.mkdir(parents=True, exist_ok=True)
         (options.out / "replay.json").write_text(json.dumps(as_json(rows), indent=1) + "\n")
         title = options.title or f"{options.workload.stem}: host time per launch, {device_name()}"
-        if plot(rows, title, options.out / "replay.png"):
+        targets = {"max": options.target_max, "median": options.target_median}
+        if plot(rows, title, options.out / "replay.png", targets):
             print(f"wrote {options.out / 'replay.png'}")
     return 1 if any(row.failed for row in rows) else 0
 
@@ -586,7 +625,7 @@ def replay(recorder: Recorder, library: Path, generated: Path, options: argparse
 def device_name() -> str:
     if torch.cuda.is_available():
         return torch.cuda.get_device_name()
-    return "CPU (" + ("Triton's interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else "no CUDA") + ")"
+    return "CPU (" + ("Triton's interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else "a stand-in driver") + ")"
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ STANDIN_SCRIPT = f"""
     sys.path.insert(0, {str(REPO)!r})
     os.chdir({str(REPO)!r})
     sys.argv = ["replay.py", "examples/kernels", "benchmarks/workloads/examples.py", "--out", sys.argv[0] + ".out",
-                "--bursts", "3", "--burst", "4", "--warmup", "1"]
+                "--bursts", "3", "--burst", "4", "--warmup", "1", "--target-max", "0.6", "--target-median", "0.4"]
     print("OUT", sys.argv[4])
     runpy.run_path("benchmarks/replay.py", run_name="__main__")
 """
@@ -99,6 +99,11 @@ def test_the_examples_workload_replays_through_the_real_jit_and_launchers(stubcu
     assert launched == set(rows)
     for name, row in rows.items():
         assert sum(record.kernel == name for record in records) >= 4 * row["calls"], name
+    # the lines the targets are read from (met or not: timings on this machine mean nothing)
+    assert "target: every kernel <= 0.60 x JIT: " in records.stdout
+    assert "target: median <= 0.40 x JIT: " in records.stdout
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (out / "replay.png").stat().st_size > 0
 
 
 REAL = os.environ.get("TTGEN_REAL_CODE")
@@ -203,3 +208,30 @@ def test_a_call_that_does_not_map_to_keywords_says_why(args: tuple[Any, ...], kw
     row = replay.Row(kernel)
     assert replay.check(kernel, lambda **_: None, row) == []
     assert row.note.startswith("not mapped to run(): ")
+
+
+def timed_row(label: str, jit_us: float, ttgen_us: float | None, failed: bool = False) -> Any:
+    def kernel_function():  # noqa: ANN202 - named as the row's kernel
+        pass
+
+    kernel_function.__name__ = label
+    interface = Fills(1.0)
+    interface.fn = kernel_function
+    row = replay.Row(replay.Kernel(interface, [interface]), jit_us=jit_us, ttgen_us=ttgen_us, failed=failed)
+    return row
+
+
+def test_the_summary_and_the_targets_name_the_highest_kernel() -> None:
+    rows = [timed_row("a", 10.0, 3.0), timed_row("b", 10.0, 5.0), timed_row("c", 10.0, 7.0)]
+    assert "median ttgen/JIT over 3 kernels: 0.500 (lowest 0.300, highest 0.700: `test_replay:c`)" in replay.table(rows)
+    assert replay.verdicts(rows, 0.60, 0.50) == [
+        "target: every kernel <= 0.60 x JIT: NOT met (highest 0.700, `test_replay:c`)",
+        "target: median <= 0.50 x JIT: met (0.500 over 3 kernels)",
+    ]
+    assert replay.verdicts(rows, None, None) == []
+    # a kernel ttgen failed (no launcher, a refusal) cannot meet a target by being left out
+    failed = rows[:2] + [timed_row("c", 10.0, None, failed=True)]
+    assert replay.verdicts(failed, 0.60, 0.50) == [
+        "target: every kernel <= 0.60 x JIT: NOT met (highest 0.500, `test_replay:b`; not timed: test_replay:c)",
+        "target: median <= 0.50 x JIT: NOT met (0.400 over 2 kernels; not timed: test_replay:c)",
+    ]
