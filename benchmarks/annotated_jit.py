@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import statistics
 import sys
 import tempfile
@@ -129,58 +131,163 @@ def binder_of(kernel: Any) -> Any:
     return kernel.device_caches[driver.active.get_current_device()][4]
 
 
-def best_ns(call: Callable[[], Any], number: int = 20000) -> float:
-    return min(timeit.repeat(call, number=number, repeat=7)) / number * 1e9
+def best_ns(call: Callable[[], Any], number: int = 2000) -> float:
+    """The quickest of 30 rounds: on a shared machine the quiet moments are the measure."""
+    return min(timeit.repeat(call, number=number, repeat=30)) / number * 1e9
 
 
-def launches(options: argparse.Namespace, device: str) -> None:
-    kernels = {v: importlib.import_module(f"annotated_jit_kernels.{v}").rms_norm_like for v in VARIANTS}
+# The same kernel as Liger-Kernel ships it and as a copy annotated by hand, when the fetched
+# sources are at hand (--real, or TTGEN_REAL_CODE): Liger's rms_norm.py, its forward kernel's
+# parameters annotated, written next to the variants above and imported as they are.
+LIGER_ANNOTATIONS = {  # parameter -> (vocabulary only, with Python scalar types)
+    **{name: ("tl.tensor[tl.float32, tl.float16, tl.bfloat16]",) * 2 for name in ("Y_ptr", "X_ptr", "W_ptr", "RSTD_ptr")},
+    **{name: ("", "int") for name in ("Y_row_stride", "X_row_stride", "W_row_stride", "RSTD_row_stride", "n_cols")},
+    **{name: ("", "float") for name in ("eps", "offset")},
+    "casting_mode": ("tl.constexpr[int]",) * 2,
+    "elementwise_affine": ("tl.constexpr[bool]",) * 2,
+    "BLOCK_SIZE": ("tl.constexpr[int]",) * 2,
+}
+
+
+def annotated_liger(text: str, typed: bool) -> str:
+    """Liger's rms_norm.py with its forward kernel's parameters annotated (and the import that
+    makes the subscripts legal)."""
+    head, signature_start, rest = text.partition("def _rms_norm_forward_kernel(")
+    signature, close, body = rest.partition("):")
+    for name, spellings in LIGER_ANNOTATIONS.items():
+        spelling = spellings[typed]
+        if spelling:
+            signature, count = re.subn(rf"^(\s+){name}(: tl\.constexpr)?,", rf"\g<1>{name}: {spelling},", signature,
+                                       flags=re.MULTILINE)
+            assert count == 1, f"Liger's _rms_norm_forward_kernel has no parameter {name} any more"
+    head = head.replace("import triton.language as tl\n", "import triton.language as tl\n\nimport ttgen.annotations  # noqa: F401\n", 1)
+    return head + signature_start + signature + close + body
+
+
+def write_liger(folder: Path, real: Path) -> None:
+    original = (real / "liger_kernel" / "ops" / "rms_norm.py").read_text()
+    package = folder / "annotated_jit_kernels"
+    (package / "liger_vocabulary.py").write_text(annotated_liger(original, typed=False))
+    (package / "liger_typed.py").write_text(annotated_liger(original, typed=True))
+    if str(real) not in sys.path:
+        sys.path.insert(0, str(real))
+
+
+class Launch:
+    """One variant's ``kernel[grid](*args, **keywords)`` and the pieces ``JITFunction.run``
+    runs for it, each callable alone."""
+
+    def __init__(self, kernel: Any, grid: tuple[int, ...], args: tuple[Any, ...], keywords: dict[str, Any]) -> None:
+        self.kernel, self.grid, self.args, self.keywords = kernel, grid, args, keywords
+        self.call = lambda: kernel[grid](*args, **keywords)
+
+    def pieces(self) -> dict[str, Callable[[], Any]]:
+        """After a first launch: Triton 3.6's binder, cache key, globals check and compiled
+        launch (its ``JITFunction.run`` in that order), each called alone."""
+        from triton.runtime.driver import driver
+        from triton.runtime.jit import compute_cache_key
+
+        device = driver.active.get_current_device()
+        stream = driver.active.get_current_stream(device)
+        from triton import knobs
+
+        cache, key_cache, _, _, binder = self.kernel.device_caches[device]
+        keywords = dict(self.keywords, debug=self.kernel.debug or knobs.runtime.debug,  # as run() adds them
+                        instrumentation_mode=knobs.compilation.instrumentation_mode)
+        bound, specialization, options = binder(*self.args, **keywords)
+        compiled = cache[compute_cache_key(key_cache, specialization, options)]
+        used = self.kernel.used_global_vals
+        values = tuple(bound.values())
+        grid = (*self.grid, 1, 1)[:3]
+
+        def globals_check() -> None:  # JITFunction.run's, as written there
+            not_present = object()
+            for (name, _), (val, globals_dict) in used.items():
+                if globals_dict.get(name, not_present) != val:
+                    raise RuntimeError(name)
+
+        def compiled_run() -> None:
+            compiled.run(*grid, stream, compiled.function, compiled.packed_metadata, None, None, None, *values)
+
+        return {
+            "binder": lambda: binder(*self.args, **keywords),
+            "cache key": lambda: compute_cache_key(key_cache, specialization, options),
+            f"globals ({len(used)})": globals_check,
+            "CompiledKernel.run": compiled_run,
+        }
+
+
+def own_launches(device: str) -> dict[str, Launch]:
     rows, cols = 32, 256
     x, y, w = (torch.randn(rows, cols, device=device), torch.empty(rows, cols, device=device),
                torch.randn(cols, device=device))
     rstd = torch.empty(rows, device=device)
     args = (y, y.stride(0), x, x.stride(0), w, w.stride(0), rstd, rstd.stride(0), cols, 1e-6, 0.0, 0)
     keywords = dict(elementwise_affine=True, BLOCK_SIZE=cols, num_warps=4)
+    return {variant: Launch(importlib.import_module(f"annotated_jit_kernels.{variant}").rms_norm_like, (rows,), args,
+                            keywords)
+            for variant in VARIANTS}
 
-    def launcher(kernel: Any) -> Callable[[], Any]:
-        return lambda: kernel[(rows,)](*args, **keywords)
 
-    calls = {variant: launcher(kernel) for variant, kernel in kernels.items()}
-    for call in calls.values():
+def liger_launches(device: str) -> dict[str, Launch]:
+    """Liger's forward kernel called as liger_kernel.ops.rms_norm.rms_norm_forward calls it
+    (16 rows of 512, Llama casting, bfloat16 on a GPU)."""
+    dtype = torch.bfloat16 if device == "cuda" else torch.float32
+    rows, cols = 16, 512
+    x, w = torch.randn(rows, cols, device=device, dtype=dtype), torch.randn(cols, device=device, dtype=dtype)
+    y, rstd = torch.empty_like(x), torch.empty(rows, device=device, dtype=torch.float32)
+    args = (y, y.stride(0), x, x.stride(0), w, w.stride(0), rstd, rstd.stride(0), cols, 1e-6, 0.0, 0)
+    keywords = dict(elementwise_affine=True, BLOCK_SIZE=cols, num_warps=4)
+    modules = {"liger": "liger_kernel.ops.rms_norm", "liger_vocabulary": "annotated_jit_kernels.liger_vocabulary",
+               "liger_typed": "annotated_jit_kernels.liger_typed"}
+    return {name: Launch(importlib.import_module(module)._rms_norm_forward_kernel, (rows,), args, keywords)
+            for name, module in modules.items()}
+
+
+def launches(options: argparse.Namespace, device: str, calls: dict[str, Launch]) -> None:
+    for launch in calls.values():
         for _ in range(3 * options.burst):
-            call()
+            launch.call()
     synchronize()
     samples: dict[str, list[float]] = {variant: [] for variant in calls}
     order = list(calls)
     for index in range(options.bursts):
         for variant in order[index % len(order):] + order[: index % len(order)]:
-            call = calls[variant]
+            call = calls[variant].call
             start = time.perf_counter()
             for _ in range(options.burst):
                 call()
             samples[variant].append((time.perf_counter() - start) / options.burst * 1e6)
             synchronize()
     medians = {variant: statistics.median(times) for variant, times in samples.items()}
-    binders = {variant: binder_of(kernel) for variant, kernel in kernels.items()}
-    binder_ns = {variant: best_ns(lambda b=binder: b(*args, **keywords)) for variant, binder in binders.items()}
+    pieces = {variant: launch.pieces() for variant, launch in calls.items()}
+    piece_ns = {variant: {name: best_ns(call) for name, call in named.items()} for variant, named in pieces.items()}
+    synchronize()
     where = torch.cuda.get_device_name() if device == "cuda" else "the CPU"
-    print(f"Triton's kernel[grid](...) on {where}, median of {options.bursts} bursts of {options.burst}:")
-    print("| variant | kernel[grid] us | / plain | binder ns | / plain |")
-    print("|---|---:|---:|---:|---:|")
-    for variant in VARIANTS:
-        print(f"| {variant} | {medians[variant]:.2f} | {medians[variant] / medians['plain']:.3f} | "
-              f"{binder_ns[variant]:.0f} | {binder_ns[variant] / binder_ns['plain']:.3f} |")
-    print("\nwhere the binders' specializations differ:")
-    specializations = {variant: binder(*args, **keywords)[1] for variant, binder in binders.items()}
-    for index, name in enumerate(kernels["plain"].arg_names):
-        seen = [specializations[variant][index] for variant in VARIANTS]
-        if len(set(map(str, seen))) > 1:
-            print(f"  {name}: " + ", ".join(f"{variant} {value}" for variant, value in zip(VARIANTS, seen)))
+    print(f"Triton's kernel[grid](...) on {where}, median of {options.bursts} bursts of {options.burst} (us), "
+          "then the pieces of JITFunction.run each called alone (ns, best of 30 x 2000):")
+    names = [name.partition(" (")[0] for name in next(iter(piece_ns.values()))]
+    print(f"| variant | kernel[grid] us | / its plain twin | {' ns | '.join(names)} ns | globals read |")
+    print("|---|---:|---:|" + "---:|" * len(names) + "---:|")
+    for variant, median in medians.items():
+        twin = "liger" if variant.startswith("liger") else "plain"
+        measured = list(piece_ns[variant].values())
+        read = next(name for name in piece_ns[variant] if name.startswith("globals")).partition("(")[2].rstrip(")")
+        print(f"| {variant} | {median:.2f} | {median / medians[twin]:.3f} | "
+              + " | ".join(f"{ns:.0f}" for ns in measured) + f" | {read} |")
+    print("\nwhere the binders' specializations differ from the plain twin's:")
+    for variant, launch in calls.items():
+        twin = calls["liger" if variant.startswith("liger") else "plain"]
+        mine = binder_of(launch.kernel)(*launch.args, **launch.keywords)[1]
+        theirs = binder_of(twin.kernel)(*twin.args, **twin.keywords)[1]
+        for name, a, b in zip(launch.kernel.arg_names, mine, theirs):
+            if str(a) != str(b):
+                print(f"  {variant}: {name} {a} (plain {b})")
 
 
 def per_parameter(device: str) -> None:
     tensor = torch.empty(64, device=device)
-    print("\nTriton's binder per parameter of each form (8 parameters, best of 7 x 20000 calls):")
+    print("\nTriton's binder per parameter of each form (8 parameters, best of 30 x 2000 calls):")
     print("| form | value | ns per parameter | vs unannotated |")
     print("|---|---|---:|---:|")
     unannotated: dict[str, float] = {}
@@ -198,12 +305,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bursts", type=int, default=200)
     parser.add_argument("--burst", type=int, default=100)
+    parser.add_argument("--real", type=Path, default=os.environ.get("TTGEN_REAL_CODE"),
+                        help="a folder holding liger_kernel/ (default: $TTGEN_REAL_CODE); without it, "
+                             "only the kernels of our own")
     options = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # ttgen.annotations, from the checkout
     device = "cuda" if torch.cuda.is_available() else "cpu"
     with tempfile.TemporaryDirectory(prefix="ttgen-annotated-") as folder:
         write_package(Path(folder))
-        launches(options, device)
+        calls = own_launches(device)
+        if options.real is not None:
+            write_liger(Path(folder), options.real.resolve())
+            calls.update(liger_launches(device))
+        launches(options, device, calls)
         per_parameter(device)
     return 0
 

@@ -5,7 +5,9 @@ users call kernels, through ``kernel[grid](...)`` (not through ttgen).
 
 Calls mix positional and keyword arguments, literal and callable grids, launch options, a
 heuristics-decorated kernel and an autotuned one (left out under Triton's interpreter: the
-Autotuner benchmarks through the driver).  Without CUDA it sets ``TRITON_INTERPRET=1`` before
+Autotuner benchmarks through the driver).  The grids that run under the interpreter take sizes
+from the enclosing call and only block sizes from ``meta``: the interpreter hands ``meta``'s
+other ints to a grid as arrays.  Without CUDA it sets ``TRITON_INTERPRET=1`` before
 the kernels are imported, unless the variable is set (``0`` where a stand-in driver runs them).
 """
 
@@ -65,7 +67,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     (m, k), (_, n) = a.shape, b.shape
     c = torch.empty((m, n), dtype=torch.float32, device=a.device)
-    grid = lambda meta: (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))  # noqa: E731
+    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_M"]), triton.cdiv(n, meta["BLOCK_N"]))  # noqa: E731
     matmul_kernel[grid](
         a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
         BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
@@ -83,7 +85,8 @@ def matmul_tuned(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 def axpy(alpha: float, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
-    axpy_kernel[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, y, out, alpha, x.numel())
+    n = x.numel()
+    axpy_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, out, alpha, n)
     return out
 
 

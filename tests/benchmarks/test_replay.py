@@ -72,6 +72,20 @@ def test_real_style_kernels_replay_with_equal_outputs_under_the_interpreter(tmp_
     assert "median ttgen/JIT over 3 kernels" in done.stdout
 
 
+def test_the_examples_workload_computes_equal_outputs_under_the_interpreter(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPLAY), "examples/kernels", "benchmarks/workloads/examples.py", "--out", str(tmp_path),
+         "--bursts", "1", "--burst", "1", "--warmup", "0"],
+        cwd=REPO, env=dict(os.environ, TRITON_INTERPRET="1"), capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = rows_by_kernel(tmp_path)
+    assert set(rows) == {"add_kernel", "softmax_kernel", "layer_norm_fwd", "axpy_kernel", "scale_shift_kernel",
+                         "matmul_kernel"}  # the autotuned matmul needs a driver
+    for name, row in rows.items():
+        assert (row["replayed"], row["outputs_equal"], row["note"]) == (row["calls"], "yes", ""), name
+
+
 STANDIN_SCRIPT = f"""
     import os, runpy, sys
     sys.path.insert(0, {str(REPO)!r})
