@@ -1,7 +1,7 @@
 """Does annotating a kernel make Triton's own ``kernel[grid](...)`` slower?
 
-    python benchmarks/annotated_jit.py [--bursts 200] [--burst 100]       # on a GPU machine
-    python benchmarks/standin.py benchmarks/annotated_jit.py              # on the CPU
+    python benchmarks/annotated_jit.py [--real REAL] [--bursts 200] [--burst 100]   # on a GPU
+    python benchmarks/standin.py benchmarks/annotated_jit.py [--real REAL]          # on the CPU
 
 One kernel of our own shaped like Liger-Kernel's rms_norm forward (4 tensors, 4 int strides,
 an int count, 2 floats, 3 constexprs, module-level constexpr globals read in the body), written
@@ -13,13 +13,18 @@ three times into a temporary package and imported as a user would:
 * ``typed``: the vocabulary plus Python types for the scalars: ``int`` for the strides and the
   count, ``float`` for eps and offset (what ``ttgen`` suggests and a by-hand annotation does).
 
-Each is launched through Triton's JIT with the same arguments (the strides of the weight and of
-the per-row output are 1, as in rms_norm); bursts of launches timed with perf_counter, the device
-synchronized between bursts, the three taking turns, the median per launch.  Then Triton's
-binder alone (what ``JITFunction.run`` calls to bind and specialize the arguments) for each,
-and what it returns, which is where the variants differ.
-"""
+With REAL (``--real``, default ``TTGEN_REAL_CODE``), a folder holding Liger-Kernel's
+``liger_kernel/``, the same three for Liger's own ``_rms_norm_forward_kernel``: ``liger`` as it
+ships, and copies of its rms_norm.py with the kernel's parameters annotated by hand
+(``liger_vocabulary``, ``liger_typed``), called as Liger calls it.
 
+Each is launched through Triton's JIT; bursts of launches timed with perf_counter, the device
+synchronized between bursts, all variants taking turns, the median per launch.  Then each piece
+``JITFunction.run`` (Triton 3.6) runs per launch, called alone: the binder (bind and specialize
+the arguments), the cache key, the check of the globals read, ``CompiledKernel.run``; where the
+binders' specializations differ; and the binder's cost per parameter of each annotation form.
+docs/replay.md has the conclusion.
+"""
 from __future__ import annotations
 
 import argparse

@@ -54,6 +54,7 @@ import sys
 import tempfile
 import threading
 import time
+import timeit
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -65,6 +66,7 @@ import torch
 
 if not torch.cuda.is_available():  # Triton reads it when it is imported, before the workload can set it
     os.environ.setdefault("TRITON_INTERPRET", "1")
+from triton.runtime.autotuner import Heuristics  # noqa: E402
 from triton.runtime.jit import KernelInterface  # noqa: E402
 
 GENERATED_PACKAGE = "ttgen_replay_generated"
@@ -343,6 +345,7 @@ class Row:
     failed: bool = False  # ttgen's fault: no launcher where it should be, a refusal, other outputs
     jit_us: float | None = None
     ttgen_us: float | None = None
+    callables_us: float | None = None  # the workload's grid function and heuristics, which both paths call
 
     @property
     def note(self) -> str:
@@ -397,6 +400,34 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
     return callers
 
 
+def callables_us(kernel: Kernel, call: Call) -> float:
+    """Microseconds per launch spent in the workload's own Python callables, which both paths
+    call and neither can make cheaper: the grid function and each heuristic, timed alone with
+    what Triton's JIT handed each of them on one launch of the call (on its own copy)."""
+    seen: list[tuple[Callable[[Any], Any], Any]] = []
+
+    def watched(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def watching(argument: Any) -> Any:
+            seen.append((function, dict(argument) if isinstance(argument, dict) else argument))
+            return function(argument)
+
+        return watching
+
+    layers = [item for item in kernel.chain if isinstance(item, Heuristics)]
+    values = [layer.values for layer in layers]
+    for layer in layers:
+        layer.values = {name: watched(function) for name, function in layer.values.items()}
+    try:
+        grid = watched(call.grid) if callable(call.grid) else call.grid
+        jit_caller(kernel, Call(grid, call.recorded), call.recorded.copy())()
+    finally:
+        for layer, saved in zip(layers, values):
+            layer.values = saved
+    synchronize()
+    return sum(min(timeit.repeat(lambda f=function, a=argument: f(a), number=200, repeat=5)) / 200 * 1e6
+               for function, argument in seen)
+
+
 def burst_of(launches: list[Callable[[], Any]], size: int) -> Callable[[], None]:
     sequence = (launches * (size // len(launches) + 1))[:size]
 
@@ -430,8 +461,8 @@ def median_times(paths: dict[str, Callable[[], None]], size: int, bursts: int, w
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| kernel | through | calls recorded | replayed | JIT us | ttgen us | ttgen/JIT | outputs equal | note |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|",
+        "| kernel | through | calls recorded | replayed | JIT us | ttgen us | ttgen/JIT | grid+heuristics us | outputs equal | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
 
     def number(value: float | None, digits: int) -> str:
@@ -441,7 +472,7 @@ def table(rows: list[Row]) -> str:
         lines.append(
             f"| `{row.kernel.label}` | {row.kernel.through} | {row.kernel.count} | {row.replayed} | "
             f"{number(row.jit_us, 2)} | {number(row.ttgen_us, 2)} | {number(row.ratio, 3)} | "
-            f"{row.outputs} | {row.note.replace('|', '/')[:300]} |"
+            f"{number(row.callables_us, 2)} | {row.outputs} | {row.note.replace('|', '/')[:300]} |"
         )
     timed = [row for row in rows if row.ratio is not None]
     if timed:
@@ -485,7 +516,7 @@ def as_json(rows: list[Row]) -> list[dict[str, Any]]:
         {
             "kernel": f"{row.kernel.function.__module__}.{row.kernel.function.__qualname__}",
             "through": row.kernel.through, "calls": row.kernel.count, "replayed": row.replayed,
-            "jit_us": row.jit_us, "ttgen_us": row.ttgen_us, "ratio": row.ratio,
+            "jit_us": row.jit_us, "ttgen_us": row.ttgen_us, "ratio": row.ratio, "callables_us": row.callables_us,
             "outputs_equal": row.outputs, "note": row.note,
         }
         for row in rows
@@ -619,6 +650,7 @@ def replay(recorder: Recorder, library: Path, generated: Path, options: argparse
             options.burst, options.bursts, options.warmup,
         )
         row.jit_us, row.ttgen_us = times["jit"], times["ttgen"]
+        row.callables_us = statistics.fmean(callables_us(kernel, call) for call in kernel.calls[: row.replayed])
     return rows
 
 

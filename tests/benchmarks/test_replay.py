@@ -68,6 +68,9 @@ def test_real_style_kernels_replay_with_equal_outputs_under_the_interpreter(tmp_
     for name, row in rows.items():
         assert (row["calls"], row["replayed"], row["outputs_equal"], row["note"]) == (2, 2, "yes", ""), name
         assert row["jit_us"] > 0 and row["ttgen_us"] > 0
+    # the workload's own callables, which both paths call: a grid function, heuristics; none
+    assert rows["bias_kernel"]["callables_us"] > 0 and rows["add_inplace_kernel"]["callables_us"] > 0
+    assert rows["scale_rows_kernel"]["callables_us"] == 0
     assert "| `kernels:scale_rows_kernel` | InterpretedFunction | 2 | 2 |" in done.stdout
     assert "median ttgen/JIT over 3 kernels" in done.stdout
 
@@ -135,6 +138,23 @@ def test_liger_kernel_ops_replay_through_run_on_the_stand_in(stubcuda_lib) -> No
     assert {"_rms_norm_forward_kernel", "_rms_norm_backward_kernel", "_swiglu_forward_kernel",
             "_geglu_tanh_backward_kernel", "_layer_norm_forward_kernel", "_triton_rope", "liger_cross_entropy_kernel",
             "_softmax_single_block_forward_kernel", "_dyt_fwd_kernel", "_relu_squared_backward_kernel"} <= set(rows)
+    for name, row in rows.items():
+        assert row["replayed"] == row["calls"] > 0 and row["note"] == "", (name, row)
+
+
+@pytest.mark.skipif(not REAL, reason="TTGEN_REAL_CODE names no folder of real kernel libraries")
+def test_attorch_layers_replay_through_autotune_and_heuristics_on_the_stand_in(stubcuda_lib) -> None:  # noqa: F811
+    """attorch's autotuned kernels (Autotuner > Heuristics > JITFunction), as its layers call
+    them: every launch maps to run() and replays (two ops: tuning all of them takes minutes)."""
+    script = STANDIN_SCRIPT.replace('"examples/kernels", "benchmarks/workloads/examples.py"', (
+        f'{str(Path(REAL or "") / "attorch")!r}, "benchmarks/workloads/attorch.py"')).replace(
+        '"0.4"]', f'"0.4", "--", {REAL!r}, "glu", "layer_norm"]')
+    records = run_recorded(script, env_extra={"TRITON_INTERPRET": "0"}, session=stubcuda_lib, timeout=1200)
+    out = Path(next(line.split()[1] for line in records.stdout.splitlines() if line.startswith("OUT ")))
+    rows = rows_by_kernel(out)
+    assert set(rows) == {"glu_forward_kernel", "glu_backward_kernel", "layer_norm_forward_kernel",
+                         "layer_norm_backward_kernel"}
+    assert rows["layer_norm_forward_kernel"]["through"] == "Autotuner > Heuristics > JITFunction"
     for name, row in rows.items():
         assert row["replayed"] == row["calls"] > 0 and row["note"] == "", (name, row)
 
