@@ -187,19 +187,28 @@ class Launch:
         self.call = lambda: kernel[grid](*args, **keywords)
 
     def pieces(self) -> dict[str, Callable[[], Any]]:
-        """After a first launch: Triton 3.6's binder, cache key, globals check and compiled
-        launch (its ``JITFunction.run`` in that order), each called alone."""
+        """After a first launch: the binder, cache key, globals check and compiled launch that
+        ``JITFunction.run`` (Triton 3.6 to 3.9) runs in that order, each called alone, on the
+        arguments the JIT gives the binder (seen on one launch)."""
         from triton.runtime.driver import driver
         from triton.runtime.jit import compute_cache_key
 
         device = driver.active.get_current_device()
         stream = driver.active.get_current_stream(device)
-        from triton import knobs
+        cache, key_cache, target, backend, binder = caches = self.kernel.device_caches[device]
+        given: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
-        cache, key_cache, _, _, binder = self.kernel.device_caches[device]
-        keywords = dict(self.keywords, debug=self.kernel.debug or knobs.runtime.debug,  # as run() adds them
-                        instrumentation_mode=knobs.compilation.instrumentation_mode)
-        bound, specialization, options = binder(*self.args, **keywords)
+        def seeing(*args: Any, **keywords: Any) -> Any:
+            given.append((args, dict(keywords)))
+            return binder(*args, **keywords)
+
+        self.kernel.device_caches[device] = (cache, key_cache, target, backend, seeing)
+        try:
+            self.call()
+        finally:
+            self.kernel.device_caches[device] = caches
+        (args, keywords), = given
+        bound, specialization, options = binder(*args, **keywords)
         compiled = cache[compute_cache_key(key_cache, specialization, options)]
         used = self.kernel.used_global_vals
         values = tuple(bound.values())
@@ -215,7 +224,7 @@ class Launch:
             compiled.run(*grid, stream, compiled.function, compiled.packed_metadata, None, None, None, *values)
 
         return {
-            "binder": lambda: binder(*self.args, **keywords),
+            "binder": lambda: binder(*args, **keywords),
             "cache key": lambda: compute_cache_key(key_cache, specialization, options),
             f"globals ({len(used)})": globals_check,
             "CompiledKernel.run": compiled_run,
