@@ -1,4 +1,4 @@
-"""Float scalars of every width given inf, -inf and nan (-inf is a common masking value)."""
+"""Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given ints."""
 
 import triton
 import triton.language as tl
@@ -12,3 +12,10 @@ def special_floats_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], 
     offs = tl.arange(0, 64)
     v = tl.minimum(tl.maximum(tl.load(x + offs), low), high)
     tl.store(out + offs, v + fill.to(tl.float32) * scale.to(tl.float32) + wide.to(tl.float32))
+
+
+@triton.jit
+def ints_for_floats_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], scale: float,
+                           wide: tl.float64) -> None:
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs) * scale + wide.to(tl.float32))
