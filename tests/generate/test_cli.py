@@ -17,6 +17,7 @@ import pytest
 
 from ttgen import cli
 from ttgen.generate.check import TRITON_OWN
+from ttgen.vocabulary.diagnostics import Diagnostic
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "kernels"
@@ -374,6 +375,46 @@ def test_quiet_silences_warnings_and_strict_makes_them_fail_the_run(
     code, out = run(capsys, "src/helpers.py", "--strict", "-q")  # what fails the run is shown
     assert code == 2 and len(out) == 1 and out[0].startswith(warning), out
     assert run(capsys, "src", "--strict", "-q") == (0, [])  # no warnings: --strict changes nothing
+
+
+HOSTILE_TO_ONE_LINE = '''import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+from lib import tuner
+
+
+@tuner(
+    configs=[triton.Config({"BLOCK": 32})],
+    key=["n"],
+)
+@triton.jit
+def wide_kernel(a, b, c, d, e, f, g, h, n: int, BLOCK: tl.constexpr[int]) -> None:
+    pass
+'''
+
+
+def test_every_warning_is_one_line_and_unannotated_parameters_one_per_kernel(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A multi-line unknown decorator is named, not quoted; eight unannotated parameters make
+    one warning; a message quoting source that spans lines is still printed on one line."""
+    (tree / "wide.py").write_text(HOSTILE_TO_ONE_LINE)
+    code, out = run(capsys, "src/wide.py", "--out", "gen")
+    assert code == 0, out
+    warnings = [line for line in out if ": warning: " in line]
+    assert len(warnings) == len(out) - 1, out  # and the summary
+    assert any(line.endswith("@tuner is not a Triton decorator: taken for an autotuner (it has configs= and "
+                             "key=); tuning goes through it  [decorator]") for line in warnings), warnings
+    assert [line for line in warnings if line.endswith("[unannotated]")] == [
+        f"{Path('src/wide.py')}:13:5: warning: 'wide_kernel': 8 parameters without annotation (a, b, c, d, e, f, "
+        "...): passed through unchecked; annotate them (tl.tensor[...], int, tl.constexpr[...]) to check them  "
+        "[unannotated]"
+    ]
+    code, out = run(capsys, "src/wide.py", "--out", "gen", "--strict", "-q")  # --strict: the same lines fail it
+    assert code == 2 and out == warnings
+    quoting = Diagnostic("k.py", 3, 1, "warning", 'quotes @tuner(\n    configs=[...],\n)', "decorator", "@tuner(")
+    assert quoting.render() == "k.py:3:1: warning: quotes @tuner( configs=[...], )  [decorator]"
 
 
 MIXED = '''import triton

@@ -51,7 +51,13 @@ def entry_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, B
 
 
 @libentry()
-@libtuner(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"])
+@libtuner(  # a multi-line block, as real code writes it: the warning names only the decorator
+    configs=[
+        triton.Config({"BLOCK": 32}),
+        triton.Config({"BLOCK": 64}),
+    ],
+    key=["n"],
+)
 @triton.jit
 def tuner_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

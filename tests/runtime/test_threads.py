@@ -284,35 +284,55 @@ def _add_from_threads(add_kernel: Any, launcher: rt.Launcher, kernel: Any, threa
     return results
 
 
-UNSERIALIZED = """
-import contextlib
-import torch
-import tests.runtime.test_threads as t
-import ttgen.runtime.device
-ttgen.runtime.device.INTERPRETER_LOCK = contextlib.nullcontext()  # as if ttgen did not take turns
-from examples.generated import vector_add_launch
-from examples.generated.vector_add_launch import add_kernel
-launcher = vector_add_launch._add_kernel
-for _ in range(3):
+# Two launches of the interpreter interleaved, deterministically: each stops inside Triton's
+# GridExecutor (its callable grid runs after Triton patched triton.language, before the kernel runs)
+# until the script lets it go.  A patches; B patches over A's patches; A finishes and restores the
+# originals; then B runs its kernel on them and fails, and restores A's patches, which stay.
+INTERLEAVED = """
+import json, threading
+import torch, triton.language as tl
+from examples.kernels.vector_add import add_kernel
+
+def snapshot():
+    return {(owner.__name__, name): value for owner in (tl, tl.core, tl.tensor) for name, value in vars(owner).items()}
+
+def changed():
+    now = snapshot()
+    return sorted(f"{owner}.{name}" for owner, name in set(before) | set(now) if before.get((owner, name)) is not now.get((owner, name)))
+
+def launch(inside, go, outcome):
+    def grid(meta):
+        inside.set()
+        assert go.wait(60)
+        return (1,)
+    x, out = torch.arange(64.0), torch.zeros(64)
     try:
-        results = t._add_from_threads(add_kernel, launcher, launcher.kernel)
-    except AssertionError as exc:
-        print("BROKEN", str(exc)[:300])
-        break
-    if any(not torch.allclose(out, x + y) for x, y, out in results):
-        print("BROKEN wrong results")
-        break
-else:
-    print("WORKED")
+        add_kernel[grid](x, x, out, 64, BLOCK=64)
+        outcome.append(torch.equal(out, 2 * x))
+    except Exception as exc:
+        outcome.append(f"{type(exc).__name__}: {exc}")
+
+before = snapshot()
+a_inside, a_go, b_inside, b_go = (threading.Event() for _ in range(4))
+a_outcome, b_outcome = [], []
+a = threading.Thread(target=launch, args=(a_inside, a_go, a_outcome))
+b = threading.Thread(target=launch, args=(b_inside, b_go, b_outcome))
+a.start(); assert a_inside.wait(60)
+patched_while_a_runs = len(changed())  # as every other thread sees triton.language
+b.start(); assert b_inside.wait(60)
+a_go.set(); a.join(60)
+b_go.set(); b.join(60)
+print(json.dumps(dict(during=patched_while_a_runs, a=a_outcome, b=b_outcome, after=changed())))
 """
 
 
 def test_interpreter_is_not_thread_safe() -> None:
-    """Documents why ttgen's launchers take turns in the interpreter: unserialized, concurrent launches
-    fail (InterpreterError: "Did you forget to add @triton.jit ?", "x >= grid_dim[0]") or
-    compute wrong results.  Runs in a subprocess, so that the interpreter's process-wide patches,
-    left in whatever state the race leaves them, cannot affect other tests.  If it starts
-    working, Triton's interpreter may have become thread-safe and the lock above can go."""
+    """Why ttgen's launchers take turns in the interpreter: a launch patches triton.language and
+    the tensor methods process-wide for its whole duration and restores them after, so two
+    launches that overlap break each other.  Interleaved as above (not by chance), the second
+    fails ("Did you forget to add @triton.jit ?") and triton.language stays patched after both.
+    Runs in a subprocess, whose patched triton.language dies with it."""
+    import json
     import os
     import subprocess
     import sys
@@ -322,10 +342,13 @@ def test_interpreter_is_not_thread_safe() -> None:
         pytest.skip("the interpreter only runs without CUDA")
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        [sys.executable, "-c", UNSERIALIZED], cwd=root, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-c", INTERLEAVED], cwd=root, capture_output=True, text=True, timeout=300,
         env={**os.environ, "TRITON_INTERPRET": "1"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    if "WORKED" in done.stdout:
-        pytest.xfail("concurrent interpreter launches happened to work this time (race not hit)")
-    assert "BROKEN" in done.stdout, done.stdout
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["during"] > 50  # tl.load, tl.store, tl.program_id, the tensor's operators, ...
+    assert seen["a"] == [True]  # the first launch, undisturbed while it ran, computed x + x
+    (b,) = seen["b"]
+    assert b.startswith("InterpreterError: ") and "Did you forget to add @triton.jit ?" in b, b
+    assert "triton.language.multiple_of" in seen["after"] and "tensor.__index__" in seen["after"], seen["after"]

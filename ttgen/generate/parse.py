@@ -377,11 +377,13 @@ class _Reader:
         return kernel if self.errors() == errors_before else None
 
     def note_wrappers(self, func: cst.FunctionDef, above_jit: list[tuple[str | None, cst.Decorator, ast.expr]]) -> None:
-        """One line for each decorator ttgen does not know: the launcher looks through it."""
+        """One line for each decorator ttgen does not know, naming it (not its arguments): the
+        launcher looks through it."""
         for name, decorator, _ in above_jit:
             if decorators.is_tuning(name):
                 continue
-            shown = self.tree.code_for_node(decorator.decorator)
+            called = decorator.decorator
+            shown = " ".join(_code(called.func if isinstance(called, cst.Call) else called).split())
             if decorators.looks_like_autotuner(decorator.decorator):
                 what = "taken for an autotuner (it has configs= and key=); tuning goes through it"
             else:

@@ -30,9 +30,11 @@ class Diagnostic:
 
     def render(self) -> str:
         """An error with the source line and a caret under the place; a warning on one line
-        (a library of unannotated kernels gets one line per kernel, not a screen each)."""
+        (a library of unannotated kernels gets one line per kernel, not a screen each), even
+        where its message quotes source that spans lines."""
         where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path  # 0: no line
-        head = f"{where}: {self.severity}: {self.message}  [{self.code}]"
+        message = " ".join(part.strip() for part in _LINE_BREAK.split(self.message))  # source it quotes
+        head = f"{where}: {self.severity}: {message}  [{self.code}]"
         if not self.source_line.strip() or self.severity == "warning":
             return head
         line = self.source_line.rstrip("\r\n")

@@ -16,7 +16,7 @@
  *                                    keyed 1: its dtype is in the key, 2: whether it is None
  *   ("i", low, high, keyed)          an int in [low, high]; keyed 2: None if == 1 else whether
  *                                    a multiple of 16, 1: whether == 1, 0: nothing
- *   ("f", largest)                   a float, |x| <= largest (None: any float)
+ *   ("f", largest)                   a float (or an int): inf, -inf, nan or |x| <= largest (None: any)
  *   ("b",)                           a bool
  *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
  *                                    of ``values`` (None: any); keyed by its value
@@ -176,11 +176,20 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
         return 1;
     }
     case 'f': {
-        if (!PyFloat_CheckExact(value))
+        double d;
+        if (PyFloat_CheckExact(value)) {
+            d = PyFloat_AS_DOUBLE(value);
+        } else if (PyLong_CheckExact(value)) { /* an int, converted as the full rule converts it */
+            d = PyLong_AsDouble(value);
+            if (d == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear(); /* beyond any double: the body refuses it */
+                return 0;
+            }
+        } else {
             return 0;
-        double d = PyFloat_AS_DOUBLE(value);
-        /* inf and nan are refused too: the body's full rule takes them */
-        return p->largest < 0 || (-p->largest <= d && d <= p->largest);
+        }
+        /* inf, -inf and nan pass as the full rule passes them; a finite value must fit */
+        return p->largest < 0 || !isfinite(d) || fabs(d) <= p->largest;
     }
     case 'b':
         return PyBool_Check(value);

@@ -1,0 +1,21 @@
+"""Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given ints."""
+
+import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def special_floats_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], low: tl.float32,
+                          high: tl.float32, fill: tl.float16, scale: tl.bfloat16, wide: tl.float64) -> None:
+    offs = tl.arange(0, 64)
+    v = tl.minimum(tl.maximum(tl.load(x + offs), low), high)
+    tl.store(out + offs, v + fill.to(tl.float32) * scale.to(tl.float32) + wide.to(tl.float32))
+
+
+@triton.jit
+def ints_for_floats_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], scale: float,
+                           wide: tl.float64) -> None:
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs) * scale + wide.to(tl.float32))
