@@ -285,7 +285,7 @@ class LauncherCore:
                 if bundled is not None:  # issue 16: a precompiled binary, no JIT
                     bundled(*(*grid, 1, 1)[:3], stream, *(a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args))
                     self.cache[key] = bundled
-                    record.launch(self, state, args, options)
+                    record.launch(self, state, args, options)  # TTGEN_RECORD: Triton never saw it
                     return
                 compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
                 if compiled is None or key in self.cache or self.kernel.used_global_vals:
@@ -295,7 +295,6 @@ class LauncherCore:
                 launch = launch_function(compiled)
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
                 self.cache[key] = launch
-                record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
 
     def _arguments(self, names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
         """Positional values up to the first parameter that is not given or that Triton must
