@@ -57,7 +57,7 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
-def annotate_file(path: Path, module: str, seen: dict[str, observed.Seen], tighten: bool) -> runner.Result | None:
+def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
     try:
         data = read_regular(path)
@@ -73,15 +73,15 @@ def annotate_file(path: Path, module: str, seen: dict[str, observed.Seen], tight
     mechanism = False
     alias = language_alias(tree)
     for kernel in parsed.kernels:
-        recorded = seen.get(f"{module}:{kernel.name}")
-        where = f"{path}:{kernel.position.line}:{kernel.position.column}"
-        if recorded is None or not recorded.launches:
-            why = ("recorded with other parameters (before a change?)" if recorded is not None
-                   else "never launched in the recording")
-            notes.append(f"{where}: note: '{kernel.name}': {why}; left as it is")
+        lines = seen.get(f"{module}:{kernel.name}", {})
+        recorded = lines.get(tuple(param.name for param in kernel.params))
+        if recorded is None:
+            why = "recorded with other parameters (before a change?)" if lines else "never launched in the recording"
+            notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: note: '{kernel.name}': {why}; "
+                         "left as it is")
             continue
         for param in kernel.params:
-            decision = infer.decide(param, recorded.tokens[param.name], tighten)
+            decision = infer.decide(param, recorded[param.name], tighten)
             if decision.note is not None:
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
