@@ -99,7 +99,7 @@ ROWS = [
         ("the kernel is chosen at run time ('grid' is a local name or parameter)",)),
     Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
         function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
-        ("the kernel is chosen at run time ('k' is a variable)",)),
+        ("the kernel is chosen at run time ('k' is assigned, not defined or imported)",)),
     Row("a kernel chosen at run time: an expression", function("[add][0][grid](x, y, out, n)\n"),
         function("[add][0][grid](x, y, out, n)\n"),
         ("the kernel is chosen at run time (the subscripted object is not a name)",)),
