@@ -9,6 +9,6 @@ from setuptools import Extension, setup
 NATIVE = "ttgen/runtime/native/"
 
 setup(ext_modules=[Extension(
-    "ttgen.runtime._native", [NATIVE + "fastpath.c"], depends=[NATIVE + "direct.c", NATIVE + "engine.c"],
-    libraries=["dl"],
+    "ttgen.runtime._native", [NATIVE + "fastpath.c"],
+    depends=[NATIVE + name for name in ("direct.c", "guard.c", "loose.c", "engine.c")], libraries=["dl"],
 )])

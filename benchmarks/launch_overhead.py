@@ -16,7 +16,10 @@ handle, block, shared memory and parameters as Triton's launcher passes them), b
 Triton's build helper and linked against libcuda as Triton builds its launchers; timed in bursts
 like the other paths, one Python call per burst.  The slope per added tensor is the least-squares
 line through the counts measured (1 to 64).  The callable-grid row times ttgen and the JIT with
-the same grid function, on the 3-tensor kernel.
+the same grid function, on the 3-tensor kernel, beside ttgen with a tuple grid and the grid
+function called alone (with a dict of the arguments, as the engine calls it).  The kernels as
+real libraries write them: the 3-tensor kernel with no annotation at all, reading a module
+global (``tl.constexpr``), and both, each against its own JIT and against the annotated kernel.
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -134,6 +137,37 @@ def tuned(p0: tl.tensor[tl.float32], p1: tl.tensor[tl.float32], p2: tl.tensor[tl
 '''
 
 
+# The 3-tensor kernel as real libraries write it: unannotated, reading a global, or both.
+VARIANTS = '''import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+_ONE: tl.constexpr = tl.constexpr(1)
+
+
+@triton.jit
+def loose(p0, p1, p2, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def global_read(p0: tl.tensor[tl.float32], p1: tl.tensor[tl.float32], p2: tl.tensor[tl.float32], n: int,
+                BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) * _ONE + tl.load(p1 + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) * _ONE + tl.load(p1 + offs, mask=mask), mask=mask)
+'''
+
+
 def build(folder: Path) -> None:
     kernels = folder / "benchkernels"
     kernels.mkdir()
@@ -141,6 +175,7 @@ def build(folder: Path) -> None:
     for count in TENSOR_COUNTS:
         (kernels / f"k{count}.py").write_text(kernel_source(count))
     (kernels / "tuned.py").write_text(AUTOTUNED)
+    (kernels / "variants.py").write_text(VARIANTS)
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
     sys.path.insert(0, str(folder))
@@ -283,9 +318,37 @@ def measure_callable_grid(bursts: int) -> dict[str, float]:
         {
             "jit": repeated(lambda: kernel[grid](p0, p1, p2, n, BLOCK=BLOCK)),
             "ttgen": repeated(lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=grid)),
+            "ttgen_tuple": repeated(lambda: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,))),
+            "grid_alone": repeated(lambda: grid({"p0": p0, "p1": p1, "p2": p2, "n": n, "BLOCK": BLOCK})),
         },
         bursts,
     )
+
+
+def measure_variants(bursts: int) -> dict[str, float]:
+    """The 3-tensor kernel annotated (k3), unannotated, reading a global, and both: ttgen and
+    the JIT for each, in one round of bursts."""
+    import benchgen.variants_launch as generated
+    from benchkernels import k3, variants
+
+    p0, p1, p2 = (torch.randn(BLOCK, device="cuda") for _ in range(3))
+    n = BLOCK
+    annotated = importlib.import_module("benchgen.k3_launch").k3
+    paths: dict[str, Callable[[int], Any]] = {
+        "annotated_jit": repeated(lambda: k3.k3[(1,)](p0, p1, p2, n, BLOCK=BLOCK)),
+        "annotated_ttgen": repeated(lambda: annotated.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,))),
+    }
+    for name in ("loose", "global_read", "loose_global"):
+        kernel, launcher = getattr(variants, name), getattr(generated, name)
+        launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,))
+        torch.cuda.synchronize()
+        assert torch.allclose(p2, p0 + p1), name
+        entry = next(iter(getattr(generated, f"_{name}").cache.values()))
+        assert type(getattr(entry, "launch", entry)).__name__ == "Direct", f"{name}: not cached as a direct launch"
+        paths[f"{name}_jit"] = repeated(lambda kernel=kernel: kernel[(1,)](p0, p1, p2, n, BLOCK=BLOCK))
+        paths[f"{name}_ttgen"] = repeated(
+            lambda launcher=launcher: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,)))
+    return burst_times(paths, bursts)
 
 
 def slope(counts: list[int], times: list[float]) -> float:
@@ -388,7 +451,9 @@ def main() -> int:
         results = {c: measure(c, options.bursts) for c in map(int, options.counts.split(","))}
         tuned = measure_autotuned(options.bursts)
         grid = measure_callable_grid(options.bursts)
-    summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "slopes": slopes(results)}
+        variants = measure_variants(options.bursts)
+    summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
+               "slopes": slopes(results)}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
@@ -402,8 +467,16 @@ def main() -> int:
     )
     print(
         f"callable grid, 3 tensors: JIT {grid['jit']:.2f} us, ttgen {grid['ttgen']:.2f} us, "
-        f"ttgen/JIT {grid['ttgen'] / grid['jit']:.3f}"
+        f"ttgen/JIT {grid['ttgen'] / grid['jit']:.3f}; ttgen with a tuple grid {grid['ttgen_tuple']:.2f} us, "
+        f"so the callable adds {grid['ttgen'] - grid['ttgen_tuple']:.2f} us; the grid function alone "
+        f"{grid['grid_alone']:.2f} us"
     )
+    print("3 tensors as libraries write them (each against its own JIT, and ttgen against annotated ttgen):")
+    base = variants["annotated_ttgen"]
+    for name in ("annotated", "loose", "global_read", "loose_global"):
+        jit, ours = variants[f"{name}_jit"], variants[f"{name}_ttgen"]
+        print(f"  {name:12s} JIT {jit:6.2f} us, ttgen {ours:6.2f} us, ttgen/JIT {ours / jit:.3f}, "
+              f"ttgen/annotated ttgen {ours / base:.3f}")
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0
 

@@ -15,9 +15,9 @@ A test launches the kernel and compares::
     for name, want in case.expected.items():
         torch.testing.assert_close(case.outputs[name], want, atol=case.atol, rtol=case.rtol)
 
-Under ``TRITON_INTERPRET=1`` constexpr arguments must be passed as ``tl.constexpr(value)`` (the
-interpreter only treats a parameter annotated exactly ``tl.constexpr`` as one), and on Triton 3.6
-the ``tl.int1`` argument of ``scale_shift_kernel`` as an ``int`` rather than a ``bool``.
+Under ``TRITON_INTERPRET=1`` the arguments are the same: ``import ttgen.annotations`` (in every
+example module) teaches Triton's interpreter to read ``tl.constexpr[...]`` and, on Triton 3.6, to
+take a ``bool`` (tests/end_to_end/test_interpreter.py).
 
 Tolerances are chosen for a real GPU launch: fp32 ``tl.dot`` runs in TF32 there by default.
 """

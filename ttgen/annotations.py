@@ -10,12 +10,18 @@ compiles, and neither ``tl.tensor`` nor ``tl.constexpr`` is subscriptable.  This
 ``tl.tensor`` and ``tl.constexpr[int]`` is just ``tl.constexpr`` to Triton: its specialization
 and compiled binary are exactly those of the unsubscripted annotation.  ttgen reads the
 subscripts from the source text; nothing here records them.
+
+Under ``TRITON_INTERPRET=1`` Triton's interpreter reads the annotations again, as source text,
+and takes a parameter for a constexpr only when its annotation is exactly ``tl.constexpr``; it
+also cannot take a Python ``bool`` before Triton 3.8.  Both are mended where Triton loads its
+interpreter (below); nothing that Triton's compiler or JIT reads changes.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -35,11 +41,6 @@ for _cls in (_tl.tensor, _tl.constexpr):
 # (int, float, len, range, ...) that lacks bool and str, so `flag: bool` and
 # `tl.constexpr[bool]` / `tl.constexpr[str]` fail to compile with "NameError: bool is not
 # defined".  Naming the two types there changes nothing for kernels that compiled before.
-# Importing the code generator costs ~30 ms (it loads all of Triton's Gluon) and only a compile
-# needs it, so it is patched when Triton first imports it, or now if it has been imported.
-_CODE_GENERATOR = "triton.compiler.code_generator"
-
-
 def _add_builtins(code_generator: ModuleType) -> None:
     builtins = getattr(getattr(code_generator, "CodeGenerator", None), "builtin_namespace", None)
     if isinstance(builtins, dict):
@@ -47,9 +48,60 @@ def _add_builtins(code_generator: ModuleType) -> None:
             builtins.setdefault(type_.__name__, type_)
 
 
+# Triton's interpreter (3.6 to 3.9) recompiles each kernel from its source, so it sees every
+# annotation as text, and its GridExecutor takes a parameter for a constexpr only if Triton
+# normalizes that text to exactly "constexpr": `BLOCK: tl.constexpr[int]` then reaches the
+# kernel as a tensor, and `tl.arange(0, BLOCK)` fails.  Its list of constexprs gets every
+# parameter that Triton's JIT takes for one (`KernelParam.is_constexpr`, which finds
+# "constexpr" in the same text: `tl.constexpr[...]`, `tl.constexpr[...] | None`,
+# `tl.constexpr | None`...).  Before Triton 3.8 the interpreter also turns a Python bool into an
+# int32 array of type int1, which it then refuses; Triton 3.8's own conversion is used instead.
+_SUPPORTED = ((3, 6), (3, 9))  # the Triton releases these patches were written for and tested on
+
+
+def _patch_interpreter(interpreter: ModuleType) -> None:
+    import triton
+
+    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    executor = getattr(interpreter, "GridExecutor", None)
+    if not _SUPPORTED[0] <= version <= _SUPPORTED[1] or executor is None or hasattr(executor, "_ttgen"):
+        return
+    kernel_param = sys.modules["triton.runtime.jit"].KernelParam  # how the JIT reads a parameter
+    init = executor.__init__
+
+    def __init__(self: object, fn: Callable[..., object], arg_names: list[str], *args: object,
+                 **kwargs: object) -> None:
+        init(self, fn, arg_names, *args, **kwargs)
+        found: list[str] = getattr(self, "constexprs")
+        for number, param in enumerate(inspect.signature(fn).parameters.values()):
+            if param.name not in found and kernel_param(number, param, False, False).is_constexpr:
+                found.append(param.name)
+
+    executor.__init__ = __init__
+    executor._ttgen = True
+    if version < (3, 8):
+        convert, np, tl = interpreter._implicit_cvt, interpreter.np, interpreter.tl
+
+        def implicit_cvt(arg: object) -> object:
+            if isinstance(arg, bool):  # as Triton 3.8 converts it
+                return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+            return convert(arg)
+
+        setattr(interpreter, "_implicit_cvt", implicit_cvt)
+
+
+# Importing the code generator costs ~30 ms (it loads all of Triton's Gluon), the interpreter
+# ~60 ms, and only a compile or an interpreted launch needs them, so each is patched when
+# Triton first imports it, or now if it has been imported.
+_PATCHES = {
+    "triton.compiler.code_generator": _add_builtins,
+    "triton.runtime.interpreter": _patch_interpreter,
+}
+
+
 class _PatchingLoader(Loader):
-    """Runs the code generator's module with its own loader, then adds the two builtins.  The
-    module keeps its own loader: this one stands in only while it loads."""
+    """Runs a patched module with its own loader, then patches it.  The module keeps its own
+    loader: this one stands in only while it loads."""
 
     def __init__(self, loader: Loader) -> None:
         self.loader = loader
@@ -62,16 +114,16 @@ class _PatchingLoader(Loader):
         if module.__spec__ is not None:
             module.__spec__.loader = self.loader
         self.loader.exec_module(module)
-        _add_builtins(module)
+        _PATCHES[module.__name__](module)
 
 
-class _CodeGeneratorFinder(MetaPathFinder):
-    """Finds the code generator with the other finders and gives it the `_PatchingLoader`."""
+class _TritonFinder(MetaPathFinder):
+    """Finds the patched modules with the other finders and gives them the `_PatchingLoader`."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname != _CODE_GENERATOR:
+        if fullname not in _PATCHES:
             return None
         for finder in sys.meta_path:
             if finder is not self and hasattr(finder, "find_spec"):
@@ -83,9 +135,10 @@ class _CodeGeneratorFinder(MetaPathFinder):
         return None
 
 
-# The finder first, then the check: a thread that imports the code generator meanwhile is seen
-# by one of the two.  It stays installed: importlib.reload finds the module again and the
-# reloaded module gets the builtins too.
-sys.meta_path.insert(0, _CodeGeneratorFinder())
-if _CODE_GENERATOR in sys.modules:
-    _add_builtins(sys.modules[_CODE_GENERATOR])
+# The finder first, then the check: a thread that imports a patched module meanwhile is seen by
+# one of the two (or both: each patch applies once).  It stays installed: importlib.reload finds
+# the module again and the reloaded module is patched too.
+sys.meta_path.insert(0, _TritonFinder())
+for _name, _patch in _PATCHES.items():
+    if _name in sys.modules:
+        _patch(sys.modules[_name])

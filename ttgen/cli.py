@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _subcommands() -> str:
-    lines = [f"  {name:8} {what}" for name, (_, what) in COMMANDS.items()]
+    lines = [f"  {name:10}{what}" for name, (_, what) in COMMANDS.items()]
     return "subcommands (ttgen SUBCOMMAND --help for each):\n" + "\n".join(lines)
 
 

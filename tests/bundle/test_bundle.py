@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -279,13 +280,13 @@ def test_entries_that_do_not_fit_their_kernel_are_located_errors(package: Path, 
     assert not (package / "elsewhere").exists()  # nothing written
 
 
-def test_the_readme_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
-    """README's production recipe: the record line (its workload, the example app, needs a GPU
+def test_the_documented_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """docs/bundles.md's recipe: the record line (its workload, the example app, needs a GPU
     to check its results: here the same launchers run WORKLOAD on the stand-in), then the bundle
     line exactly as written, in a copy of the examples."""
-    from tests.end_to_end.test_readme import PRODUCTION, commands, section
+    from tests.end_to_end.test_docs import BUNDLES, commands, document
 
-    record_line, bundle_line = commands(section(PRODUCTION))
+    record_line, bundle_line = commands(document(BUNDLES))
     assignment, program = record_line.split(" ", 1)
     variable, manifest_name = assignment.split("=")
     assert (variable, program) == ("TTGEN_RECORD", "python -m examples.app")
@@ -298,3 +299,83 @@ def test_the_readme_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     assert done.returncode == 0, done.stdout + done.stderr
     index = _index(tmp_path / "examples" / "generated" / "ttgen-bundle")
     assert len(index["kernels"]) == 7 and "ttgen bundle: 12 binaries and 1 autotune choice of 7 kernels" in done.stdout
+
+
+# -- a bundle loads only what it recorded ----------------------------------------------------------
+
+TAMPERED = """
+    import json, sys, warnings
+    sys.path.insert(0, {package!r})
+    import torch
+    import ttgen.runtime.precompiled as precompiled
+    precompiled.current_target = lambda device: "cuda:90"
+    from pkg.vadd_launch import add_kernel, _add_kernel
+    x, out = torch.arange(64.0), torch.empty(64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            add_kernel.run(x=x, y=x, out=out, n=63, grid=(1,))
+    compiled = sum(len(caches[0]) for caches in _add_kernel.kernel.device_caches.values())
+    print(json.dumps(dict(warnings=[str(w.message) for w in caught], compiled=compiled)))
+"""
+
+
+def _tamper(folder: Path, how: str) -> str:
+    """Break the bundle's one binary ``how``; the file (relative to the bundle) the warning names."""
+    index_path = folder / "index.json"
+    index = json.loads(index_path.read_text())
+    (entry,) = index["kernels"]["pkg.vadd:add_kernel"]["binaries"].values()
+    cubin = folder / entry["cubin"]
+    if how == "changed":  # one bit of its last byte
+        data = cubin.read_bytes()
+        cubin.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    elif how == "truncated":
+        cubin.write_bytes(cubin.read_bytes()[:100])
+    elif how == "missing":
+        cubin.unlink()
+    elif how == "outside":
+        entry["cubin"] = "../../pkg/vadd.py"
+        cubin = index_path
+    elif how == "linked out":
+        outside = folder.parent.parent / "elsewhere.cubin"
+        outside.write_bytes(cubin.read_bytes())
+        cubin.unlink()
+        cubin.symlink_to(outside)
+    elif how == "rejected":  # recorded as such: the right hash, bytes no driver loads
+        data = b"\x00corrupt cubin" * 8
+        entry["cubin"] = f"objects/{hashlib.sha256(data).hexdigest()}.cubin"
+        (folder / entry["cubin"]).write_bytes(data)
+        cubin = folder / entry["cubin"]
+    elif how == "malformed":
+        del entry["signature"]
+        cubin = index_path
+    index_path.write_text(json.dumps(index))
+    return str(cubin.relative_to(folder))
+
+
+@pytest.mark.parametrize(("how", "why"), [
+    ("changed", "its bytes are not the ones the bundle recorded"),
+    ("truncated", "its bytes are not the ones the bundle recorded"),
+    ("missing", "cannot read it (No such file or directory)"),
+    ("outside", "it names '../../pkg/vadd.py', which is not a cubin object of the bundle"),
+    ("linked out", "it leads out of the bundle"),
+    ("rejected", "the driver cannot load it (add_kernel: CUDA error in cuModuleLoadData"),
+    ("malformed", "its entry for this key is malformed (KeyError: 'signature')"),
+])
+def test_a_bundle_object_that_is_not_the_recorded_one_is_never_loaded(
+    package: Path, stubcuda_lib, how: str, why: str  # noqa: F811
+) -> None:
+    folder = package / "pkg" / "ttgen-bundle"
+    blamed = folder / _tamper(folder, how)
+    records = run_recorded(TAMPERED.format(package=str(package)), session=stubcuda_lib)
+    report = _last_json(records.stdout)
+    assert len(report["warnings"]) == 1, report  # once, not at every launch
+    assert report["warnings"][0].startswith(f"ttgen: {blamed}: {why}"), report
+    assert report["warnings"][0].endswith("; Triton's JIT compiles pkg.vadd:add_kernel instead")
+    assert report["compiled"] == 1 and len(records) == 3  # the JIT's binary, launched three times
+
+
+def test_an_intact_bundle_object_is_loaded_and_launched(package: Path, stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(TAMPERED.format(package=str(package)), session=stubcuda_lib)
+    report = _last_json(records.stdout)
+    assert report["warnings"] == [] and report["compiled"] == 0 and len(records) == 3

@@ -49,3 +49,13 @@ def test_negative_call_sites_give_exactly_the_expected_errors() -> None:
     flagged = {int(line.split(":")[1]) for line in out.splitlines() if ": error:" in line}
     mistakes = {i for i, line in enumerate(NEGATIVE.read_text().splitlines(), 1) if "  # " in line and ".run(" in line}
     assert mistakes == flagged, f"lines with a mistake but no error: {sorted(mistakes - flagged)}"
+
+
+def test_launchers_of_kernels_named_like_generated_names_are_strict_clean(tmp_path: Path) -> None:
+    """tests/patterns/names.py: parameters and kernels named like the launcher's own locals,
+    aliases and builtins, and a name Python mangles in a class."""
+    from ttgen import cli
+
+    assert cli.main([str(ROOT / "tests" / "patterns" / "names.py"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    out, code = _mypy(str(tmp_path / "gen" / "names_launch.py"))
+    assert code == 0, out

@@ -130,7 +130,7 @@ def test_samples_import_at_run_time() -> None:
 def test_installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ttgen installed (not editable) into a fresh venv brings ``triton-stubs`` and its own
     ``py.typed``; mypy finds both in its site-packages.  (The README's editable install: the
-    slow test in tests/end_to_end/test_readme.py.)"""
+    slow test in tests/end_to_end/test_docs.py.)"""
     pytest.importorskip("setuptools")
     assert (STUBS / "triton" / "py.typed").read_text() == "partial\n"
 

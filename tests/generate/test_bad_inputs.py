@@ -32,7 +32,6 @@ from pathlib import Path
 
 import pytest
 
-from ttgen.generate import plan as build
 from ttgen import cli
 from ttgen.generate import emit
 from ttgen.generate import write
@@ -206,28 +205,29 @@ def test_every_golden_belongs_to_a_case() -> None:
     assert {p.name for p in CASES.iterdir() if p.is_dir()} == names
 
 
-# -- the names ttgen refuses are the names generated code uses ---------------------------------
+# -- the names generated code binds and reads are the ones emit.Names allocates ---------------
 
 
 @pytest.fixture(scope="module")
-def generated_examples(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[ast.Module, list[str]]]:
-    """Each example's generated launcher, parsed, with the top-level names of its kernels."""
+def generated_examples(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[ast.Module, emit.Names]]:
+    """Each example's generated launcher and the reserved names catalogue's, parsed, with the
+    names ttgen allocated for it."""
     out = tmp_path_factory.mktemp("examples")
-    cli.main([str(ROOT / "examples" / "kernels"), "--out", str(out), "-q"])
+    sources = sorted((ROOT / "examples" / "kernels").glob("*.py"))
+    sources += sorted((CASES / "reserved_names" / "kernels").glob("*.py"))
     found = []
-    for source in sorted((ROOT / "examples" / "kernels").glob("*.py")):
-        launcher = out / f"{source.stem}_launch.py"
+    for source in sources:
+        cli.main([str(source), "--out", str(out / source.stem), "-q"])
+        launcher = out / source.stem / f"{source.stem}_launch.py"
         module, _ = parse_module(str(source), source.read_bytes(), source.stem)
         if launcher.exists() and module is not None:
-            names = emit.Names(module)
-            names = [n for k in module.kernels for n in (k.name, names.args(k), names.launcher(k))]
-            found.append((ast.parse(launcher.read_text()), names))
-    assert found
+            found.append((ast.parse(launcher.read_text()), emit.Names(module)))
+    assert len(found) > 8
     return found
 
 
 def test_generated_code_uses_no_builtin_that_a_name_may_shadow_unchecked(
-    generated_examples: list[tuple[ast.Module, list[str]]],
+    generated_examples: list[tuple[ast.Module, emit.Names]],
 ) -> None:
     for tree, _ in generated_examples:
         bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -239,19 +239,34 @@ def test_generated_code_uses_no_builtin_that_a_name_may_shadow_unchecked(
         assert used <= set(emit.BUILTINS), "add these to ttgen.generate.emit.BUILTINS"
 
 
-def test_generated_modules_define_no_top_level_name_that_a_kernel_may_take_unchecked(
-    generated_examples: list[tuple[ast.Module, list[str]]],
+def test_generated_modules_define_no_top_level_name_but_those_names_allocates(
+    generated_examples: list[tuple[ast.Module, emit.Names]],
 ) -> None:
-    for tree, kernel_names in generated_examples:
+    for tree, names in generated_examples:
         defined = set()
         for stmt in tree.body:
-            if isinstance(stmt, ast.ClassDef):
+            if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)):
                 defined.add(stmt.name)
             elif isinstance(stmt, ast.Assign):
                 defined |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and getattr(stmt, "module", "") != "__future__":
                 defined |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
-        assert defined - set(kernel_names) <= build.MODULE_NAMES, "add these to ttgen.generate.plan.MODULE_NAMES"
+        assert defined <= names.bound, "allocate these in ttgen.generate.emit.Names"
+
+
+def test_run_s_locals_are_the_allocated_ones_and_shadow_nothing(
+    generated_examples: list[tuple[ast.Module, emit.Names]],
+) -> None:
+    for tree, names in generated_examples:
+        by_launcher = {kernel.launcher: kernel for kernel in names.kernels.values()}
+        for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            (decorator,) = [d for d in function.decorator_list if isinstance(d, ast.Attribute)]
+            assert isinstance(decorator.value, ast.Name)
+            kernel = by_launcher[decorator.value.id]
+            allocated = set(kernel.locals.values())
+            stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            assert stored - set(kernel.params) <= allocated, function.name  # (parameters: checked, supplied)
+            assert not allocated & (set(kernel.params) | names.bound), function.name
 
 
 # -- interruption ----------------------------------------------------------------------------

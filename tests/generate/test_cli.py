@@ -211,6 +211,60 @@ def test_a_launcher_goes_stale_when_its_kernel_signature_changes(
     assert "alpha: float," in (tree / "vector_add_launch.py").read_text()
 
 
+BODY = "    tl.store(out + offsets, a + b, mask=mask)\n"
+# A kernel of the same module that add_kernel may call: a @triton.jit function another one calls
+# is a helper, which gets no launcher.
+SECOND = '''
+
+@triton.jit
+def twice_kernel(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int] = 1024) -> None:
+    offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + offsets, 2 * tl.load(x + offsets, mask=offsets < n), mask=offsets < n)
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    BODY.replace("a + b", "b + a") + "    # a comment, a docstring, any statement: the launcher does not read them\n",
+    '    """Another docstring."""\n' + BODY.replace("mask=mask", "mask=offsets < n"),
+    BODY + "    return\n",  # a bare return: still a kernel
+], ids=["statements", "docstring", "bare-return"])
+def test_check_passes_after_an_edit_to_a_kernel_body(
+    edit: str, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A launcher depends on its kernel's signature and decorators, not on its body: an edit
+    that leaves every launcher as it was leaves --check green (and a run rewrites nothing)."""
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    before = files(Path("gen"))
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text().replace(BODY, edit))
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 0, out
+    assert run(capsys, "src", "--out", "gen")[0] == 0 and files(Path("gen")) == before
+
+
+def test_check_fails_after_a_body_edit_that_changes_which_functions_are_kernels(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a launcher does depend on in a body: whether the function returns a value, and
+    which @triton.jit functions of its module it calls (both make a helper, with no launcher)."""
+    module = tree / "vector_add.py"
+    module.write_text(module.read_text() + SECOND)
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class twice_kernel:" in Path("gen/vector_add_launch.py").read_text()
+    original = module.read_text()
+    module.write_text(original.replace(BODY, BODY + "    twice_kernel(out, n, BLOCK)\n"))
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1 and out[0] == f"{Path('gen/vector_add_launch.py')}: differs; run ttgen to update it", out
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class twice_kernel:" not in Path("gen/vector_add_launch.py").read_text()
+
+    module.write_text(original.replace(BODY, BODY + "    return a + b\n"))  # add_kernel: a helper now
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 1 and out[0] == f"{Path('gen/vector_add_launch.py')}: differs; run ttgen to update it", out
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    assert "class add_kernel:" not in Path("gen/vector_add_launch.py").read_text()
+
+
 def test_a_leftover_launcher_of_a_deleted_module_fails_check_and_a_run_removes_it(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -251,7 +305,7 @@ import ttgen.annotations  # noqa: F401
 
 
 @triton.jit
-def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):
+def bad_kernel(x: tl.tensor[tl.float32], **kwargs):
     pass
 '''
 
@@ -269,9 +323,9 @@ def test_errors_are_reported_like_mypy_and_good_files_are_still_generated(
         str(Path("src/bad.py")), str(Path("src/nested/broken.py"))
     ]
     first = out.index(heads[0])
-    assert heads[0].startswith(f"{Path('src/bad.py')}:8:51: error: default of 'n': expected an int")
-    assert out[first + 1] == "    def bad_kernel(x: tl.tensor[tl.float32], n: int = 1.5):"
-    assert out[first + 2] == "    " + " " * 50 + "^"
+    assert heads[0].startswith(f"{Path('src/bad.py')}:8:42: error: **kwargs cannot be a kernel parameter")
+    assert out[first + 1] == "    def bad_kernel(x: tl.tensor[tl.float32], **kwargs):"
+    assert out[first + 2] == "    " + " " * 41 + "^"
     assert out[-1].endswith("0 warnings, 2 errors in " + out[-1].rsplit(" ", 1)[1])
 
 
@@ -285,7 +339,8 @@ def test_parameters_named_like_what_triton_passes_itself_are_errors(
     assert code == 2
     assert out[0] == (
         f"{Path('src/vector_add.py')}:15:5: error: parameter '{name}' never receives the caller's "
-        f"value: Triton's kernel[grid](...) uses the name '{name}' itself; rename it  [reserved-name]"
+        f"value as given: Triton's kernel[grid](...) puts its own {name} setting in its place; rename it  "
+        "[reserved-name]"
     )
     assert not Path("gen/vector_add_launch.py").exists()
 
@@ -319,6 +374,60 @@ def test_quiet_silences_warnings_and_strict_makes_them_fail_the_run(
     code, out = run(capsys, "src/helpers.py", "--strict", "-q")  # what fails the run is shown
     assert code == 2 and len(out) == 1 and out[0].startswith(warning), out
     assert run(capsys, "src", "--strict", "-q") == (0, [])  # no warnings: --strict changes nothing
+
+
+MIXED = '''import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def add_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int) -> None:
+    pass
+
+
+@triton.jit
+def copy_kernel(src, dst, n: "int"):{comment}
+    pass
+
+
+@triton.jit
+def legacy_kernel(
+    src, dst,{comment}
+):
+    pass
+'''
+
+
+def test_a_kernel_that_stays_unannotated_on_purpose_passes_strict(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``# ttgen: ignore[code, ...]`` on the line a warning points at (an unannotated kernel's:
+    its ``def`` line) silences the warnings of those codes there, and only there."""
+    module = tree / "mixed.py"
+
+    def warnings(comment: str, legacy: str = "") -> tuple[int, list[str]]:
+        text = MIXED.format(comment=comment).replace("legacy_kernel(\n", f"legacy_kernel({legacy}\n")
+        module.write_text(text)
+        code, out = run(capsys, "src/mixed.py", "--out", "gen", "--strict")
+        return code, [line.split(": warning: ")[0] + line[line.rindex("  ["):] for line in out if ": warning: " in line]
+
+    at = str(Path("src/mixed.py"))
+    every = [f"{at}:13:5  [unannotated]", f"{at}:13:30  [annotation]", f"{at}:18:5  [unannotated]"]
+    assert warnings("") == (2, every)
+    assert warnings("  # ttgen: ignore[unannotated]") == (2, every[1:])  # legacy's def line is 18
+    assert warnings("  # ttgen: ignore[annotation]", "  # ttgen: ignore[unannotated]") == (2, every[:1])
+    assert warnings("  # ttgen: ignore[unannotated]", "  # ttgen:ignore[ annotation ]") == (2, every[1:])
+    # With mypy's own on the same line (first: mypy reads a comment that starts with it).
+    both = "  # type: ignore[no-untyped-def]  # ttgen: ignore[unannotated, annotation]"
+    assert warnings(both, "  # ttgen: ignore[unannotated]") == (0, [])
+    launcher = Path("gen/mixed_launch.py").read_text()
+    assert "class copy_kernel:" in launcher and "class legacy_kernel:" in launcher  # launchers all the same
+
+    module.write_text(BAD.replace("n: int = 1.5):", "n: int = 1.5):  # ttgen: ignore[default]"))
+    code, out = run(capsys, "src/mixed.py", "--out", "gen")
+    assert code == 2 and "error: default of 'n'" in out[0], out  # an error is never silenced
 
 
 def test_an_empty_or_kernel_less_folder_is_a_warning_not_silence(
@@ -364,3 +473,45 @@ def test_python_dash_m_ttgen(tree: Path) -> None:
     assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
     check = subprocess.run(command + ["--check"], env=env, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stdout
+
+
+# -- subcommands -------------------------------------------------------------------------------
+
+
+def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ttgen [generate] PATH...")
+    listed = out.split("subcommands (ttgen SUBCOMMAND --help for each):\n")[1].splitlines()
+    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle", "record", "annotate", "migrate"]
+    assert all(what in line for line, (_, what) in zip(listed, cli.COMMANDS.values()))
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_argument_of_a_subcommand_is_described(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main([command, "--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    # argparse lists each argument as "  NAME  what it does", the text maybe on further lines
+    entries = re.findall(r"^  (\S.*)\n((?:   +\S.*\n)*)", out.split("positional arguments:\n")[1], re.M)
+    assert len(entries) >= 3, out
+    assert [head for head, more in entries if "  " not in head and not more] == [], out
+
+
+def test_a_folder_named_like_a_subcommand(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ttgen bundle`` is the subcommand even where ./bundle exists, and says how to name the
+    folder: ``ttgen ./bundle``."""
+    shutil.copytree(tree, "bundle")
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["bundle", "--out", "gen"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ttgen: 'bundle' is taken as the subcommand; for the path ./bundle write 'ttgen ./bundle'\n")
+    assert "the following arguments are required: MANIFEST" in err
+    code, out = run(capsys, "./bundle", "--out", "gen")
+    assert code == 0 and launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"], out
+    code, out = run(capsys, "generate", "bundle", "--out", "gen", "--check")  # or through generate
+    assert code == 0, out

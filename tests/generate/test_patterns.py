@@ -75,15 +75,19 @@ def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[
 
 def test_every_kernel_gets_a_launcher_and_the_output_says_what_it_could_not_type(built: tuple[Path, list[str]]) -> None:
     out = built[1]
-    assert out[-1].startswith("ttgen: 6 kernel modules, 6 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
+    assert out[-1].startswith("ttgen: 12 kernel modules, 12 launchers written") and out[-1].endswith(" 0 errors in " + out[-1].rsplit(" ", 1)[1])
     warnings = [line for line in out if ": warning: " in line]
     assert all(not line.startswith(" ") for line in out), "a warning is one line"
     codes = sorted(re.findall(r"\[([a-z-]+)\]$", line)[0] for line in warnings)
     assert codes == sorted(["unannotated"] * 3 + ["heuristics", "nested-kernel", "annotation", "annotation",
-                            "annotation", "autotune", "autotune", "decorator", "decorator", "decorator"])
+                            "annotation", "autotune", "autotune", "autotune", "decorator", "decorator", "decorator",
+                            "redefined", "nested-kernel", "kernel-call"])
     assert any("autotune key 'm' is not a parameter" in line for line in warnings)
+    assert any("configs set 'num_warps', 'num_stages' in their dict, which Triton ignores" in line for line in warnings)
     assert any("'inner_kernel' is defined inside function 'make_kernel'" in line for line in warnings)
     assert any("@libtuner(" in line and "taken for an autotuner" in line for line in warnings)
+    assert any("calls.py:" in line and "kernel made by triton.jit(inner) inside function 'make_kernel'" in line
+               for line in warnings)
 
 
 def test_names_that_collide_after_renaming_get_distinct_launchers(built: tuple[Path, list[str]]) -> None:
@@ -97,7 +101,7 @@ def test_names_that_collide_after_renaming_get_distinct_launchers(built: tuple[P
 
 
 def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: tuple[Path, list[str]]) -> None:
-    assert "import tests.patterns.experimental.ns_kernel as _source" in text(built, "experimental/ns_kernel")
+    assert '_source = _importlib.import_module("tests.patterns.experimental.ns_kernel")' in text(built, "experimental/ns_kernel")
     x, out = vectors()
     importlib.import_module("gen_patterns.experimental.ns_kernel_launch").namespaced_kernel.run(
         x_ptr=x, out_ptr=out, n=8, BLOCK=8, grid=(1,))
@@ -105,6 +109,50 @@ def test_a_module_in_a_folder_without_init_is_imported_by_its_real_name(built: t
 
 
 # -- what the launchers do ----------------------------------------------------------------
+
+
+def test_a_module_its_package_shadows_with_a_function_is_imported_itself(built: tuple[Path, list[str]]) -> None:
+    """``from .scale import scale`` in the package: ``import ...reexport.scale as m`` binds the
+    function; the launcher imports the module itself."""
+    import tests.patterns.reexport.scale as shadowed
+
+    assert callable(shadowed) and not isinstance(shadowed, ModuleType)
+    x, out = vectors()
+    importlib.import_module("gen_patterns.reexport.scale_launch").scale_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    torch.testing.assert_close(out, 9 * x)
+
+
+def test_a_stale_launcher_says_what_it_found_instead_of_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tests.patterns.names as source
+    from ttgen import runtime
+
+    monkeypatch.setattr(source, "int", print)
+    with pytest.raises(runtime.StaleLauncherError, match=r"tests\.patterns\.names\.int is not the Triton kernel "
+                       r"its launcher was generated for \(found: builtin_function_or_method <built-in "
+                       r"function print>\); re-run ttgen"):
+        runtime.Launcher(source, "int", "", ())
+
+
+NAMED_CASES: list[tuple[str, dict[str, Any], Any]] = [
+    ("locals_kernel", {"_state": 2, "_ptr_x": 3, "_key": 4}, lambda x: 2 * x + 7),
+    ("aliases_kernel", {"_rt": 2, "_float32": 0.5, "_torch": 1}, lambda x: 2 * x + 1.5),
+    ("builtins_kernel", {"int": 3, "tuple": 1, "float": 0.25, "dict": True}, lambda x: 3 * x + 1.25),
+    ("mangled_kernel", {"__scale": 5}, lambda x: 5 * x),
+    ("_rt", {}, lambda x: x + 10),
+    ("int", {"n": 9}, lambda x: x + 9),
+]
+
+
+@pytest.mark.parametrize(("kernel", "arguments", "expected"), NAMED_CASES, ids=[c[0] for c in NAMED_CASES])
+def test_names_the_launcher_uses_itself_are_free_for_kernels_and_parameters(
+    built: tuple[Path, list[str]], kernel: str, arguments: dict[str, Any], expected: Any
+) -> None:
+    launcher = getattr(launchers("names"), kernel)
+    x, out = vectors()
+    for _ in range(2):  # the second call takes the fast path
+        out.fill_(float("nan"))
+        launcher.run(x=x, out=out, **arguments, grid=lambda args: (1,))
+        torch.testing.assert_close(out, expected(x))
 
 
 def test_a_parameter_named_like_a_launch_option_binds_it_and_sets_it(built: tuple[Path, list[str]]) -> None:
@@ -163,6 +211,55 @@ def test_wrappers_are_looked_through(built: tuple[Path, list[str]]) -> None:
     torch.testing.assert_close(out, 8 * x)
 
 
+# The kernels of calls.py that run in the interpreter, with their arguments (x, out: see `vectors`).
+CALLS = [
+    ("scale", {"n": 8, "factor": 2.0, "BLOCK": 8}, 2),
+    ("scale_unspecialized", {"n": 8, "factor": 3.0, "BLOCK": 8}, 3),
+    ("scale_options", {"n": 8, "factor": 4.0, "BLOCK": 8}, 4),
+    ("scale_sized", {"n": 8, "factor": 5.0}, 5),
+    ("negate", {"n": 8}, -1),
+    ("doubled", {"n": 8, "BLOCK": 8}, 2),
+    ("replaced", {"n": 8, "BLOCK": 8}, 1),
+]
+
+
+@pytest.mark.parametrize(("kernel", "arguments", "factor"), CALLS, ids=[c[0] for c in CALLS])
+def test_kernels_made_by_calls_launch(built: tuple[Path, list[str]], kernel: str, arguments: dict[str, Any], factor: int) -> None:
+    x, out = vectors()
+    getattr(launchers("calls"), kernel).run(x=x, out=out, **arguments, grid=(1,))
+    torch.testing.assert_close(out, factor * x)
+
+
+def test_a_kernel_rebound_through_heuristics_is_launched_as_the_last_binding(built: tuple[Path, list[str]]) -> None:
+    """unsloth's rope: ``k = triton.jit(k)`` then ``k = triton.heuristics({...})(k)``."""
+    import inspect
+
+    rope = launchers("calls")._rope_like
+    assert "HAS_POSITIONS" not in inspect.signature(rope.run).parameters
+    q, cos, sin = torch.randn(4, 8, device=DEVICE), torch.randn(4, 4, device=DEVICE), torch.randn(4, 4, device=DEVICE)
+    for positions in (None, torch.tensor([3, 2, 1, 0], dtype=torch.int32, device=DEVICE)):
+        ours, theirs = q.clone(), q.clone()
+        rope.run(q=ours, cos=cos, sin=sin, positions=positions, seqlen=4, head_dim=8, BLOCK=4, grid=(4,))
+        importlib.import_module("tests.patterns.calls")._rope_like[(4,)](
+            theirs, cos, sin, positions, 4, head_dim=8, BLOCK=4)
+        assert torch.equal(ours, theirs) and not torch.equal(ours, q)
+
+
+def test_a_kernel_made_under_a_condition_that_did_not_hold_is_missing(built: tuple[Path, list[str]]) -> None:
+    module = launchers("calls")
+    x, out = vectors()
+    with pytest.raises(KernelMissingError, match=r"maybe: .* does not exist .*as a kernel .*under 'if not FAST'"):
+        module.maybe.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))  # `maybe` stays a plain function
+    with pytest.raises(KernelMissingError, match=r"slow: .* does not exist"):
+        module.slow.run(x=x, out=out, n=8, factor=1.0, BLOCK=8, grid=(1,))
+
+
+def test_helpers_and_factories_made_by_calls_get_no_launcher(built: tuple[Path, list[str]]) -> None:
+    module = launchers("calls")
+    for name in ("store_doubled", "make_kernel", "KERNELS", "inner"):
+        assert not hasattr(module, name)
+
+
 def test_autotuned_launchers_import_against_their_live_configs(built: tuple[Path, list[str]]) -> None:
     tuned = launchers("tuned")
     for name in ("warps_kernel", "helper_kernel", "looped_kernel", "filtered_kernel", "own_helper_kernel", "file_kernel"):
@@ -189,6 +286,11 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("tuned", "own_helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "file_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("experimental.ns_kernel", "namespaced_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8}, (1,)),
+    *[("calls", kernel, {"x": "x", "out": "out", **arguments}, (1,)) for kernel, arguments, _ in CALLS],
+    ("calls", "scale_tuned", {"x": "x", "out": "out", "n": 8, "factor": 6.0}, (1,)),
+    ("calls", "shift_tuned", {"x": "x", "out": "out", "n": 8, "amount": 2.0}, (1,)),
+    ("reexport.scale", "scale_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    *(("names", kernel, {"x": "x", "out": "out", **arguments}, (1,)) for kernel, arguments, _ in NAMED_CASES),
 ]
 
 

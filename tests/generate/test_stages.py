@@ -3,6 +3,8 @@ and the lines of run() out (emit).  A new annotation or pattern is one row."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ttgen.generate import emit
@@ -31,16 +33,24 @@ def read(signature: str, decorators: str = "@triton.jit") -> tuple[str, list[str
 DIAGNOSTICS = [
     ("x: tl.tensor[tl.float32], n: int", []),
     ("x, n", [("warning", "unannotated")]),
-    ("s: tl.float16 = 1e6", [("error", "default")]),
+    # a default its own annotation rules out: the launcher refuses a call that omits it
+    ("s: tl.float16 = 1e6", [("warning", "default")]),
     ("s: tl.float16 = float('inf')", []),  # not a literal: taken as it is
-    ("n: tl.int8 = 300", [("error", "default")]),
-    ("flag: bool = 1", [("error", "default")]),
-    ("N: tl.constexpr['Literal[64, 128]'] = 32", [("error", "default")]),
+    ("n: tl.int8 = 300", [("warning", "default")]),
+    ("flag: bool = 1", [("warning", "default")]),
+    ("N: tl.constexpr['Literal[64, 128]'] = 32", [("warning", "default")]),
+    ("x: tl.tensor = None", [("warning", "default")]),  # taken as optional, as Triton takes None
     # every problem of a signature in one run
     ("a: int = 1.5, b: tl.int8 = 300, c: bool = 1, N: tl.constexpr[str] = 3",
-     [("error", "default")] * 4),
-    ("grid: int", [("error", "reserved-name")]),
+     [("warning", "default")] * 4),
+    # names Triton's kernel[grid](...) takes itself: passed positionally, as Triton can
+    ("grid: int, warmup: int, device: int, device_type: int, stream: int", []),
+    ("x: tl.tensor, *, grid: int", [("error", "reserved-name")]),
+    ("debug: int", [("error", "reserved-name")]),
+    ("instrumentation_mode: tl.constexpr", [("error", "reserved-name")]),
     ("num_warps: tl.constexpr", []),
+    # names the generated code uses itself
+    ("_state: int, _ptr_x: int, _rt: int, _float32: int, int: int, tuple: int, __secret: int", []),
     ("x: 'int'", [("warning", "annotation")]),
     ("x: list[int]", [("warning", "annotation")]),
     ("x: tl.tensor[tl.float128]", [("warning", "dtype")]),
@@ -49,7 +59,8 @@ DIAGNOSTICS = [
     ("N: tl.constexpr['Literal[1, 1]']", []),
     ("x: tl.tensor, *, n: int", []),
     ("x: tl.tensor, /, n: int", []),
-    ("x: tl.tensor, *rest", [("error", "star-params")]),
+    ("x: tl.tensor, *rest", []),  # a tuple: Triton 3.9 passes the extra arguments so
+    ("x: tl.tensor, **rest", [("error", "star-params")]),
 ]
 
 
@@ -68,8 +79,16 @@ def test_typing_literal_points_at_the_constexpr_spelling() -> None:
 
 def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> None:
     _, shown = read("s: tl.float16 = 1e6")
-    assert shown == ["8:23: error: default of 's': expected a float that fits float16 (|x| <= 65504, "
-                     "or inf or nan), got 1000000.0  [default]"]
+    assert shown == ["8:23: warning: default of 's': expected a float that fits float16 (|x| <= 65504, "
+                     "or inf or nan), got 1000000.0: run() refuses a call that omits 's'  [default]"]
+
+
+def test_autotuned_parameters_named_like_a_config_keyword_are_errors() -> None:
+    _, shown = read("x: tl.tensor, num_stages: tl.constexpr",
+                    '@triton.autotune(configs=[triton.Config({})], key=[])\n@triton.jit')
+    assert shown == ["9:21: error: parameter 'num_stages' of an autotuned kernel is passed twice: Triton's "
+                     "Autotuner adds every config's num_stages= to the arguments (a TypeError); rename it  "
+                     "[reserved-name]"]
 
 
 # signature -> lines that run() holds
@@ -83,6 +102,17 @@ RUN_LINES = [
     ("stream: int", ["_stream = _rt.current_stream(_device)"]),
     ("x, n", ["x: _typing.Any,", "_k.dynamic_key(1, n),"]),
     ("x: tl.tensor, *, n: int", ["n: int,"]),
+    ("x: tl.tensor, *rest", ["rest: tuple[_typing.Any, ...] = (),", '_rt.Dynamic("rest", variadic=True),']),
+    ("x: tl.tensor, grid: int", ["grid: int,", "grid_: _rt.Grid[KArgs],", "_grid = _k.call_grid(grid_, KArgs(x=x, grid=grid))"]),
+    ("num_warps: tl.constexpr[int] = 8", ["num_warps: int = _rt.OMITTED,", "num_stages: int = 3,",
+                                          'num_warps, _option_num_warps = _k.option_parameter("num_warps", num_warps)',
+                                          "_option_num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,"]),
+    ("n: int = 1.5", ['n: int = _k.default("n"),']),
+    ("x: tl.tensor = None", ["x: _torch.Tensor | None = None,"]),
+    ("_state: int, int: int", ["_state: _builtins.int,", "_state2 = _rt.launch_state()",
+                               "_state.__class__ is _builtins.int and -2147483648 <= _state <= 2147483647"]),
+    ("x: tl.tensor, __secret: int", ['KArgs = _typing.TypedDict("KArgs", {"x": _torch.Tensor, "__secret": int})',
+                                     "def _run_k(", "__secret: int,", "run = staticmethod(_run_k)"]),
 ]
 
 
@@ -103,3 +133,91 @@ def test_a_parameter_named_like_an_option_is_not_also_an_option() -> None:
 def test_a_stream_parameter_takes_the_name_from_run() -> None:
     text, _ = read("stream: int")
     assert "stream: _rt.Stream = None," not in text
+
+
+# -- kernels made by calls ----------------------------------------------------------------------
+
+KERNEL = "def k(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):\n    pass\n"
+CONFIGS = "[triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 128})]"
+HEURISTIC = "{'BLOCK': lambda args: 64}"
+
+
+def read_module(decorators: str, calls: str) -> tuple[list[str], list[str], str]:
+    """The launchers (kernel names), diagnostics and generated text of a module holding
+    ``decorators`` over ``def k(...)``, then ``calls``."""
+    source = f"{HEADER}{decorators}\n{KERNEL}\n{calls}\n" if decorators else f"{HEADER}{KERNEL}\n{calls}\n"
+    module, diagnostics = parse_module("m.py", source.encode(), "m")
+    shown = [f"{d.line}:{d.column}: {d.severity}: {d.message}  [{d.code}]" for d in diagnostics]
+    assert module is not None
+    text = emit.emit_module(module, "m.py") if module.kernels else ""
+    return [kernel.name for kernel in module.kernels], shown, text
+
+
+# (decorators of `def k`, the calls after it) -> the decorators they amount to
+CALL_FORMS = [
+    ("", "k = triton.jit(k)", "@triton.jit"),
+    ("", "k = triton.jit(k, do_not_specialize=['n'])", "@triton.jit(do_not_specialize=['n'])"),
+    ("", "k = triton.jit(do_not_specialize_on_alignment=[0])(k)", "@triton.jit(do_not_specialize_on_alignment=[0])"),
+    ("", f"k = triton.jit(k)\nk = triton.heuristics({HEURISTIC})(k)", f"@triton.heuristics({HEURISTIC})\n@triton.jit"),
+    ("", f"k = triton.autotune(configs={CONFIGS}, key=['n'])(triton.jit(k))",
+     f"@triton.autotune(configs={CONFIGS}, key=['n'])\n@triton.jit"),
+    ("", f"k: object = triton.heuristics({HEURISTIC})(triton.jit(k))", f"@triton.heuristics({HEURISTIC})\n@triton.jit"),
+    ("@triton.jit(do_not_specialize=['n'])", f"k = triton.heuristics({HEURISTIC})(k)",
+     f"@triton.heuristics({HEURISTIC})\n@triton.jit(do_not_specialize=['n'])"),
+    (f"@triton.heuristics({HEURISTIC})\n@triton.jit", "k = triton.autotune(configs=[triton.Config({}, num_warps=2)], key=['n'])(k)",
+     f"@triton.autotune(configs=[triton.Config({{}}, num_warps=2)], key=['n'])\n@triton.heuristics({HEURISTIC})\n@triton.jit"),
+]
+
+
+def _same_but_fingerprint(text: str) -> str:
+    """The generated text without what differs between two spellings of one kernel: the source's
+    hash, the def's line, and the fingerprint of its decorators (checked again at import)."""
+    text = re.sub(r"\(sha256 [0-9a-f]+\)", "", text)
+    text = re.sub(r"\(line \d+ of its module\)", "", text)
+    return re.sub(r'\n    "[0-9a-f]{16}",\n', "\n", text)
+
+
+@pytest.mark.parametrize(("decorators", "calls", "equivalent"), CALL_FORMS, ids=[row[1] for row in CALL_FORMS])
+def test_a_kernel_made_by_calls_gets_the_launcher_of_its_decorated_form(decorators: str, calls: str, equivalent: str) -> None:
+    names, shown, text = read_module(decorators, calls)
+    decorated_names, decorated_shown, decorated = read_module(equivalent, "")
+    assert names == decorated_names == ["k"]
+    assert shown == decorated_shown == []
+    assert _same_but_fingerprint(text) == _same_but_fingerprint(decorated)
+    assert text != decorated  # the fingerprint is the def's as written, which the runtime reads
+
+
+# (decorators of `def k`, the calls after it) -> the launchers, and the diagnostics (severity, code)
+MADE = [
+    ("", "k2 = triton.jit(k)", ["k2"], []),  # k stays a plain function
+    ("@triton.jit", f"k_tuned = triton.autotune(configs={CONFIGS}, key=['n'])(k)", ["k", "k_tuned"], []),
+    ("", f"k = libtuner(configs={CONFIGS}, key=['n'])(triton.jit(k))", ["k"], [("warning", "decorator")]),  # taken for an autotuner
+    ("", "k = triton.jit(k)\n\n@triton.jit\ndef user(x: tl.tensor):\n    k(x, 1, 64)", ["user"], []),  # a helper
+    ("", "if FLAG:\n    k = triton.jit(k)", ["k"], []),
+    ("", "if FLAG:\n    k = triton.jit(k)\nelse:\n    k = triton.jit(k)", ["k"], []),
+    ("", "try:\n    k = triton.jit(k, do_not_specialize=['n'])\nexcept ImportError:\n    k = triton.jit(k)",
+     ["k"], [("warning", "redefined")]),
+    ("", "k = triton.jit(k)\nk = triton.jit(k)", ["k"], [("warning", "kernel-call")]),  # jit of a kernel
+    ("", "kernels = [triton.jit(k)]", [], [("warning", "kernel-call")]),
+    ("@functools.cache", "k = triton.jit(k)", [], [("warning", "kernel-call")]),  # what does jit get?
+    ("", f"k = triton.heuristics({HEURISTIC})(k)", [], []),  # no kernel: Triton cannot launch it either
+    ("", "def make(n):\n    return triton.jit(k, do_not_specialize=[n])", [], [("warning", "nested-kernel")]),
+    ("", "class Ops:\n    kernel = triton.jit(k)", [], [("warning", "nested-kernel")]),
+]
+
+
+@pytest.mark.parametrize(("decorators", "calls", "launchers", "expected"), MADE, ids=[row[1] for row in MADE])
+def test_which_kernels_made_by_calls_get_launchers(
+    decorators: str, calls: str, launchers: list[str], expected: list[tuple[str, str]]
+) -> None:
+    names, shown, _ = read_module(decorators, calls)
+    assert names == launchers
+    assert [(line.split(": ")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in shown] == expected, shown
+
+
+def test_diagnostics_point_into_the_calls_that_make_a_kernel() -> None:
+    _, shown, _ = read_module("", f"k = triton.jit(k)\nk = (\n    triton.autotune(configs={CONFIGS}, key=['m'])\n)(k)")
+    assert shown == ["12:5: warning: autotune key 'm' is not a parameter of the kernel (Triton ignores it; a typo?)  [autotune]"]
+    _, shown, _ = read_module("", "def make():\n    return triton.jit(k)")
+    assert shown == ["11:12: warning: kernel made by triton.jit(k) inside function 'make': a launcher can only "
+                     "import module-level kernels, so it gets none  [nested-kernel]"]

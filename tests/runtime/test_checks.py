@@ -238,3 +238,79 @@ def test_no_driver_and_no_interpreter_says_what_to_do() -> None:
         "imported.  Triton said: "
     ), done.stderr
     assert "The above exception was the direct cause" in done.stderr  # Triton's own error, chained
+
+
+def _fails_with(program: str, **env: str) -> str:
+    """The last line ``program`` prints to stderr, run from the repository root; it must fail,
+    its error chained to Triton's own."""
+    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run([sys.executable, "-c", program], env={**environment, "PYTHONPATH": str(ROOT), **env},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "The above exception was the direct cause" in done.stderr, done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU driver")
+def test_interpreter_set_after_the_kernels_were_imported_says_what_to_do() -> None:
+    """TRITON_INTERPRET=1 set in main(), after the launcher's import: @triton.jit had already
+    made a kernel to compile for a GPU (with a GPU, it would run there, as Triton's would)."""
+    program = (
+        "import os, torch\n"
+        "from examples.generated.vector_add_launch import add_kernel\n"
+        "os.environ['TRITON_INTERPRET'] = '1'\n"
+        "x = torch.zeros(8)\n"
+        "add_kernel.run(x=x, y=x, out=x, n=8, grid=(1,))\n"
+    )
+    assert _fails_with(program).startswith(
+        "RuntimeError: add_kernel: TRITON_INTERPRET=1 was set after the kernel's module was imported, so "
+        "Triton compiles the kernel for a GPU, and there is none here: set TRITON_INTERPRET=1 before the "
+        "kernel modules are imported (in the environment, or at the top of the program).  Triton said: "
+    )
+
+
+TUNED = '''import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+CONFIGS = [triton.Config({"BLOCK": 8}), triton.Config({"BLOCK": 16})]
+
+
+@triton.autotune(configs=CONFIGS, key=["n"])
+@triton.jit
+def double_kernel(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr) -> None:  # (issue 29: [int])
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x + offsets, 2 * tl.load(x + offsets, mask=offsets < n), mask=offsets < n)
+'''
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU driver")
+def test_an_autotuned_kernel_in_the_interpreter_without_a_gpu_says_what_to_do(tmp_path: Path) -> None:
+    """Triton's Autotuner times its configs on a GPU, which the interpreter cannot; with a
+    single config it times nothing, and the kernel runs there as with Triton's own call."""
+    from ttgen.cli import main as ttgen
+
+    (tmp_path / "tuned").mkdir()
+    (tmp_path / "tuned" / "__init__.py").write_text("")
+    (tmp_path / "tuned" / "double.py").write_text(TUNED)
+    assert ttgen([str(tmp_path / "tuned"), "-q"]) == 0
+    program = (
+        "import torch\n"
+        "from tuned.double_launch import double_kernel\n"
+        "x = torch.ones(8)\n"
+        "double_kernel.run(x=x, n=8, grid=(1,))\n"
+        "print(x.tolist())\n"
+    )
+    env = {"TRITON_INTERPRET": "1", "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    assert _fails_with(program, **env).startswith(
+        "RuntimeError: double_kernel: Triton's Autotuner times its configs on a GPU, and there is none "
+        "here (Triton's interpreter runs kernels, it cannot time them): launch autotuned kernels on a "
+        "machine with a GPU, or give @triton.autotune a single config where there is none (Triton then "
+        "times nothing).  Triton said: "
+    )
+    (tmp_path / "tuned" / "double.py").write_text(TUNED.replace(', triton.Config({"BLOCK": 16})', ""))
+    assert ttgen([str(tmp_path / "tuned"), "-q"]) == 0
+    done = subprocess.run([sys.executable, "-c", program], env={**os.environ, **env}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout == f"{[2.0] * 8}\n", done.stderr

@@ -11,10 +11,20 @@ runs.
 
 from __future__ import annotations
 
+import importlib
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
-from tests.standins import run_recorded
+import pytest
+import torch
+
+from tests.standins import LaunchRecord, StubSession, run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from ttgen import cli
+from ttgen.runtime import KernelMissingError
+from ttgen.runtime.launch import VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,8 +59,6 @@ SCRIPT = f"""
 
 def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
     records = run_recorded(SCRIPT, session=stubcuda_lib)
-    import json
-
     info = json.loads(records.stdout.strip().splitlines()[-1])
     names = info["names"]
     assert len(records) == 3 * len(names)
@@ -98,8 +106,6 @@ AUTOTUNED = f"""
 
 def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
     records = run_recorded(AUTOTUNED, session=stubcuda_lib)
-    import json
-
     info = json.loads(records.stdout.strip().splitlines()[-1])
     assert len(records) == info["configs"] + 4
     jit = records[info["configs"]]
@@ -108,3 +114,207 @@ def test_an_autotuned_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -
         assert ours == jit
     # The hit launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
     assert info["direct"] and info["python_hits"] == []
+
+
+# Each kernel of tests/patterns/calls.py that exists: its arguments and grid, and how many
+# launches kernel[grid](...) makes the first time (an autotuner benchmarks each config first).
+CALLS = f"""
+    import contextlib, io, json, sys
+    sys.path[:0] = [{str(REPO)!r}, sys.argv[1]]
+    import torch, triton
+    from ttgen import cli
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main([{str(REPO / "tests" / "patterns")!r}, "--out", sys.argv[1] + "/gen_calls", "-q"]) == 0
+    import tests.patterns.calls as kernels
+    import gen_calls.calls_launch as launchers
+
+    x, out = torch.arange(64.0), torch.empty(64)
+    blocks = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)
+    common = dict(x=x, out=out, n=64)
+    q, cos, sin = torch.randn(4, 8), torch.randn(4, 4), torch.randn(4, 4)
+    rope = dict(q=q, cos=cos, sin=sin, seqlen=4, head_dim=8, BLOCK=4)
+    cases = [
+        ("_rope_like", dict(rope, positions=None), (4,)),
+        ("_rope_like", dict(rope, positions=torch.tensor([3, 2, 1, 0], dtype=torch.int32)), (4,)),
+        ("scale", dict(common, factor=2.0, BLOCK=16), (4,)),
+        ("scale_unspecialized", dict(common, factor=3.0, BLOCK=16), (4,)),
+        ("scale_options", dict(common, factor=4.0, BLOCK=16), (4,)),
+        ("scale_tuned", dict(common, factor=5.0), blocks),
+        ("scale_sized", dict(common, factor=6.0), (1,)),
+        ("shift", dict(common, amount=1.0, BLOCK=16), (4,)),
+        ("shift_tuned", dict(common, amount=2.0), blocks),
+        ("negate", common, (4,)),
+        ("doubled", dict(common, BLOCK=16), (4,)),
+        ("replaced", dict(common, BLOCK=16), (4,)),
+    ]
+    done = []
+    for name, arguments, grid in cases:
+        kernel = getattr(kernels, name)
+        kernel[grid](**arguments)
+        for _ in range(3):  # a miss (two for an autotuner: its new key, then ttgen's), then a hit
+            getattr(launchers, name).run(**arguments, grid=grid)
+        done.append((name, len(getattr(kernel, "configs", ())) + 1))
+    print(json.dumps(done))
+"""
+
+
+def test_kernels_made_by_calls_hand_the_driver_what_the_jit_hands_it(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """Every call form of tests/patterns/calls.py (and its mixes with decorators): ttgen's
+    launches hand the driver the bytes of the JIT's own launch."""
+    import json
+
+    records = run_recorded(CALLS.replace("sys.argv[1]", repr(str(tmp_path))), session=stubcuda_lib)
+    done = json.loads(records.stdout.strip().splitlines()[-1])
+    assert len(records) == sum(jit + 3 for _, jit in done)
+    at = 0
+    for name, jit_launches in done:
+        jit = records[at + jit_launches - 1]  # the JIT's own launch (after an autotuner's benchmarks)
+        assert jit.params is not None and len(jit.params) >= 2
+        for ours in records[at + jit_launches: at + jit_launches + 3]:
+            assert ours == jit, f"{name}: a ttgen launch differs from the JIT's"
+        at += jit_launches + 3
+
+
+# -- kernels of our own (tests/patterns), ttgen first: what it compiles is its own ---------------
+
+# Each call as run() takes it, with Triton's caches of the kernel emptied: ttgen's first launch (a miss: through
+# JITFunction.run, or Triton's Autotuner tuning), its second (a miss still for an autotuned
+# kernel, whose first launch was the Autotuner's) and its third (a hit, profiled), then
+# kernel[grid](...) with Triton's caches of the kernel emptied, so that nothing ttgen compiled
+# stands in for what the JIT compiles itself.  ``calls``: (kernel, keywords, grid[, jit]) as source
+# text over the tensors x and out (64 float32 each); ``jit``, the JIT's arguments where they are
+# not the keywords (a parameter Triton takes only positionally).
+COMPARE = """
+    import importlib, json, os, sys
+    sys.path[:0] = [{repo!r}, {gen!r}]
+    import torch, triton
+    from ttgen.runtime import live
+    from ttgen.vocabulary.options import grid_keyword
+
+    log = os.environ["STUBCUDA_LOG"]
+    def launched():
+        return len(open(log).read().splitlines()) if os.path.exists(log) else 0
+
+    python_hits = []
+    def profile(frame, event, arg):
+        if event == "call" and (frame.f_code.co_name == "run" or frame.f_code.co_name.startswith("_run_")):
+            python_hits.append(frame.f_code.co_name)
+
+    def forget(kernel):
+        # Triton's caches of the kernel: its in-memory kernels and its autotuner's choices
+        chain = live.chain(kernel)
+        chain[-1].device_caches.clear()
+        for layer in chain[:-1]:
+            getattr(layer, "cache", {{}}).clear()
+
+    source = importlib.import_module("tests.patterns.{module}")
+    launchers = importlib.import_module("gen_{module}.{module}_launch")
+    x, out = torch.arange(64.0), torch.zeros(64)
+    results = []
+    for name, keywords, grid, *jit in {calls!r}:
+        kernel, launcher = getattr(source, name), getattr(launchers, name)
+        grid_word = grid_keyword(live.chain(kernel)[-1].arg_names)
+        (state,) = [v for v in vars(launchers).values() if getattr(v, "name", None) == name and hasattr(v, "cache")]
+        before = set(state.cache)
+        forget(kernel)  # what Triton compiled for an earlier call may stand in for this one's
+        marks = [launched()]
+        for _ in range(2):
+            launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
+            marks.append(launched())
+        hits = len(python_hits)
+        sys.setprofile(profile)
+        launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
+        sys.setprofile(None)
+        marks.append(launched())
+        forget(kernel)
+        ours = [launch.compiled.hash for key, launch in state.cache.items() if key not in before]
+        theirs = eval(f"kernel[eval(grid)]({{jit[0]}})" if jit else "kernel[eval(grid)](**eval(keywords))").hash
+        marks.append(launched())
+        results.append(dict(name=name, marks=marks, python=len(python_hits) - hits, ours=ours, theirs=theirs))
+    print(json.dumps(results))
+"""
+
+
+def driver_view(record: LaunchRecord) -> tuple[object, ...]:
+    """What a launch hands the driver, but the handles (a module loaded again is the same binary)."""
+    return (record.kernel, record.grid, record.block, record.shared, record.stream, record.attributes, record.params)
+
+
+def compare_with_jit(
+    session: StubSession, module: str, calls: list[tuple[str, ...]], tmp: Path, python: str = sys.executable,
+) -> list[dict[str, Any]]:
+    """Generate tests/patterns/<module>.py's launchers and run ``calls`` as COMPARE does: each
+    ttgen launch hands the driver what the JIT's own launch does, and the hit runs no Python
+    frame of run(); and the binary it cached is the one the JIT compiles (constexprs, which reach
+    the driver as no bytes, make a binary of their own).  Returns COMPARE's results, with the
+    records."""
+    assert cli.main([str(REPO / "tests" / "patterns" / f"{module}.py"), "--out", str(tmp / f"gen_{module}"), "-q"]) in (0,)
+    script = COMPARE.format(repo=str(REPO), gen=str(tmp), module=module, calls=calls)
+    records = run_recorded(script, session=session, python=python)
+    results = json.loads(records.stdout.strip().splitlines()[-1])
+    for result in results:
+        start, first, second, hit, jit = result["marks"]
+        assert first > start and second == first + 1 and hit == second + 1 and jit > hit, result
+        theirs = driver_view(records[jit - 1])
+        for end, which in ((first, "first"), (second, "second"), (hit, "cached")):
+            assert driver_view(records[end - 1]) == theirs, f"{result['name']}: ttgen's {which} launch differs from the JIT's"
+        assert result["ours"] == [result["theirs"]], f"{result['name']}: ttgen cached another binary than the JIT's"
+        result["records"] = records
+    return results
+
+
+def test_configs_with_options_in_their_dict_and_a_heuristic_over_the_configs(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/layered.py: the dict's num_warps and num_stages are ignored as Triton
+    ignores them (4 warps: 128 threads), and the heuristic's TILE wins over the config's."""
+    results = compare_with_jit(stubcuda_lib, "layered", [
+        ("dict_options_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
+        ("retiled_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
+        ("retiled_kernel", "dict(x=x, out=out, n=20)", "lambda m: (triton.cdiv(20, m['BLOCK']),)"),
+    ], tmp_path)
+    for result in results:
+        assert result["python"] == 0, result["name"]  # the hit ran in C
+    records = results[0]["records"]
+    dict_options, big, small = (records[r["marks"][3] - 1] for r in results)
+    assert dict_options.block == (128, 1, 1)
+    assert big.params is not None and small.params is not None
+
+
+def test_parameters_named_like_launch_options_and_like_triton_s_own_keywords(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/launch_names.py: omitted, a parameter named like a launch option takes its
+    default and the option its own (4 warps: 128 threads); given by name, it sets the option
+    too.  Parameters named grid, warmup, device, device_type and stream go positionally."""
+    results = compare_with_jit(stubcuda_lib, "launch_names", [
+        ("option_default_kernel", "dict(x=x, out=out)", "(1,)"),
+        ("option_default_kernel", "dict(x=x, out=out, num_warps=8)", "(1,)"),
+        ("option_default_kernel", "dict(x=x, out=out, num_warps=2)", "(1,)"),
+        ("stages_kernel", "dict(x=x, out=out)", "(1,)"),
+        ("stages_kernel", "dict(x=x, out=out, num_stages=2)", "(1,)"),
+        ("positional_names_kernel", "dict(x=x, out=out, grid=2, warmup=3, device=4, device_type=5, stream=6)",
+         "(1,)", "x, out, 2, 3, 4, 5, 6"),
+    ], tmp_path)
+    records = results[0]["records"]
+    assert [records[r["marks"][3] - 1].block[0] for r in results[:3]] == [128, 256, 64]
+
+
+@pytest.mark.skipif(VERSION < (3, 9), reason="Triton 3.6 passes no *args to a kernel (its launcher says so)")
+def test_variadic_args_are_passed_as_triton_3_9_passes_them(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/variadic.py: run(terms=(2, 3.5)) launches as kernel[grid](x, out, 2, 3.5)."""
+    results = compare_with_jit(stubcuda_lib, "variadic", [
+        ("variadic_kernel", "dict(x=x, out=out, terms=(2, 3.5))", "(1,)", "x, out, 2, 3.5"),
+        ("variadic_kernel", "dict(x=x, out=out, terms=(16, 1))", "(1,)", "x, out, 16, 1"),
+    ], tmp_path)
+    assert all(result["python"] == 0 for result in results)
+
+
+@pytest.mark.skipif(VERSION >= (3, 9), reason="Triton 3.9 passes *args")
+def test_a_variadic_kernel_s_launcher_says_it_needs_triton_3_9(tmp_path: Path) -> None:
+    assert cli.main([str(REPO / "tests" / "patterns" / "variadic.py"), "--out", str(tmp_path / "gen_variadic"), "-q"]) == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("gen_variadic.variadic_launch")
+        with pytest.raises(KernelMissingError, match=r"variadic_kernel: Triton 3\.6\.\d+ passes no \*args to a kernel"):
+            module.variadic_kernel.run(x=torch.zeros(64), out=torch.zeros(64), terms=(2, 3.5), grid=(1,))
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("gen_variadic")]:
+            del sys.modules[name]

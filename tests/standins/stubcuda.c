@@ -25,7 +25,8 @@
  * Behaviour: every call succeeds with plausible values of an H100 (sm_90, 132 SMs, 227 KiB
  * opt-in shared memory per block, ...), EXCEPT misuse a real driver would also reject:
  * an unknown or unloaded module/function handle -> CUDA_ERROR_INVALID_HANDLE, a kernel name
- * absent from a parsed cubin -> CUDA_ERROR_NOT_FOUND.  Those surface in Triton as
+ * absent from a parsed cubin -> CUDA_ERROR_NOT_FOUND, a module image that is neither an ELF
+ * cubin, a fatbinary nor PTX text (a corrupt binary) -> CUDA_ERROR_INVALID_IMAGE.  Those surface in Triton as
  * "Triton Error [CUDA]: invalid resource handle" / "named symbol not found".
  *
  * Handles: cuModuleLoadData returns a new fake module per call (numbered 1, 2, ... in load
@@ -609,11 +610,23 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_at
  * Modules and functions.
  * ------------------------------------------------------------------------------------------ */
 
+/* Whether a driver could parse ``image``: an ELF cubin, a fatbinary or PTX text.  Anything
+ * else is what a real driver rejects with CUDA_ERROR_INVALID_IMAGE (a corrupt binary, say). */
+static int loadable_image(const unsigned char *image) {
+  static const unsigned char fatbin[4] = {0x50, 0xed, 0x55, 0xba};
+  if (memcmp(image, ELFMAG, SELFMAG) == 0 || memcmp(image, fatbin, 4) == 0)
+    return 1;
+  return image[0] == '/' || image[0] == '.' || image[0] == '\n' || image[0] == ' ' || image[0] == '\t';
+}
+
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
+  if (image == NULL || module == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!loadable_image((const unsigned char *)image))
+    return CUDA_ERROR_INVALID_IMAGE;
   StubModule *m = calloc(1, sizeof(StubModule));
   m->loaded = 1;
-  if (image)
-    parse_cubin(m, (const unsigned char *)image);
+  parse_cubin(m, (const unsigned char *)image);
   pthread_mutex_lock(&g_lock);
   m->load_no = g_next_load_no++;
   m->next = g_modules;

@@ -63,12 +63,14 @@ def _arguments() -> argparse.ArgumentParser:
         prog="ttgen bundle",
         description="Precompile a manifest's launches into DIR/ttgen-bundle, on a machine with no GPU.",
     )
-    parser.add_argument("manifests", nargs="+", metavar="MANIFEST", type=Path)
+    parser.add_argument("manifests", nargs="+", metavar="MANIFEST", type=Path,
+                        help="a manifest of launches: what TTGEN_RECORD=MANIFEST wrote, one line per key")
     parser.add_argument("--out", required=True, metavar="DIR", type=Path,
                         help="the folder of the generated launchers; the bundle is DIR/ttgen-bundle")
     parser.add_argument("--target", action="append", metavar="cuda:ARCH",
                         help="build every entry for this GPU instead of its recorded one (repeatable)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="worker processes (default: one per CPU)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     return parser
 

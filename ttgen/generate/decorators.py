@@ -10,12 +10,12 @@ from the live decorator at import.  The values (configs, lambdas) stay Triton's.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Set as AbstractSet
 
 import libcst as cst
 
 from ttgen.vocabulary import model
-from ttgen.vocabulary.options import OPTIONS
+from ttgen.vocabulary.options import CONFIG_KEYWORDS, OPTIONS
 from ttgen.generate.resolve import Resolver
 
 AUTOTUNE = {"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"}
@@ -60,11 +60,16 @@ def read_layers(
             layers.append(layer)
     if sum(layer.kind == "autotune" for layer in layers) > 1:
         report(decorators[0][1], "a kernel can be autotuned only once", "decorator", "error")
+    # A decorator below another may set a name again (a heuristic computing it from the config's
+    # value, say): Triton calls the inner one with the outer's value and the inner one's wins.  An
+    # autotuner's configs cannot: it passes their names to the kernel beside the caller's, twice.
     supplied: set[str] = set()
     for layer in layers:
         twice = supplied & set(layer.supplies or ())
-        if twice:
-            report(decorators[0][1], f"{sorted(twice)} supplied by two decorators", "decorator", "error")
+        if twice and layer.kind == "autotune":
+            report(decorators[0][1], f"{sorted(twice)} set by a decorator above the autotuner and again by "
+                   "its configs: Triton's Autotuner passes them to the kernel twice (a TypeError)",
+                   "decorator", "error")
         supplied |= set(layer.supplies or ())
     return tuple(layers)
 
@@ -99,9 +104,29 @@ def _autotune(
                "build them from triton.Config({...}) literals, here or in a helper of this tree, "
                "to type run() exactly", "autotune", "warning")
         return model.Layer("autotune", None, _known(keys, params))
-    for name in sorted(found.names - set(params)):
-        report(call, f"configs set '{name}', which is not a parameter of the kernel", "autotune", "error")
+    for problem in _config_entry_problems(found.names - set(params)):
+        report(call, problem, "autotune", "warning")
     return model.Layer("autotune", tuple(n for n in params if n in found.names), _known(keys, params))
+
+
+def _config_entry_problems(names: AbstractSet[str]) -> list[str]:
+    """What Triton does with the configs' dict entries ``names`` that are no parameters of the
+    kernel, where that is not what they seem to say: ``Config.all_kwargs()`` gives Triton the
+    config's own num_warps=, num_ctas= and num_stages= keywords (4, 1 and 3 unless given) in
+    place of the dict's, and passes any other name to its compiler as an option."""
+    ignored = [name for name in CONFIG_KEYWORDS if name in names]
+    unknown = sorted(names - set(OPTIONS) - {"ir_override"})  # (maxnreg... Triton takes from the dict)
+    problems = []
+    if ignored:
+        listed = ", ".join(f"'{name}'" for name in ignored)
+        keywords = ", ".join(f"{name}=..." for name in ignored)
+        problems.append(f"configs set {listed} in their dict, which Triton ignores (the config's own keyword "
+                        f"wins, as given or by default): write triton.Config({{...}}, {keywords})")
+    if unknown:
+        listed = ", ".join(f"'{name}'" for name in unknown)
+        problems.append(f"configs set {listed}, not parameters of the kernel: Triton passes them to its "
+                        "compiler as options (a KeyError at launch for a name it has no option of)")
+    return problems
 
 
 def _known(keys: list[str] | None, params: list[str]) -> tuple[str, ...] | None:

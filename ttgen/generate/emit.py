@@ -10,79 +10,121 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ttgen.generate import check
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
-from ttgen.vocabulary.options import RUN_OPTIONS
+from ttgen.vocabulary.options import RUN_OPTIONS, grid_keyword
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
 MARKER = "@" + "generated"
 
-# Launch options of run(): name, annotation, default (Triton's CUDA backend defaults).
+# Launch options of run(): name, annotation, default (Triton's CUDA defaults).
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
-# Locals of run(); a kernel parameter with one of these names would shadow them.
-LOCALS = (
-    "_state", "_device", "_given", "_tensors", "_aligned", "_ok", "_grid", "_g0", "_g1", "_g2", "_stream",
-    "_key", "_launch", "_tune_key", "_tuned", "_choice",
-)
-MODULE_NAMES = ("_typing", "_torch", "_source", "_rt")
-# Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...):
-# a kernel or parameter of one of these names would shadow them.  tests/test_bad_inputs.py checks
-# that generated code uses no other builtin.
+# The module aliases of a generated module, by role, as each is spelt where no kernel or
+# parameter takes the name.
+ALIASES = {"importlib": "_importlib", "typing": "_typing", "torch": "_torch", "source": "_source", "rt": "_rt"}
+# Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...),
+# each spelt as itself unless a kernel or parameter takes the name (then ``_builtins.int``).
+# tests/generate/test_bad_inputs.py checks that generated code uses no other builtin.
 BUILTINS = (
     "int", "float", "bool", "str", "tuple", "dict", "getattr", "staticmethod",
     "Exception",
 )
-
-
-def reserved_names(kernel: model.Kernel) -> set[str]:
-    """Names the generated code for ``kernel`` uses, which its parameters must not take (the
-    launcher and arguments class are named around the parameters, see `Names`)."""
-    names = _locals(kernel) | set(MODULE_NAMES) | set(BUILTINS)
-    names |= {_dtype_alias(d) for d in kinds.DTYPES}
-    return names
-
-
-def _locals(kernel: model.Kernel) -> set[str]:
-    """The local names of ``kernel``'s run() besides its parameters."""
-    return set(LOCALS) | {f"_ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)}
+# The locals of run() besides its parameters, by role (and ``ptr_x`` for each tensor parameter x,
+# ``option_num_warps`` for a parameter num_warps with a default: see `_option_parameters`).
+LOCALS = (
+    "state", "device", "given", "tensors", "aligned", "ok", "grid", "g0", "g1", "g2", "stream",
+    "key", "launch", "tune_key", "tuned", "choice",
+)
 
 
 class Names:
-    """The module-level names of a generated module's launchers, chosen so that none collides
-    with another, with a kernel, with the module's own names, or with a parameter of the
-    kernel whose run() uses it: ``FooKernelArgs`` and ``_foo_kernel`` where free, else the same
-    with a number (kernels ``digamma_kernel`` and ``digamma_kernel_`` would share a
-    ``DigammaKernelArgs``)."""
+    """Every name a generated module binds or reads besides its kernels' parameters, chosen so
+    that none collides with another, with a kernel or with a parameter: module aliases
+    (``_rt``...), builtins (``int``, or ``_builtins.int`` where a kernel or parameter is named
+    ``int``), dtype aliases (``_float32``), per kernel ``FooKernelArgs`` and the launcher
+    ``_foo_kernel``, and the locals of its run() (``_state``, ``_ptr_x``...).  Each takes its
+    usual name where free, else the same with a number."""
 
     def __init__(self, module: model.KernelModule) -> None:
-        self.taken = {k.name for k in module.kernels} | set(MODULE_NAMES) | set(BUILTINS)
-        self.taken |= {_dtype_alias(d) for d in kinds.DTYPES}
-        self.chosen: dict[str, tuple[str, str]] = {}
+        # Kernels keep their names (they are what callers import); no module-level name takes a
+        # parameter's, so no parameter shadows one inside run().
+        self.bound = {k.name for k in module.kernels}  # the module-level names
+        self.taken = self.bound | {p.name for k in module.kernels for p in k.params}
+        aliases = {role: self._claim(name) for role, name in ALIASES.items()}
+        # A builtin a kernel or parameter takes the name of is read through the builtins module.
+        shadowed = [name for name in BUILTINS if name in self.taken]
+        self.builtins = self._claim("_builtins") if shadowed else None
+        renamed = {name: f"{self.builtins}.{name}" for name in shadowed}
+        for name in BUILTINS:
+            if name not in shadowed:
+                self._claim(name)
+        for dtype in kinds.DTYPES:
+            alias = self._claim(f"_{dtype}")
+            if alias != f"_{dtype}":
+                renamed[f"_{dtype}"] = alias
+        self.source, self.importlib = aliases["source"], aliases["importlib"]
+        self.spelling = kinds.Spelling(aliases["torch"], aliases["typing"], aliases["rt"], renamed)
+        self.kernels = {kernel.name: self._kernel_names(kernel) for kernel in module.kernels}
         for kernel in module.kernels:
-            avoid = self.taken | {p.name for p in kernel.params} | _locals(kernel)
-            args = self._free(_camel(kernel.name) + "Args", avoid)
-            self.taken.add(args)
-            plain = f"_{kernel.name}"
-            # one leading underscore: never mangled inside the class, never a local of run()
-            preferred = f"_launcher_{kernel.name}" if kernel.name.startswith("_") or plain in _locals(kernel) else plain
-            launcher = self._free(preferred, avoid | {args})
-            self.taken.add(launcher)
-            self.chosen[kernel.name] = (args, launcher)
+            self.kernels[kernel.name].locals = self._locals(kernel)
 
-    @staticmethod
-    def _free(name: str, taken: set[str]) -> str:
-        candidate, number = name, 2
-        while candidate in taken:
-            candidate, number = f"{name}{number}", number + 1
-        return candidate
+    def _claim(self, name: str) -> str:
+        """``name``, or the same with a number, bound at module level from now on."""
+        chosen = _free(name, self.taken)
+        self.bound.add(chosen)
+        return chosen
 
-    def args(self, kernel: model.Kernel) -> str:
-        return self.chosen[kernel.name][0]
+    def _kernel_names(self, kernel: model.Kernel) -> KernelNames:
+        args = self._claim(_camel(kernel.name) + "Args")
+        # one leading underscore: never mangled inside the class
+        launcher = self._claim(f"_launcher_{kernel.name}" if kernel.name.startswith("_") else f"_{kernel.name}")
+        # run() outside the class where Python would mangle a parameter's name inside it
+        function = self._claim(f"_run_{kernel.name.lstrip('_')}") if _mangles(kernel) else None
+        params = tuple(p.name for p in kernel.params)
+        return KernelNames(params, args, launcher, function, grid_keyword(params))
 
-    def launcher(self, kernel: model.Kernel) -> str:
-        return self.chosen[kernel.name][1]
+    def _locals(self, kernel: model.Kernel) -> dict[str, str]:
+        """run()'s locals: clear of the module's names, the parameters and run()'s keywords."""
+        taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS}
+        taken |= {"stream", self.kernels[kernel.name].grid}
+        tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)]
+        options = [f"option_{p.name}" for p in _option_parameters(kernel)]
+        return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors, *options)}
+
+    def of(self, kernel: model.Kernel) -> KernelNames:
+        return self.kernels[kernel.name]
+
+
+def _free(name: str, taken: set[str]) -> str:
+    """``name`` if not in ``taken``, else the same with the first number that is; added to it."""
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name}{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
+@dataclass
+class KernelNames:
+    """The names one kernel's launcher uses (see `Names`)."""
+
+    params: tuple[str, ...]  # the kernel's own, which nothing else takes
+    args: str  # the TypedDict of its arguments
+    launcher: str  # its runtime.Launcher
+    function: str | None  # run() as a module-level function, where it cannot be a method
+    grid: str  # run()'s keyword for the launch grid
+    locals: dict[str, str] = field(default_factory=dict)  # role -> name
+
+    def ptr(self, param: str) -> str:
+        return self.locals[f"ptr_{param}"]
+
+
+def _mangles(kernel: model.Kernel) -> bool:
+    """Whether Python would rename one of ``kernel``'s parameters inside a class (``__x``)."""
+    return any(p.name.startswith("__") and not p.name.endswith("__") for p in kernel.params)
 
 
 def _camel(name: str) -> str:
@@ -91,15 +133,18 @@ def _camel(name: str) -> str:
 
 @dataclass
 class _Writer:
+    """Lines of generated code, each ``indent`` levels in plus its own."""
+
     lines: list[str] = field(default_factory=list)
     dtypes: set[str] = field(default_factory=set)
+    indent: int = 0
 
     def add(self, text: str = "", indent: int = 0) -> None:
-        self.lines.append("    " * indent + text if text else "")
+        self.lines.append("    " * (self.indent + indent) + text if text else "")
 
     def call(self, indent: int, call: Call) -> None:
         """``call`` on one line if it fits in `WIDTH` columns, else wrapped."""
-        for line in call.lines(WIDTH - 4 * indent):
+        for line in call.lines(WIDTH - 4 * (self.indent + indent)):
             self.add(line, indent)
 
 
@@ -141,56 +186,64 @@ class Call:
 
 def emit_module(module: model.KernelModule, source_path: str) -> str:
     """The launcher module for ``module``; ``source_path`` is shown relative to the output."""
-    body = _Writer()
     names = Names(module)
+    spelling = names.spelling
+    body = _Writer()
     for kernel in module.kernels:
-        _emit_kernel(body, kernel, names.args(kernel), names.launcher(kernel))
+        _emit_kernel(body, kernel, names.of(kernel), spelling, names.source)
     out = _Writer()
-    out.add(f"# {MARKER} by ttgen from {source_path} (sha256 {module.source_hash}).")
+    # Nothing of the kernel module's text but what the launcher is made of (no hash of it): an
+    # edit that leaves every launcher as it was leaves this file as it was, and --check passes.
+    out.add(f"# {MARKER} by ttgen from {source_path}.")
     out.add("# Do not edit: re-run ttgen on the kernel module instead.")
     out.add(f'"""Typed launchers for the Triton kernels in {module.module}."""')
     out.add()
     out.add("from __future__ import annotations")
     out.add()
-    out.add("import typing as _typing")
+    if names.builtins is not None:
+        out.add(f"import builtins as {names.builtins}")
+    out.add(f"import importlib as {names.importlib}")
+    out.add(f"import typing as {spelling.typing}")
     out.add()
-    out.add("import torch as _torch")
+    out.add(f"import torch as {spelling.torch}")
     out.add()
-    out.add(f"import {module.module} as _source")
-    out.add("import ttgen.runtime as _rt")
-    if body.dtypes:
-        out.add()
+    out.add(f"import ttgen.runtime as {spelling.rt}")
+    out.add()
+    # The module itself: `import a.b as c` binds whatever package a exports as b (a function
+    # of that name, say).
+    out.add(f'{names.source} = {names.importlib}.import_module("{module.module}")')
     for dtype in sorted(body.dtypes):
-        out.add(f"{_dtype_alias(dtype)} = _torch.{kinds.DTYPES[dtype][0]}")
+        out.add(f"{spelling.dtype(dtype)} = {spelling.torch}.{kinds.DTYPES[dtype][0]}")
     out.lines.extend(body.lines)
     return "\n".join(out.lines).rstrip("\n") + "\n"
 
 
-def _dtype_alias(dtype: str) -> str:
-    return f"_{dtype}"
-
-
-def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> None:
+def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, source: str) -> None:
     w.add()
     w.add()
-    w.add(f"class {args}(_typing.TypedDict):")
-    w.add(f'"""The arguments of {kernel.name}, as a callable grid receives them."""', 1)
+    fields = [(param.name, kinds.of(param.type).annotation(s)) for param in kernel.params]
+    if n.function is None:
+        w.add(f"class {n.args}({s.typing}.TypedDict):")
+        w.add(f'"""The arguments of {kernel.name}, as a callable grid receives them."""', 1)
+        w.add()
+        for name, annotation in fields:
+            w.add(f"{name}: {annotation}", 1)
+        if not kernel.params:
+            w.add("pass", 1)
+    else:  # a parameter Python would mangle in a class body: the functional form
+        items = Call("{", tuple(f'"{name}": {annotation}' for name, annotation in fields), "}")
+        w.call(0, Call(f"{n.args} = {s.typing}.TypedDict(", (f'"{n.args}"', items)))
     w.add()
-    for param in kernel.params:
-        w.add(f"{param.name}: {kinds.of(param.type).annotation()}", 1)
-    if not kernel.params:
-        w.add("pass", 1)
     w.add()
-    w.add()
-    w.add(f"{launcher} = _rt.Launcher(")
-    w.add("_source,", 1)
+    w.add(f"{n.launcher} = {s.rt}.Launcher(")
+    w.add(f"{source},", 1)
     w.add(f'"{kernel.name}",', 1)
     w.add(f'"{kernel.fingerprint}",', 1)
     w.add("(", 1)
     for param in kernel.params:
         if isinstance(param.type, model.TensorType):
             w.dtypes.update(param.type.dtypes)
-        w.add(kinds.of(param.type).spec(param) + ",", 2)
+        w.add(kinds.of(param.type).spec(param, s) + ",", 2)
     w.add("),", 1)
     if kernel.layers:
         w.add("layers=(", 1)
@@ -205,30 +258,51 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, args: str, launcher: str) -> 
     w.add(")")
     w.add()
     w.add()
-    w.add(f"class {kernel.name}:")
     where = f"line {kernel.position.line} of its module"
     if kernel.condition is not None:
         where += f", defined under '{kernel.condition}'"
+    if n.function is not None:
+        _emit_run(w, kernel, n, s, 0, n.function)
+        w.add()
+        w.add()
+    w.add(f"class {kernel.name}:")
     w.add(f'"""Launches ``{kernel.name}`` ({where})."""', 1)
     w.add()
-    w.add(f"Args = {args}", 1)
+    w.add(f"Args = {n.args}", 1)
     w.add()
-    w.add("@staticmethod", 1)
-    w.add(f"@{launcher}.engine", 1)
-    w.add("def run(", 1)
-    w.add("*,", 2)
-    for param in _given(kernel):
-        w.add(f"{param.name}: {kinds.of(param.type).annotation()}{_default(kernel, launcher, param)},", 2)
-    w.add(f"grid: _rt.Grid[{args}],", 2)
-    for name, annotation, default in _options(kernel):
-        w.add(f"{name}: {annotation} = {default},", 2)
-    if _has_stream(kernel):
-        w.add("stream: _rt.Stream = None,", 2)
-    w.add(") -> None:", 1)
-    if kernel.loose:
-        _emit_loose_body(w, kernel, launcher)
+    if n.function is not None:
+        w.add(f"run = {s.builtin('staticmethod')}({n.function})", 1)
     else:
-        _emit_body(w, kernel, launcher, args)
+        w.add(f"@{s.builtin('staticmethod')}", 1)
+        _emit_run(w, kernel, n, s, 1, "run")
+
+
+def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, indent: int, name: str) -> None:
+    """run(), as a method (indent 1) or as a module-level function (indent 0)."""
+    w.add(f"@{n.launcher}.engine", indent)
+    w.add(f"def {name}(", indent)
+    w.add("*,", indent + 1)
+    for param in _given(kernel):
+        annotation = kinds.of(param.type).annotation(s)
+        w.add(f"{param.name}: {annotation}{_default(kernel, n.launcher, param, s)},", indent + 1)
+    w.add(f"{n.grid}: {s.rt}.Grid[{n.args}],", indent + 1)
+    for option, annotation, default in _options(kernel):
+        w.add(f"{option}: {_option_annotation(annotation, s)} = {default},", indent + 1)
+    if _has_stream(kernel):
+        w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
+    w.add(") -> None:", indent)
+    body = _Writer(indent=indent + 1)
+    if kernel.loose:
+        _emit_loose_body(body, kernel, n, s)
+    else:
+        _emit_body(body, kernel, n, s)
+    w.lines.extend(body.lines)
+    w.dtypes.update(body.dtypes)
+
+
+def _option_annotation(annotation: str, s: kinds.Spelling) -> str:
+    """A launch option's annotation (``int | None``...) with the module's spelling of builtins."""
+    return " | ".join(part if part == "None" else s.builtin(part) for part in annotation.split(" | "))
 
 
 def _given(kernel: model.Kernel) -> list[model.Param]:
@@ -265,118 +339,137 @@ def _option_names(kernel: model.Kernel) -> list[str]:
     return [name for name, _, _ in OPTIONS]
 
 
-def _options_dict(names: list[str]) -> Call:
-    return Call("dict(", tuple(f"{name}={name}" for name in names))
+def _option_parameters(kernel: model.Kernel) -> list[model.Param]:
+    """The parameters the caller passes that are named like one of run()'s launch options and
+    have a default: omitted, Triton gives the parameter its default and the option its own."""
+    return [p for p in _given(kernel) if p.name in _option_names(kernel) and p.default is not None]
+
+
+def _option_values(kernel: model.Kernel, n: KernelNames) -> list[tuple[str, str]]:
+    """Each launch option and the local holding its value (see `_option_parameters`)."""
+    own = {p.name for p in _option_parameters(kernel)}
+    return [(name, n.locals[f"option_{name}"] if name in own else name) for name in _option_names(kernel)]
+
+
+def _options_dict(values: list[tuple[str, str]], s: kinds.Spelling) -> Call:
+    return Call(f"{s.builtin('dict')}(", tuple(f"{name}={local}" for name, local in values))
 
 
 def _tuple_call(items: list[str]) -> Call:
     return Call("(", tuple(items), ",)" if len(items) == 1 else ")")
 
 
-def _emit_body(w: _Writer, kernel: model.Kernel, launcher: str, args: str) -> None:
+def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling) -> None:
+    v, launcher = n.locals, n.launcher
     given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
-    own_options = _options_dict([name for name, _, _ in _options(kernel)])
-    run_options = _options_dict(_option_names(kernel))
-    w.add("_state = _rt.launch_state()", 2)
-    w.add("_device = _state[0]", 2)
+    own_options = _options_dict([(name, name) for name, _, _ in _options(kernel)], s)
+    run_options = _options_dict(_option_values(kernel, n), s)
+    for param in _option_parameters(kernel):
+        w.add(f'{param.name}, {n.locals["option_" + param.name]} = {launcher}.option_parameter("{param.name}", '
+              f"{param.name})")
+    w.add(f"{v['state']} = {s.rt}.launch_state()")
+    w.add(f"{v['device']} = {v['state']}[0]")
     tensors = [p.name for p in kernel.params if isinstance(p.type, model.TensorType)]
-    checks = [c for c in (kinds.of(p.type).inline(p.name) for p in _given(kernel)) if c != "True"]
-    checks = (["_tensors is not None"] if tensors else []) + checks + _option_checks(kernel)
-    w.add("try:", 2)
+    checks = [c for c in (kinds.of(p.type).inline(p.name, s) for p in _given(kernel)) if c != "True"]
+    checks = ([f"{v['tensors']} is not None"] if tensors else []) + checks + _option_checks(kernel, s)
+    w.add("try:")
     if tensors:
-        w.add(f"_tensors = {launcher}.tensors(_device, {', '.join(tensors)})", 3)
-    w.add("_ok = (", 3)
+        w.add(f"{v['tensors']} = {launcher}.tensors({v['device']}, {', '.join(tensors)})", 1)
+    w.add(f"{v['ok']} = (", 1)
     for i, check in enumerate(checks or ["True"]):
-        w.add(("and " if i else "") + check, 4)
-    w.add(")", 3)
+        w.add(("and " if i else "") + check, 2)
+    w.add(")", 1)
     # Whatever an odd argument raises here (a hostile __eq__...), the full rules explain.
-    w.add("except Exception:", 2)
-    w.add("_ok = False", 3)
-    w.add("if not _ok:", 2)
+    w.add(f"except {s.builtin('Exception')}:")
+    w.add(f"{v['ok']} = False", 1)
+    w.add(f"if not {v['ok']}:")
     if given:
-        w.call(3, Call(f"_given = {launcher}.accept(", ("_device", _tuple_call(given))))
-        w.call(3, Call("(", tuple(given), ",) = _given" if len(given) == 1 else ") = _given"))
+        w.call(1, Call(f"{v['given']} = {launcher}.accept(", (v["device"], _tuple_call(given))))
+        w.call(1, Call("(", tuple(given), f",) = {v['given']}" if len(given) == 1 else f") = {v['given']}"))
     if tensors:
-        w.add(f"_tensors = {launcher}.pointers(_device, {_tuple_text(tensors)})", 3)
-    w.call(3, Call(f"{launcher}.check_options(", (own_options,)))
+        w.add(f"{v['tensors']} = {launcher}.pointers({v['device']}, {_tuple_text(tensors)})", 1)
+    w.call(1, Call(f"{launcher}.check_options(", (own_options,)))
     if tensors:
-        w.add(", ".join(["_aligned"] + [f"_ptr_{name}" for name in tensors]) + " = _tensors", 2)
+        w.add(", ".join([v["aligned"]] + [n.ptr(name) for name in tensors]) + f" = {v['tensors']}")
     if _has_stream(kernel):
-        w.add("if stream is None:", 2)
-        w.add("_stream = _rt.current_stream(_device)", 3)
-        w.add("else:", 2)
-        w.add(f"_stream = {launcher}.as_stream(stream)", 3)
+        w.add("if stream is None:")
+        w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})", 1)
+        w.add("else:")
+        w.add(f"{v['stream']} = {launcher}.as_stream(stream)", 1)
     else:
-        w.add("_stream = _rt.current_stream(_device)", 2)
+        w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})")
     known = list(given)
     for index, layer in enumerate(kernel.layers):
-        _emit_layer(w, kernel, launcher, index, layer, known, own_options)
-        known += [n for n in layer.supplies or () if n in names]
-    w.add("if grid.__class__ is tuple:", 2)
-    w.add("_grid = grid", 3)
-    w.add("else:", 2)
-    w.call(3, Call(f"_grid = {launcher}.call_grid(", ("grid", Call(f"{args}(", tuple(f"{n}={n}" for n in names)))))
-    w.add(f"_g0, _g1, _g2 = _rt.grid3(_grid) or {launcher}.checked_grid(_grid)", 2)
-    w.add("_key = (", 2)
-    w.add("_state,", 3)
+        _emit_layer(w, kernel, n, s, index, layer, known, own_options)
+        known += [name for name in layer.supplies or () if name in names and name not in known]
+    w.add(f"if {n.grid}.__class__ is {s.builtin('tuple')}:")
+    w.add(f"{v['grid']} = {n.grid}", 1)
+    w.add("else:")
+    arguments = Call(f"{n.args}(", tuple(f"{name}={name}" for name in names))
+    w.call(1, Call(f"{v['grid']} = {launcher}.call_grid(", (n.grid, arguments)))
+    w.add(f"{v['g0']}, {v['g1']}, {v['g2']} = {s.rt}.grid3({v['grid']}) or {launcher}.checked_grid({v['grid']})")
+    w.add(f"{v['key']} = (")
+    w.add(f"{v['state']},", 1)
     if kernel.autotuned:
-        w.add("_choice,", 3)
-    w.add(", ".join(_option_names(kernel)) + ",", 3)
-    for part in _key_parts(kernel, launcher):
-        w.add(part + ",", 3)
-    w.add(")", 2)
-    w.add(f"_launch = {launcher}.cache.get(_key)", 2)
-    w.add(f"if _launch is None or {launcher}.pre_run_hooks:", 2)
-    settings = kernel.autotuned
-    slow_args: tuple[str | Call, ...] = ("_key", "_grid", "_stream", _tuple_call(names), run_options)
-    w.call(3, Call(f"{launcher}.launch_slow(", slow_args + (("_choice.settings",) if settings else ())))
-    w.add("else:", 2)
-    passed = [f"_ptr_{p.name}" if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
-    w.call(3, Call("_launch(", ("_g0", "_g1", "_g2", "_stream", *passed)))
+        w.add(f"{v['choice']},", 1)
+    w.add(", ".join(local for _, local in _option_values(kernel, n)) + ",", 1)
+    for part in _key_parts(kernel, launcher, v):
+        w.add(part + ",", 1)
+    w.add(")")
+    w.add(f"{v['launch']} = {launcher}.cache.get({v['key']})")
+    w.add(f"if {v['launch']} is None or {launcher}.pre_run_hooks:")
+    slow_args: tuple[str | Call, ...] = (v["key"], v["grid"], v["stream"], _tuple_call(names), run_options)
+    settings = (f"{v['choice']}.settings",) if kernel.autotuned else ()
+    w.call(1, Call(f"{launcher}.launch_slow(", slow_args + settings))
+    w.add("else:")
+    passed = [n.ptr(p.name) if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
+    w.call(1, Call(f"{v['launch']}(", (v["g0"], v["g1"], v["g2"], v["stream"], *passed)))
 
 
-def _emit_loose_body(w: _Writer, kernel: model.Kernel, launcher: str) -> None:
+def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling) -> None:
     """run() of a kernel whose decorators' names are known only at run time: the launcher checks
     every argument and launches through Triton's decorators, as kernel[grid](...) does."""
     given = ", ".join(f'"{p.name}": {p.name}' for p in _given(kernel))
     options = [name for name, _, _ in _options(kernel)]
-    w.add(f"{launcher}.run_loose(", 2)
-    w.add("{" + given + "},", 3)
-    w.add("grid,", 3)
-    w.add(("stream" if _has_stream(kernel) else "None") + ",", 3)
-    w.call(3, Call(_options_dict(options).head, _options_dict(options).args, "),"))
-    w.add(")", 2)
+    w.add(f"{n.launcher}.run_loose(")
+    w.add("{" + given + "},", 1)
+    w.add(f"{n.grid},", 1)
+    w.add(("stream" if _has_stream(kernel) else "None") + ",", 1)
+    w.call(1, Call(f"{s.builtin('dict')}(", tuple(f"{name}={name}" for name in options), "),"))
+    w.add(")")
 
 
-def _option_checks(kernel: model.Kernel) -> list[str]:
+def _option_checks(kernel: model.Kernel, s: kinds.Spelling) -> list[str]:
     """The launch options' types, as chained tests (one per type) to keep the hot path short."""
     options = {name: annotation for name, annotation, _ in _options(kernel)}
     checks = []
     for annotation in ("int", "bool"):
         names = [name for name, kind in options.items() if kind == annotation]
         if names:
-            checks.append(" is ".join(f"{name}.__class__" for name in names) + f" is {annotation}")
-    checks += [f"({name} is None or {name}.__class__ is int)" for name, kind in options.items() if kind == "int | None"]
+            checks.append(" is ".join(f"{name}.__class__" for name in names) + f" is {s.builtin(annotation)}")
+    checks += [f"({name} is None or {name}.__class__ is {s.builtin('int')})"
+               for name, kind in options.items() if kind == "int | None"]
     return checks
 
 
 def _emit_layer(
-    w: _Writer, kernel: model.Kernel, launcher: str, index: int, layer: model.Layer,
+    w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, index: int, layer: model.Layer,
     known: list[str], options: Call,
 ) -> None:
     """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
+    v, launcher = n.locals, n.launcher
     params = {p.name: p for p in kernel.params}
     supplied = list(layer.supplies or ())
     if layer.kind == "heuristics":
-        values = Call("{", tuple(f'"{n}": {n}' for n in known), "}")
-        w.call(2, Call(f"{_tuple_text(supplied)} = {launcher}.heuristics(", (str(index), values, "grid")))
+        values = Call("{", tuple(f'"{name}": {name}' for name in known), "}")
+        w.call(0, Call(f"{_tuple_text(supplied)} = {launcher}.heuristics(", (str(index), values, n.grid)))
         return
     # The autotune key: the key arguments, then what Triton appends for every argument that has
     # a dtype (the dtype itself stands for its str() here: same classes, no string building).
     # A tensor with one allowed dtype adds nothing that can vary: the checks made sure of the
     # dtype and the dict is this launcher's alone, so only whether it is None can be in the key.
-    parts = ["_device"] + [n for n in layer.keys or () if n in known]
+    parts = [v["device"]] + [name for name in layer.keys or () if name in known]
     for name in known:
         kind = params[name].type
         if isinstance(kind, model.TensorType):
@@ -385,34 +478,40 @@ def _emit_layer(
             elif kind.optional:
                 parts.append(f"{name} is None")
         elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
-            parts.append(f'getattr({name}, "dtype", None)')
-    w.add(f"_tune_key = {_tuple_text(parts)}", 2)
-    w.add(f"_tuned = {launcher}.tuned.get(_tune_key)", 2)
-    w.add("if _tuned is None:", 2)
+            parts.append(f'{s.builtin("getattr")}({name}, "dtype", None)')
+    w.add(f"{v['tune_key']} = {_tuple_text(parts)}")
+    w.add(f"{v['tuned']} = {launcher}.tuned.get({v['tune_key']})")
+    w.add(f"if {v['tuned']} is None:")
     # tune() returns None once Triton's Autotuner has tuned and launched; a bundle's choice (issue 16) launches below.
-    w.call(3, Call(f"_tuned = {launcher}.tune(", ("_tune_key", "grid", "_stream", _tuple_call(known), options)))
-    w.add("if _tuned is None:", 3)
-    w.add("return", 4)
-    w.add(f"{_tuple_text(supplied + ['_choice'])} = _tuned", 2)
-    w.add("if _choice.pre_hook is not None:", 2)
-    values = Call("{", tuple(f'"{n}": {n}' for n in known + supplied), "}")
-    w.call(3, Call(f"{launcher}.run_pre_hook(", ("_choice", values, "grid")))
+    tune_args = (v["tune_key"], n.grid, v["stream"], _tuple_call(known), options)
+    w.call(1, Call(f"{v['tuned']} = {launcher}.tune(", tune_args))
+    w.add(f"if {v['tuned']} is None:", 1)
+    w.add("return", 2)
+    w.add(f"{_tuple_text(supplied + [v['choice']])} = {v['tuned']}")
+    w.add(f"if {v['choice']}.pre_hook is not None:")
+    values = Call("{", tuple(f'"{name}": {name}' for name in known + supplied), "}")
+    w.call(1, Call(f"{launcher}.run_pre_hook(", (v["choice"], values, n.grid)))
 
 
-def _default(kernel: model.Kernel, launcher: str, param: model.Param) -> str:
+def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: kinds.Spelling) -> str:
     default = param.default
+    if isinstance(param.type, model.DynamicType) and param.type.variadic:
+        return " = ()"  # *args
     if default is None:
-        return " = _rt.TUNED" if _may_be_supplied(kernel, param) else ""
-    if default.literal:
+        return f" = {s.rt}.TUNED" if _may_be_supplied(kernel, param) else ""
+    if param in _option_parameters(kernel):
+        return f" = {s.rt}.OMITTED"
+    if default.literal and check.default_problem(param) is None:
         return f" = {default.value!r}"
+    # (as the kernel's module computed it, or a literal its annotation rules out: refused at run time)
     return f' = {launcher}.default("{param.name}")'
 
 
-def _key_parts(kernel: model.Kernel, launcher: str) -> list[str]:
+def _key_parts(kernel: model.Kernel, launcher: str, v: dict[str, str]) -> list[str]:
     """The specialization key: one component per way Triton can specialize an argument."""
     parts: list[str] = []
     if any(kinds.aligned(p) for p in kernel.params):
-        parts.append("_aligned")  # from the launcher's `tensors`: True, or one bit per pointer
+        parts.append(v["aligned"])  # from the launcher's `tensors`: True, or one bit per pointer
     for param in kernel.params:
         part = kinds.of(param.type).key(param, launcher)
         if part is not None:

@@ -1,34 +1,34 @@
 """Source text -> kernel model, with libcst; the kernel module is never imported or run.
 
 `parse_module` reads one file.  It resolves the names a module imports from Triton (``tl``,
-``triton.language``, ``from triton import jit``, ...), finds the ``@triton.jit`` functions that
-look like kernels, and reads each parameter's annotation into a `model.ParamType`.  Every problem
-becomes a `Diagnostic` with the position of the offending node.
+``triton.language``, ``from triton import jit``, ...), finds the kernels (``@triton.jit``
+functions and names bound to ``triton.jit(...)`` calls, see `bindings`) that are not helpers,
+and reads each parameter's annotation into a `model.ParamType`.  Every problem becomes a
+`Diagnostic` with the position of the offending node.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
+import dataclasses
 import io
 import re
 import tokenize
-import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.generate import check
+from ttgen.generate import bindings, check
 from ttgen.vocabulary import fingerprint
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.generate import decorators
 from ttgen.vocabulary.diagnostics import BuildError, Diagnostic, at, source_lines
+from ttgen.generate.bindings import JIT, Made, identifier
 from ttgen.generate.resolve import Resolver, SourceTree
 
-JIT = {"triton.jit", "triton.runtime.jit", "triton.runtime.jit.jit"}
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
 
@@ -52,16 +52,19 @@ class _Reader:
         self.tree = tree
         self.resolver = resolver
         self.lines = source_lines(source)
-        self.function: cst.FunctionDef | None = None  # the def being read, for `position`
+        self.current: tuple[cst.CSTNode, ...] = ()  # the statements of the kernel being read
         self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
+        self.laid_out: set[cst.CSTNode] = set()
         self.aliases: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
         # Each module-level statement as libcst and as Python's ast see it, for fingerprints
         # computed exactly as the runtime computes them, and the top-level statement it is in.
         self.ast_defs: dict[cst.FunctionDef, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.twins: dict[cst.CSTNode, ast.stmt] = {}
         self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
-        self.statements = list(_statements(tree.body, syntax.body, None, None))
-        for stmt, twin, _, top in self.statements:
+        self.statements = list(_statements(tree.body, syntax.body, None, None, ()))
+        for stmt, twin, _, top, _ in self.statements:
+            self.twins[stmt] = twin
             if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.ast_defs[stmt] = twin
                 self.tops[stmt] = top
@@ -69,27 +72,44 @@ class _Reader:
     # -- positions and diagnostics -------------------------------------------------------------
 
     def position(self, node: cst.CSTNode) -> model.Position:
-        """Where ``node``, part of the decorators or signature of the def being read, starts."""
+        """Where ``node``, part of the kernel being read (the decorators or signature of its
+        def, or an assignment that makes it), starts.  A decorator that a call stands for
+        (`bindings.Made`) starts where the call's decorator expression does."""
         if node not in self.positions:
-            assert self.function is not None
-            self._lay_out(self.function)
+            for statement in self.current:
+                self._lay_out(statement)
+        if node not in self.positions and isinstance(node, cst.Decorator):
+            node = node.decorator  # one a call stands for (`bindings.Made`): the call's callee
         return self.positions[node]
 
-    def _lay_out(self, func: cst.FunctionDef) -> None:
-        """Positions for the nodes of ``func``'s decorators and signature.  libcst lays a whole
-        module out slowly (three quarters of a build's time when it did), so only when a
-        diagnostic needs a position, and only this header: the top-level statement that holds
-        it, with the function's body cut to ``pass``, shifted to where Python's ast has it."""
-        stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-        top = self.tops[func]
-        cut = func.with_changes(body=stub)
-        alone_top = cut if top is func else top.deep_replace(func, cut)
-        alone = self.tree.with_changes(body=[alone_top])
+    def _lay_out(self, statement: cst.CSTNode) -> None:
+        """Positions for the nodes of ``statement``: a def's decorators and signature, or an
+        assignment.  libcst lays a whole module out slowly (three quarters of a build's time
+        when it did), so only when a diagnostic needs a position, and only this statement,
+        shifted to where Python's ast has it: a def within the top-level statement that holds
+        it, with its body cut to ``pass``; an assignment on its own."""
+        if statement in self.laid_out:
+            return
+        self.laid_out.add(statement)
+        twin = self.twins[statement]
+        if isinstance(statement, cst.FunctionDef):
+            stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+            top = self.tops[statement]
+            cut = statement.with_changes(body=stub)
+            alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
+            laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
+            for node, where in laid_out.items():
+                self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
+            return
+        alone = cst.Module(body=[cst.SimpleStatementLine(body=[cast(cst.BaseSmallStatement, statement)])])
         laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        first = laid_out[func.decorators[0].decorator].start.line
-        shift = self.ast_defs[func].decorator_list[0].lineno - first
+        start = self.ast_position(twin.lineno, twin.col_offset)  # its first line is indented there
         for node, where in laid_out.items():
-            self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
+            line, column = where.start.line, where.start.column
+            self.positions[node] = model.Position(
+                twin.lineno + line - 1, start.column + column if line == 1 else column + 1
+            )
 
     def ast_position(self, line: int, offset: int) -> model.Position:
         """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
@@ -140,6 +160,11 @@ class _Reader:
             name = _dotted(alias.name)
             local = _dotted(alias.asname.name) if alias.asname is not None else name
             self.aliases[local] = f"{base}.{name}"
+
+    def dotted(self, text: str) -> str:
+        """``tl.float32`` (source text) -> ``triton.language.float32``."""
+        head, _, rest = text.partition(".")
+        return self.aliases.get(head, head) + (f".{rest}" if rest else "")
 
     def qualified(self, node: cst.BaseExpression) -> str | None:
         """``tl.float32`` -> ``triton.language.float32``; None for anything but a name chain."""
@@ -291,56 +316,62 @@ class _Reader:
             named.append((self.qualified(target), decorator))
         return named
 
-    def read_kernel(self, func: cst.FunctionDef, syntax: ast.FunctionDef | ast.AsyncFunctionDef, jit: cst.Decorator,
-                    condition: str | None) -> model.Kernel | None:
-        """The kernel ``func``, or None when it has an error (every one is reported)."""
+    def read_kernel(self, made: Made) -> model.Kernel | None:
+        """The kernel ``made``, or None when it has an error (every one is reported)."""
         errors_before = self.errors()
+        func, syntax = made.func, self.ast_defs[made.func]
+        jit = next(decorator for name, decorator, _ in made.stack if name in JIT)
         params = func.params
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.report(star, "*args and **kwargs cannot be kernel parameters (Triton's "
-                            "code generator rejects them)", "star-params")
-        nodes = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if isinstance(params.star_kwarg, cst.Param):
+            self.report(params.star_kwarg, "**kwargs cannot be a kernel parameter (Triton 3.9 rejects it; "
+                        "3.6 binds no keyword to it)", "star-params")
+        # *args: Triton 3.9 passes the extra arguments to the kernel as one tuple (3.6 cannot).
+        star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+        nodes = [*params.posonly_params, *params.params, *star, *params.kwonly_params]
         keyword_only = {id(node) for node in params.kwonly_params}
         args = syntax.args
-        names = [_identifier(node.name) for node in nodes]
+        names = [identifier(node.name) for node in nodes]
         no_spec = self.jit_name_list(jit, "do_not_specialize", names)
         no_align = self.jit_name_list(jit, "do_not_specialize_on_alignment", names)
         read = []
-        for index, (node, arg) in enumerate(zip(nodes, args.posonlyargs + args.args + args.kwonlyargs)):
-            name = _identifier(node.name)
+        syntax_args = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []), *args.kwonlyargs]
+        for index, (node, arg) in enumerate(zip(nodes, syntax_args)):
+            name = identifier(node.name)
             try:
-                kind = self.read_param_type(node)
+                kind = model.DynamicType(node.annotation is not None, variadic=True) if node in star \
+                    else self.read_param_type(node)
             except BuildError as exc:
                 self.diagnostics.append(exc.diagnostic)
                 kind = model.DynamicType(annotated=True)
+            default = self.read_default(node)
+            if isinstance(kind, model.TensorType) and not kind.optional and default and default.literal \
+                    and default.value is None and node.default is not None:
+                kind = dataclasses.replace(kind, optional=True)  # Triton takes the None
+                self.warn(node.default, f"'{name}' defaults to None: run() takes None for it, as "
+                          "Triton does; write its annotation with '| None' to say so", "default")
             read.append(
                 model.Param(
-                    name, kind, self.read_default(node), self.ast_position(arg.lineno, arg.col_offset),
+                    name, kind, default, self.ast_position(arg.lineno, arg.col_offset),
                     index=index,
                     specialize=name not in no_spec,
                     specialize_alignment=name not in no_align,
                     keyword_only=id(node) in keyword_only,
                 )
             )
-        above_jit = [
-            (name, decorator, tree)
-            for (name, decorator), tree in zip(self.decorator_names(func), syntax.decorator_list)
-            if name not in JIT
-        ]
+        above_jit = [layer for layer in made.stack if layer[0] not in JIT]
         layers = decorators.read_layers(above_jit, names, self.resolver, self.report)
         self.note_wrappers(func, above_jit)
         kernel = model.Kernel(
-            _identifier(func.name),
+            made.name,
             tuple(read),
             self.name_position(syntax),
             self.fingerprint_of(func),
             layers,
-            condition,
+            made.condition,
         )
         for param, node in zip(kernel.params, nodes):
-            for problem, at_default in check.param_problems(kernel, param):
-                self.report(node.default if at_default and node.default else node.name, problem[0], problem[1])
+            for (message, code, severity), at_default in check.param_problems(kernel, param):
+                self.report(node.default if at_default and node.default else node.name, message, code, severity)
         for severity, message, code in check.kernel_problems(kernel):
             self.report(func.name, message, code, severity)
         return kernel if self.errors() == errors_before else None
@@ -425,8 +456,24 @@ def parse_module(
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
     reader = _Reader(path, source, parsed, syntax, resolver)
     kernels = _read_kernels(reader)
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    return model.KernelModule(path, module, digest, tuple(kernels)), reader.diagnostics
+    return model.KernelModule(path, module, tuple(kernels)), _not_ignored(reader.diagnostics, source)
+
+
+# ``# ttgen: ignore[code, ...]`` in a line's comment: the warnings of those codes that point at
+# that line are not reported (``def k(src, dst):  # ttgen: ignore[unannotated]``: a kernel that
+# stays unannotated on purpose).  Errors are always reported.
+_IGNORE = re.compile(r"#\s*ttgen:\s*ignore\[([^\]]*)\]")
+
+
+def _not_ignored(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
+    if "ttgen:" not in source:
+        return diagnostics  # (tokenizing every module would add a fifth to a build of Liger-Kernel)
+    ignored: dict[int, set[str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            for found in _IGNORE.finditer(token.string):
+                ignored.setdefault(token.start[0], set()).update(c.strip() for c in found[1].split(","))
+    return [d for d in diagnostics if d.severity == "error" or d.code not in ignored.get(d.line, ())]
 
 
 def decode(path: str, data: bytes) -> str:
@@ -485,110 +532,153 @@ def _cst_tree(path: str, source: str) -> cst.Module:
 
 def _read_kernels(reader: _Reader) -> list[model.Kernel]:
     mechanism_seen = False
-    candidates: list[tuple[cst.FunctionDef, cst.Decorator, bool, str | None]] = []
-    bound: dict[str, list[cst.CSTNode]] = {}  # name -> the module-level defs and classes binding it
-    for stmt, twin, condition, _ in reader.statements:
+    made: list[Made] = []  # the kernels, decorated or made by calls, in the module's order
+    bound: dict[str, list[bindings.Binding]] = {}  # name -> its module-level defs, classes and kernels
+    plain: dict[cst.FunctionDef, tuple[str | None, bool]] = {}  # undecorated defs a call may jit
+    for stmt, twin, condition, _, branch in reader.statements:
         if isinstance(stmt, (cst.Import, cst.ImportFrom)):
             reader.track_import(stmt)
             mechanism_seen = mechanism_seen or _imports_mechanism(stmt)
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            bound.setdefault(_identifier(stmt.name), []).append(stmt)
-            jits = [d for name, d in reader.decorator_names(stmt) if name in JIT]
-            if jits and isinstance(stmt, cst.FunctionDef):
-                candidates.append((stmt, jits[0], mechanism_seen, condition))
+            name = identifier(stmt.name)
+            named = reader.decorator_names(stmt)
+            binding: cst.FunctionDef | cst.ClassDef | Made = stmt
+            if isinstance(stmt, cst.FunctionDef) and any(n in JIT for n, _ in named):
+                stack = [(n, d, tree) for (n, d), tree in zip(named, reader.ast_defs[stmt].decorator_list)]
+                binding = Made(name, stmt, stack, (stmt,), stmt.name, condition, branch, mechanism_seen)
+                made.append(binding)
             else:
                 what = "class" if isinstance(stmt, cst.ClassDef) else "function"
-                _note_nested(reader, twin, f"{what} '{_identifier(stmt.name)}'")
-    called = {name for func, *_ in candidates for name in _called_names(reader.ast_defs[func])}
+                _note_nested(reader, twin, f"{what} '{name}'")
+                if isinstance(stmt, cst.FunctionDef) and not stmt.decorators:
+                    plain[stmt] = (condition, mechanism_seen)
+            bound.setdefault(name, []).append((binding, branch))
+        else:
+            found = bindings.made_by_calls(stmt, twin, condition, branch, bound, plain, reader.qualified)
+            if found is not None:
+                made.append(found)
+                bound.setdefault(found.name, []).append((found, branch))
+            else:
+                _note_calls(reader, twin, None)
+    called = {name for func in {m.func for m in made} for name in _called_names(reader.ast_defs[func])}
     kernels: list[model.Kernel] = []
-    for func, jit, mechanism_before, condition in candidates:
-        name = _identifier(func.name)
-        syntax = reader.ast_defs[func]
-        if name in called or _returns_value(syntax):
+    for kernel_made in made:
+        if kernel_made.name in called or _returns_value(reader.ast_defs[kernel_made.func]):
             continue  # a helper: other kernels call it, or it computes a value
-        reader.function = func
-        if not _is_launched(reader, func, bound[name], condition):
+        reader.current = kernel_made.statements
+        if not _is_launched(reader, kernel_made, bound[kernel_made.name]):
             continue
         try:
-            _check_kernel_def(reader, func, mechanism_before)
+            _check_kernel_def(reader, kernel_made.func, kernel_made.mechanism_before)
         except BuildError as exc:
             reader.diagnostics.append(exc.diagnostic)
             continue
-        kernel = reader.read_kernel(func, syntax, jit, condition)
+        kernel = reader.read_kernel(kernel_made)
         if kernel is not None:
             kernels.append(kernel)
     return kernels
 
 
-def _is_launched(reader: _Reader, func: cst.FunctionDef, bindings: list[cst.CSTNode], condition: str | None) -> bool:
-    """Whether the launcher of ``func``'s name launches this definition: the last one binding
-    the name.  Alternatives under if/else (or try/except) with one signature share a launcher."""
-    last = bindings[-1]
-    name = _identifier(func.name)
-    if last is func:
+def _is_launched(reader: _Reader, made: Made, bound: list[bindings.Binding]) -> bool:
+    """Whether the launcher of ``made``'s name launches it: the last binding of the name.  A
+    kernel rebound by the next call of its chain is launched as that one; alternatives under
+    if/else (or try/except) with one signature and decorators share a launcher."""
+    last = bound[-1][0]
+    if last is made:
         return True
-    if isinstance(last, cst.FunctionDef) and last in reader.ast_defs and condition is not None:
-        same = reader.fingerprint_of(last) == reader.fingerprint_of(func)
-        if same:
+    if made.consumed:
+        return False
+    if made.condition is not None and isinstance(last, (cst.FunctionDef, Made)):
+        if _signature(reader, last) == _signature(reader, made):
             return False  # the last alternative speaks for both
-    where = reader.ast_defs[last].lineno if isinstance(last, cst.FunctionDef) and last in reader.ast_defs else None
-    reader.warn(func.name, f"'{name}' is bound again later in this module"
+    statement = last.statements[-1] if isinstance(last, Made) else last
+    where = reader.twins[statement].lineno if not isinstance(statement, cst.ClassDef) else None
+    reader.warn(made.anchor, f"'{made.name}' is bound again later in this module"
                 + (f" (line {where})" if where else "")
                 + "; only the last binding of a name can be imported, so this one gets no launcher",
                 "redefined")
     return False
 
 
+def _signature(reader: _Reader, binding: cst.FunctionDef | Made) -> tuple[str, ...]:
+    """A def's fingerprint, and for a kernel the decorators that calls add to it."""
+    if isinstance(binding, cst.FunctionDef):
+        return (reader.fingerprint_of(binding),)
+    added = binding.stack[: len(binding.stack) - len(binding.func.decorators)]
+    return (reader.fingerprint_of(binding.func), *(ast.unparse(tree) for _, _, tree in added))
+
+
 def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
-    """One line for each @triton.jit kernel defined inside a function or class: it cannot be
-    imported by name, so it gets no launcher.  (Searched on Python's ast: walking libcst's
-    nodes through every function body costs seconds on a large library.)"""
+    """One line for each kernel defined (@triton.jit) or made (triton.jit(...)) inside a
+    function or class: it cannot be imported by name, so it gets no launcher.  (Searched on
+    Python's ast: walking libcst's nodes through every function body costs seconds on a large
+    library.)"""
     for node in ast.walk(scope):
         if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            dotted = ast.unparse(target)
-            head, _, rest = dotted.partition(".")
-            name = reader.aliases.get(head, head) + (f".{rest}" if rest else "")
-            if name in JIT:
+            if reader.dotted(ast.unparse(target)) in JIT:
                 reader.diagnostics.append(at(
                     reader.path, reader.source, node.lineno, node.col_offset + 1,
                     f"kernel '{node.name}' is defined inside {where}: a launcher can only import "
                     "module-level kernels, so it gets none", "nested-kernel", "warning"))
                 break
+    _note_calls(reader, scope, where)
+
+
+def _note_calls(reader: _Reader, scope: ast.stmt, where: str | None) -> None:
+    """One line for each kernel made by a call of triton.jit under ``scope`` that ttgen does not
+    read: inside a function or class (``where``), or at module level in another form."""
+    for call in bindings.jit_calls(scope, reader.dotted):
+        shown = ast.unparse(call)
+        shown = shown if len(shown) <= 60 else f"{ast.unparse(call.func)}(...)"
+        if where is not None:
+            message, code = (f"kernel made by {shown} inside {where}: a launcher can only import "
+                             "module-level kernels, so it gets none", "nested-kernel")
+        else:
+            message, code = (f"kernel made by {shown} gets no launcher: ttgen reads a module-level "
+                             "name bound to triton.jit(f) of a def f of this module, rebound only "
+                             "through triton.heuristics(...)(...) or triton.autotune(...)(...)",
+                             "kernel-call")
+        where_call = reader.ast_position(call.lineno, call.col_offset)
+        reader.diagnostics.append(at(reader.path, reader.source, where_call.line, where_call.column,
+                                     message, code, "warning"))
 
 
 def _statements(
-    body: Sequence[cst.CSTNode], twins: Sequence[ast.stmt], condition: str | None, top: cst.CSTNode | None
-) -> Iterator[tuple[cst.CSTNode, ast.stmt, str | None, cst.CSTNode]]:
+    body: Sequence[cst.CSTNode], twins: Sequence[ast.stmt], condition: str | None, top: cst.CSTNode | None,
+    branch: bindings.Branch,
+) -> Iterator[tuple[cst.CSTNode, ast.stmt, str | None, cst.CSTNode, bindings.Branch]]:
     """Module-level statements, libcst's and ast's side by side, looking into module-level
-    ``if`` and ``try`` blocks: each with the condition it runs under and its top-level statement."""
+    ``if`` and ``try`` blocks: each with the condition it runs under, its top-level statement
+    and the branch it is in (`bindings.Branch`)."""
     remaining = iter(twins)
     for stmt in body:
         here = top if top is not None else stmt
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
-                yield small, next(remaining), condition, here
+                yield small, next(remaining), condition, here, branch
             continue
         twin = next(remaining)
         if isinstance(stmt, cst.If) and isinstance(twin, ast.If):
             test = _code(stmt.test)
-            yield from _statements(_block(stmt.body), twin.body, f"if {test}", here)
+            yield from _statements(_block(stmt.body), twin.body, f"if {test}", here, (*branch, (id(stmt), 0)))
             if stmt.orelse is not None:
                 orelse = [stmt.orelse] if isinstance(stmt.orelse, cst.If) else _block(stmt.orelse.body)
-                yield from _statements(orelse, twin.orelse, f"not ({test})", here)
+                yield from _statements(orelse, twin.orelse, f"not ({test})", here, (*branch, (id(stmt), 1)))
         elif isinstance(stmt, (cst.Try, cst.TryStar)) and isinstance(twin, _TRY):
             twin = cast(ast.Try, twin)  # TryStar has the same fields
-            yield from _statements(_block(stmt.body), twin.body, "try", here)
-            for handler, handler_twin in zip(stmt.handlers, twin.handlers):
-                yield from _statements(_block(getattr(handler, "body")), handler_twin.body, "except", here)
+            yield from _statements(_block(stmt.body), twin.body, "try", here, (*branch, (id(stmt), 0)))
+            for number, (handler, handler_twin) in enumerate(zip(stmt.handlers, twin.handlers), 1):
+                handler_body = _block(getattr(handler, "body"))
+                yield from _statements(handler_body, handler_twin.body, "except", here, (*branch, (id(stmt), number)))
             if stmt.orelse is not None:
-                yield from _statements(_block(stmt.orelse.body), twin.orelse, "try", here)
+                yield from _statements(_block(stmt.orelse.body), twin.orelse, "try", here, (*branch, (id(stmt), 0)))
             if stmt.finalbody is not None:
-                yield from _statements(_block(stmt.finalbody.body), twin.finalbody, condition, here)
+                yield from _statements(_block(stmt.finalbody.body), twin.finalbody, condition, here, branch)
         else:
-            yield stmt, twin, condition, here
+            yield stmt, twin, condition, here, branch
 
 
 _TRY: tuple[type[ast.stmt], ...] = (ast.Try, *([getattr(ast, "TryStar")] if hasattr(ast, "TryStar") else []))
@@ -603,7 +693,7 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _check_kernel_def(reader: _Reader, func: cst.FunctionDef, mechanism_before: bool) -> None:
-    name = _identifier(func.name)
+    name = identifier(func.name)
     if func.asynchronous is not None:
         raise reader.error(
             func.name, f"kernel '{name}' is async; Triton kernels are plain functions", "async-kernel"
@@ -687,8 +777,3 @@ def _dotted(node: cst.BaseExpression | cst.Name | cst.Attribute) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     raise TypeError(f"not a dotted name: {node!r}")
-
-
-def _identifier(name: cst.Name) -> str:
-    """A name as Python binds it: identifiers are NFKC-normalized when parsed, strings are not."""
-    return unicodedata.normalize("NFKC", name.value)

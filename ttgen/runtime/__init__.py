@@ -45,14 +45,14 @@ from ttgen.runtime.engine import keyword_call
 from ttgen.runtime.core import KernelMissingError
 from ttgen.runtime.launcher import Launcher
 from ttgen.runtime.specs import (
-    DLPACK_DTYPES, POINTER_DTYPES, TUNED, ArgumentError, Constexpr, Dynamic, Grid, Scalar, Stream,
-    Tensor, data_ptr, get_device, tensor_check,
+    DLPACK_DTYPES, OMITTED, POINTER_DTYPES, TUNED, ArgumentError, Constexpr, Dynamic, Grid, Scalar,
+    Stream, Tensor, data_ptr, get_device, tensor_check,
 )
 from ttgen.runtime.state import HOOKED, grid3, launch_state
 
 __all__ = [
-    "DLPACK_DTYPES", "HOOKED", "POINTER_DTYPES", "TUNED", "ArgumentError", "Constexpr", "Dynamic",
-    "Grid", "KernelMissingError", "Launcher", "Scalar", "StaleLauncherError", "Stream", "Tensor",
+    "DLPACK_DTYPES", "HOOKED", "OMITTED", "POINTER_DTYPES", "TUNED", "ArgumentError", "Constexpr",
+    "Dynamic", "Grid", "KernelMissingError", "Launcher", "Scalar", "StaleLauncherError", "Stream", "Tensor",
     "current_device", "current_stream", "data_ptr", "get_device", "grid3", "keyword_call",
     "launch_state", "tensor_check",
 ]

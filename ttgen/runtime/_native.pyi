@@ -1,4 +1,5 @@
-# Types of the C extension ttgen.runtime._native, built from native/fastpath.c, direct.c and engine.c (their header comments say what each does).
+# Types of the C extension ttgen.runtime._native, built from native/fastpath.c, direct.c, guard.c, loose.c and
+# engine.c (their header comments say what each does).
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,8 @@ class TensorCheck:
 
 class LaunchState:
     def __init__(self, module: Any, hooks: tuple[tuple[object, str], ...],
-                 knobs: tuple[tuple[object, str], ...], hooked: object) -> None: ...
+                 knobs: tuple[tuple[object, str], ...], hooked: object,
+                 inspection: tuple[object, str] | None = None) -> None: ...
     def __call__(self) -> tuple[Any, ...]: ...
 
 class Launch:
@@ -35,6 +37,17 @@ class Direct:
     def __call__(self, *args: Any) -> None: ...
 
 def load_binary(name: str, cubin: bytes, shared: int, device: int) -> tuple[int, int, int, int, int]: ...
+
+# guard.c
+class Guarded:
+    launch: Callable[..., Any]
+    compiled: Any  # noted by ttgen.runtime.guards, as on every cached launch
+    guards: tuple[tuple[dict[str, Any], str, object, object], ...]
+    def __init__(self, launch: Callable[..., Any], guards: tuple[tuple[dict[str, Any], str, object, object], ...]) -> None: ...
+    def __call__(self, *args: Any) -> Any: ...
+    def holds(self) -> bool: ...
+
+class Cache(dict[Any, Any]): ...
 
 # engine.c
 class Engine:

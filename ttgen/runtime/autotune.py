@@ -10,7 +10,7 @@ pre-hook and the heuristics and launch as plain kernels do.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ttgen.runtime import device, live, precompiled
@@ -38,19 +38,25 @@ def tune(
     names = [spec.name for spec in launcher.given]
     if launcher.interpreted:
         values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, launcher.accept(device.current_device(), given))]
-        positional, keywords = launcher._arguments(names, values)
+        positional, keywords, _ = launcher._arguments(names, values)
         with device.INTERPRETER_LOCK:
-            launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            try:
+                launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+            except RuntimeError as exc:  # the Autotuner times configs on a GPU: is there one?
+                raise device.explained(launcher.name, True, exc)
         return None
     config = precompiled.choice(launcher, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
     if config is not None:
         launcher.tuned[tune_key] = tuned_entry(launcher, config)
         return launcher.tuned[tune_key]
-    positional, keywords = launcher._arguments(names, list(given))
+    positional, keywords, options = launcher._arguments(names, list(given), options)
     with launcher._on_stream(tune_key[0], stream), launcher.lock:
         # Through the outermost object, as kernel[grid](...) calls it: a project's own
         # autotuner or wrapper does what it does.
-        launcher.outer[grid](*positional, **keywords, **options)
+        try:
+            launcher.outer[grid](*positional, **keywords, **options)
+        except RuntimeError as exc:
+            raise device.explained(launcher.name, False, exc)
         tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
         config = tuner.best_config
         launcher.tuned[tune_key] = tuned_entry(launcher, config)
@@ -61,7 +67,7 @@ def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
     """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
     its `Choice`."""
     supplied = [config.kwargs[spec.name] for spec in launcher.params if spec.name in config.kwargs]
-    return (*supplied, Choice(config))
+    return (*supplied, Choice(config, launcher.arg_names))
 
 
 def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
@@ -74,6 +80,9 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
             raise TypeError(f"{launcher.name}: argument '{spec.name}' is set by the kernel's decorators; do not pass it")
         if spec.name not in launcher.supplied and value is TUNED:
             raise TypeError(f"{launcher.name}: missing argument '{spec.name}' (the decorators do not set it)")
+    options = dict(options)
+    for name in launcher.option_named & set(given):  # (a parameter named like an option)
+        given[name], options[name] = launcher.option_parameter(name, given[name])
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
     values = list(launcher.accept(index, tuple(given[n] for n in names)))
@@ -85,13 +94,15 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
         launcher._interpret(tuple(grid) if isinstance(grid, list) else grid,  # type: ignore[arg-type]
                             tuple(known[spec.name] for spec in launcher.params))
         return
-    positional, keywords = launcher._arguments(names, values)
-    options = {k: v for k, v in non_default(options).items() if k not in keywords}
+    positional, keywords, options = launcher._arguments(names, values, non_default(options))
     if isinstance(grid, list):
         grid = tuple(grid)
     raw = device.current_stream(index) if stream is None else launcher.as_stream(stream)
     with launcher._on_stream(index, raw):
-        launcher.outer[grid](*positional, **keywords, **options)
+        try:
+            launcher.outer[grid](*positional, **keywords, **options)
+        except RuntimeError as exc:
+            raise device.explained(launcher.name, False, exc)
 
 
 def run_pre_hook(choice: Choice, values: dict[str, Any], grid: object) -> None:
@@ -108,7 +119,7 @@ class Choice:
 
     __slots__ = ("settings", "pre_hook")
 
-    def __init__(self, config: Any) -> None:
-        # What the config sets besides the kernel's parameters: num_warps, num_stages, ...
-        self.settings: dict[str, Any] = live.config_settings(config)
+    def __init__(self, config: Any, params: Sequence[str]) -> None:
+        # What the config sets besides the kernel's parameters ``params``: num_warps, ...
+        self.settings: dict[str, Any] = live.config_settings(config, params)
         self.pre_hook: Callable[[dict[str, Any]], Any] | None = config.pre_hook

@@ -4,10 +4,10 @@ autotune, heuristics and the engine (ttgen.runtime.launcher adds those on top).
 At import it checks that the kernel still has the signature the launcher was generated from and
 that the live kernel agrees with what the launcher assumed (ttgen.runtime.live).  It owns the per-key
 cache of launch functions, explains rejected arguments (`LauncherCore.accept`), and runs the slow
-path through Triton: a cache miss, active launch hooks, pre-run hooks and global-value checks go
-through Triton's own ``JITFunction.run``, so Triton compiles and picks the binary (or a bundle's
-binary is loaded: ttgen.runtime.precompiled); under ``TRITON_INTERPRET=1`` the kernel runs in Triton's
-interpreter.
+path through Triton: a cache miss, active launch hooks, pre-run hooks and a rebound global
+(ttgen.runtime.guards) go through Triton's own ``JITFunction.run``, so Triton compiles and picks
+the binary (or a bundle's binary is loaded: ttgen.runtime.precompiled); under
+``TRITON_INTERPRET=1`` the kernel runs in Triton's interpreter.
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ from triton import knobs
 from triton.runtime.jit import JITFunction
 
 from ttgen.vocabulary import keys
-from ttgen.runtime import live
+from ttgen.runtime import _native, guards, live
 from ttgen.runtime import precompiled  # issue 16: bundles and TTGEN_RECORD
 from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
 from ttgen.runtime.live import StaleLauncherError
 from ttgen.vocabulary.options import OPTIONS, non_default
 from ttgen.runtime import device
-from ttgen.runtime.launch import LaunchFunction, launch_function
-from ttgen.runtime.specs import ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check
+from ttgen.runtime.launch import VERSION, LaunchFunction, launch_function
+from ttgen.runtime.specs import OMITTED, ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check
 from ttgen.runtime.state import HOOKED
 
 # CUDA's grid limits: x up to 2**31 - 1 blocks, y and z up to 65535.
@@ -44,8 +44,8 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
 class KernelMissingError(RuntimeError):
-    """The kernel of a launcher does not exist in this process (its module defines it under a
-    condition that did not hold)."""
+    """The kernel of a launcher cannot be launched in this process: it does not exist (its module
+    defines it under a condition that did not hold), or it needs another Triton."""
 
 
 class LauncherCore:
@@ -63,7 +63,8 @@ class LauncherCore:
     ) -> None:
         self.name = name
         self.params = tuple(params)
-        self.cache: dict[tuple[Any, ...], LaunchFunction] = {}
+        # Launch functions by key; get() misses one whose kernel's globals were rebound (guard.c).
+        self.cache: dict[tuple[Any, ...], LaunchFunction] = _native.Cache()
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # Whether the source did not tell what a decorator sets: run() then calls run_loose.
         self.loose = any(layer[1] is None for layer in layers)
@@ -71,13 +72,20 @@ class LauncherCore:
         self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
         outer = getattr(module, name, None)
-        if outer is None and condition is not None:
-            self._absent(f"{name}: {where} does not exist in this process (its definition is "
+        found = live.chain(outer)
+        if found is None and condition is not None:  # absent, or not (yet) made a kernel
+            self._absent(f"{name}: {where} does not exist in this process as a kernel (it is made "
                          f"under '{condition}' in {module.__name__}, which did not run it)")
             return
-        found = live.chain(outer)
         if found is None:
-            raise StaleLauncherError(f"{where} is not the Triton kernel its launcher was generated for; re-run ttgen")
+            what = "missing" if outer is None else describe(outer)
+            raise StaleLauncherError(
+                f"{where} is not the Triton kernel its launcher was generated for (found: {what}); re-run ttgen"
+            )
+        if VERSION < (3, 9) and any(getattr(spec, "variadic", False) for spec in params):
+            self._absent(f"{name}: Triton {triton.__version__} passes no *args to a kernel (3.9 passes a "
+                         "tuple): this launcher needs Triton 3.9")
+            return
         live.check_layers(where, found[:-1], layers)
         # The autotune key's names as the source wrote them: the body's autotune key holds these
         # (none where key= is not a literal list); check_layers held the live ones to them.
@@ -98,11 +106,11 @@ class LauncherCore:
         self.pre_run_hooks: list[Any] = self.kernel.pre_run_hooks
         signature_params = inspect.signature(self.kernel.fn).parameters.values()
         self.defaults = {p.name: p.default for p in signature_params}
-        # Parameters Triton must receive by name: keyword-only ones, and those named like a
-        # launch option (passed by name, their value sets the option too, as in Triton).
-        self.by_name = {
-            p.name for p in signature_params if p.kind is p.KEYWORD_ONLY or p.name in OPTIONS
-        }
+        # Parameters Triton receives by name only; and those named like a launch option, which
+        # set the option when passed by name (`_arguments`).
+        self.keyword_only = {p.name for p in signature_params if p.kind is p.KEYWORD_ONLY}
+        self.variadic = next((p.name for p in signature_params if p.kind is p.VAR_POSITIONAL), None)
+        self.option_named = {p.name for p in signature_params if p.name in OPTIONS}
         self.arg_names = tuple(p.name for p in signature_params)
         self._check_signature(module, signature)
         live.check_params(where, self.kernel, self.params)
@@ -136,7 +144,7 @@ class LauncherCore:
         try:
             source = "".join(raw) if isinstance(raw, list) else inspect.getsource(self.kernel.fn)
             tree = ast.parse(textwrap.dedent(source))
-            func = find_function(tree, self.name)
+            func = find_function(tree, self.kernel.fn.__name__)  # (a call may bind it to another name)
             found = fingerprint(func) if func is not None else "missing"
         except (OSError, SyntaxError):
             found = "unreadable"
@@ -147,8 +155,16 @@ class LauncherCore:
             )
 
     def default(self, name: str) -> Any:
-        """A non-literal parameter default, as the kernel's module computed it."""
+        """A parameter default, as the kernel's module computed it."""
         return self.defaults[name]
+
+    def option_parameter(self, name: str, value: Any) -> tuple[Any, Any]:
+        """A parameter named like a launch option, and the option, as kernel[grid](...) sets
+        them: given by name, the value for both; omitted (`OMITTED`), the parameter's default and
+        the option's own."""
+        if value is OMITTED:
+            return self.defaults[name], OPTIONS[name][1]
+        return value, value
 
     # -- rejected arguments ------------------------------------------------------------------
 
@@ -274,11 +290,11 @@ class LauncherCore:
             self._interpret(grid, args)
             return
         state = key[0]
-        positional, keywords = self._arguments([spec.name for spec in self.params], list(args))
-        options = {k: v for k, v in options.items() if k not in keywords}  # the parameter sets it
+        positional, keywords, options = self._arguments([spec.name for spec in self.params], list(args), options)
         with self._on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
-                self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+                self._jit_run(positional, grid, keywords, options)
+                self._reguard(key)
                 return
             with self.lock:  # one compile per key, however many threads miss at once
                 bundled = None if key in self.cache else precompiled.find(self, state, args, options)  # issue 16
@@ -287,26 +303,56 @@ class LauncherCore:
                     self.cache[key] = bundled
                     record.launch(self, state, args, options)  # TTGEN_RECORD: Triton never saw it
                     return
-                compiled = self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
-                if compiled is None or key in self.cache or self.kernel.used_global_vals:
-                    return  # nothing compiled (jit_cache_hook), or Triton must check globals
+                compiled = self._jit_run(positional, grid, keywords, options)
+                # (Triton fills used_global_vals when it first compiles the kernel.)
+                found = None if compiled is None else guards.guards(self.kernel.used_global_vals)
+                if found is None or key in self.cache:
+                    return  # nothing compiled (jit_cache_hook), or a global only Triton can check
                 if hasattr(compiled, "result") and not hasattr(compiled, "function"):
                     compiled = compiled.result()
                 launch = launch_function(compiled)
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
-                self.cache[key] = launch
+                self.cache[key] = guards.guarded(launch, found)
 
-    def _arguments(self, names: list[str], values: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    def _reguard(self, key: tuple[Any, ...]) -> None:
+        """After Triton's run accepted a launch whose cached entry missed because a global was
+        rebound (to an equal value, or Triton would have raised): guard it by the new objects."""
+        entry = dict.get(self.cache, key)
+        if isinstance(entry, _native.Guarded) and not entry.holds():
+            found = guards.guards(self.kernel.used_global_vals)
+            if found:
+                self.cache[key] = guards.guarded(entry.launch, found)
+
+    def _jit_run(self, positional: list[Any], grid: tuple[int, ...], keywords: dict[str, Any],
+                 options: dict[str, Any]) -> Any:
+        """Triton's ``JITFunction.run``: it compiles on a miss, and launches."""
+        try:
+            return self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+        except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
+            raise device.explained(self.name, False, exc)
+
+    def _arguments(
+        self, names: list[str], values: list[Any], options: dict[str, Any] | None = None,
+    ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
         """Positional values up to the first parameter that is not given or that Triton must
-        receive by name, keywords after: Triton's Autotuner reads its pre-hook arguments from
-        the positional ones, and a keyword-only or option-named parameter goes by name."""
+        receive by name, keywords after, and the launch options left to pass.  Triton's
+        Autotuner reads its pre-hook arguments from the positional ones; a keyword-only
+        parameter goes by name, and so does one named like a launch option whose option
+        ``options`` (the non-default ones) sets, as kernel[grid](..., num_warps=8) sets both;
+        where the option keeps its default the parameter goes positionally (the option then
+        too keeps it, as in Triton), and no option of a parameter's name is passed beside it."""
+        options = dict(options or {})
+        by_name = self.keyword_only | (self.option_named & set(options))
         given = dict(zip(names, values))
         positional: list[Any] = []
         for name in self.arg_names:
-            if name not in given or name in self.by_name:
+            if name not in given or name in by_name:
                 break
+            if name == self.variadic:
+                positional += given.pop(name)  # the kernel's *args, as kernel[grid](x, *args)
+                continue
             positional.append(given.pop(name))
-        return positional, given
+        return positional, given, {k: v for k, v in options.items() if k not in self.option_named}
 
     def _on_stream(self, index: int, stream: int) -> AbstractContextManager[Any]:
         if stream == device.current_stream(index):
@@ -319,7 +365,7 @@ class LauncherCore:
         given = self.accept(device.current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
         checked = iter(given)
         values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
-        positional, keywords = self._arguments([s.name for s in self.params], values)
+        positional, keywords, _ = self._arguments([s.name for s in self.params], values)
         with device.INTERPRETER_LOCK:
             self.kernel[grid](*positional, **keywords)
 

@@ -58,15 +58,40 @@ def _queries() -> tuple[Callable[[], int], Callable[[int], int]]:
         active = triton.runtime.driver.active
         device, stream = active.get_current_device, active.get_current_stream
     except RuntimeError as exc:  # Triton: "0 active drivers ([]). There should only be one."
-        raise RuntimeError(
-            f"{_launching()}: Triton has no GPU driver to launch with; to run kernels on the CPU "
-            "through Triton's interpreter, set TRITON_INTERPRET=1 before the kernel modules are "
-            f"imported.  Triton said: {exc}"
-        ) from exc
+        raise RuntimeError(f"{_launching()}: {_remedy(False)}  Triton said: {exc}") from exc
     if device is torch.cuda.current_device:
         device()  # torch's lazy CUDA initialisation, once; then the bare query is exact
         device = torch._C._cuda_getDevice
     return device, stream
+
+
+def explained(kernel: str, interpreted: bool, exc: RuntimeError) -> RuntimeError:
+    """What to raise for ``exc``, which a launch of ``kernel`` through Triton raised: where
+    Triton has no GPU driver here, an error that names the kernel and says what to do (Triton's
+    own says "0 active drivers"); else ``exc`` itself."""
+    try:
+        triton.runtime.driver.active
+    except RuntimeError as said:
+        error = RuntimeError(f"{kernel}: {_remedy(interpreted)}  Triton said: {said}")
+        error.__cause__ = exc
+        return error
+    return exc
+
+
+def _remedy(interpreted: bool) -> str:
+    """Why a launch needs a GPU driver that Triton does not have, and what to do."""
+    if interpreted:  # the kernel runs in the interpreter: what wants a GPU is the Autotuner
+        return ("Triton's Autotuner times its configs on a GPU, and there is none here (Triton's "
+                "interpreter runs kernels, it cannot time them): launch autotuned kernels on a "
+                "machine with a GPU, or give @triton.autotune a single config where there is none "
+                "(Triton then times nothing).")
+    if knobs.runtime.interpret:  # set after @triton.jit chose to compile the kernel for a GPU
+        return ("TRITON_INTERPRET=1 was set after the kernel's module was imported, so Triton "
+                "compiles the kernel for a GPU, and there is none here: set TRITON_INTERPRET=1 "
+                "before the kernel modules are imported (in the environment, or at the top of "
+                "the program).")
+    return ("Triton has no GPU driver to launch with; to run kernels on the CPU through Triton's "
+            "interpreter, set TRITON_INTERPRET=1 before the kernel modules are imported.")
 
 
 def _launching() -> str:

@@ -16,10 +16,10 @@ from typing import Any, TypeVar, cast
 from ttgen.runtime import _native
 from ttgen.vocabulary import kinds
 from ttgen.runtime import live
-from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS
+from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword
 from ttgen.runtime import device
 from ttgen.runtime.core import LauncherCore
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
 from ttgen.runtime.state import HOOKED, launch_state
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -36,7 +36,8 @@ def bind(launcher: LauncherCore, function: _F) -> _F:
         return keyword_call(function)
     layers = _layers(launcher)
     options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
-    names = (*(spec.name for spec in launcher.given), "grid", *options, "stream")
+    grid = grid_keyword(spec.name for spec in launcher.params)
+    names = (*(spec.name for spec in launcher.given), grid, *options, "stream")
     if layers is None or code.co_varnames[: code.co_kwonlyargcount] != names:
         return keyword_call(function)
     body, defaults = _positional(function)
@@ -66,7 +67,7 @@ def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
         else:  # the tuned entry's order: the kernel's (`autotune.tuned_entry`)
             supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
             layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, known)))
-        known += supplies
+        known += [i for i in supplies if i not in known]  # (a heuristic may set a name again)
     return tuple(layers)
 
 
@@ -105,7 +106,8 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
         typed = spec.rule.kind
         kind = kinds.PYTHON_TYPES[typed.kind] if typed.kind is not None else None
         return ("c", kind, typed.values, typed.optional)
-    return ("d", index)
+    params = getattr(launcher.kernel, "params", None)  # (the interpreter's function has none)
+    return ("d", index, loose_rule(params[index] if params is not None else None))
 
 
 def keyword_call(function: _F) -> _F:

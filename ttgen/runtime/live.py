@@ -17,7 +17,7 @@ from typing import Any
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Tensor
 from ttgen.vocabulary import kinds
 
 
@@ -52,19 +52,21 @@ def chain(outer: object) -> list[Any] | None:
 
 
 def supplied_names(layer: Any) -> tuple[str, ...]:
-    """The names a live Autotuner's configs or a live Heuristics set, in Triton's order."""
+    """The names a live Heuristics sets, or the kernel's parameters a live Autotuner's configs
+    set, in Triton's order (the configs' other entries are `config_settings`)."""
     if kind(layer) == "heuristics":
         return tuple(layer.values)
     names: list[str] = []
     for config in layer.configs:
-        names += [n for n in config.kwargs if n not in names]
+        names += [n for n in config.kwargs if n in layer.arg_names and n not in names]
     return tuple(names)
 
 
-def config_settings(config: Any) -> dict[str, Any]:
-    """What a live ``triton.Config`` sets besides the kernel's parameters (num_warps, ...), as
-    its ``all_kwargs()`` gives them to the kernel."""
-    return {k: v for k, v in config.all_kwargs().items() if k not in config.kwargs}
+def config_settings(config: Any, params: Sequence[str]) -> dict[str, Any]:
+    """What a live ``triton.Config`` sets besides the kernel's parameters ``params`` (num_warps,
+    ...), as its ``all_kwargs()`` gives them to the kernel: a num_warps in its dict, say, gives
+    way to its num_warps= keyword, as in Triton."""
+    return {k: v for k, v in config.all_kwargs().items() if k not in params}
 
 
 def heuristic_values(layer: Any, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
@@ -128,6 +130,27 @@ def check_params(where: str, kernel: Any, specs: Sequence[Any]) -> None:
                 f"{_triton_view(param)}, not as ttgen read its annotation; re-run ttgen, or write "
                 "the annotation in ttgen's vocabulary"
             )
+        if _coarser(spec, param):
+            raise StaleLauncherError(
+                f"{where}: Triton specializes parameter '{spec.name}' on its value or alignment "
+                "(the kernel's do_not_specialize lists leave it out), but its launcher was "
+                "generated not to; re-run ttgen"
+            )
+
+
+def _coarser(spec: Any, param: Any) -> bool:
+    """Whether Triton keys ``param`` on something the launcher's key leaves out (a value of 1,
+    16-byte alignment): the launcher would reuse one binary for values Triton compiles apart.
+    The build reads the do_not_specialize lists from the source; a call that makes the kernel
+    (``triton.jit(f, do_not_specialize=...)``) is not in the def the fingerprint covers, so the
+    live lists are checked here.  A finer key than Triton's is never wrong."""
+    value = not param.do_not_specialize
+    aligned = value and not param.do_not_specialize_on_alignment
+    if isinstance(spec, Tensor):
+        return aligned and not spec.aligned
+    if isinstance(spec, Scalar) and isinstance(spec.rule, kinds.Int):
+        return value and not spec.specialize or aligned and not (spec.specialize and spec.align)
+    return False
 
 
 def _triton_view(param: Any) -> str:

@@ -7,7 +7,9 @@ generated launcher module (its folder, then each package folder above it), or th
 holds: the same Triton version, the kernel's source (Triton's ``JITFunction.cache_key``, which
 covers the functions it calls and the globals it reads), the current GPU's target, the key.
 Otherwise the launcher compiles through Triton's JIT as without a bundle, and says why once
-per kernel (`PrecompiledWarning`).
+per kernel (`PrecompiledWarning`).  So it does, once per file, when an object is not the one
+the index recorded (objects are named by the sha256 of their bytes, and must lie in the bundle's
+objects folder) or the driver cannot load it: only recorded bytes ever reach the driver.
 
 Nothing here touches ``triton.runtime.driver.active`` or starts a compiler: the target comes
 from torch, the key from the launcher's specs (`record.tokens`: the rules its own key follows,
@@ -17,8 +19,10 @@ which read the arguments as Triton's specializer does, without running it).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,11 +112,46 @@ def find(launcher: Any, state: tuple[Any, ...], args: tuple[Any, ...], options: 
     if entry is None:
         _missing(launcher, bundle, kernel["binaries"], key, target)
         return None
-    binary = Binary(
-        entry["name"], (bundle.path / entry["cubin"]).read_bytes(),
-        json.loads((bundle.path / entry["metadata"]).read_text()), tuple(entry["signature"]), entry["hash"],
-    )
-    return load(binary, state[0])
+    try:
+        metadata = json.loads(_verified(bundle, entry["metadata"], "json"))
+        binary = Binary(entry["name"], _verified(bundle, entry["cubin"], "cubin"), metadata,
+                        tuple(entry["signature"]), entry["hash"])
+        try:
+            return load(binary, state[0])
+        except RuntimeError as exc:  # (a CUDA error)
+            raise Unusable(bundle.path / entry["cubin"], f"the driver cannot load it ({exc})") from None
+    except Unusable as exc:
+        where, why = exc.args
+    except (KeyError, TypeError, ValueError) as exc:
+        where, why = bundle.path / INDEX, f"its entry for this key is malformed ({type(exc).__name__}: {exc})"
+    _warn_once(str(where), f"{where}: {why}; Triton's JIT compiles {record.kernel_name(launcher)} instead")
+    return None
+
+
+class Unusable(Exception):
+    """``Unusable(path, why)``: a bundle's file that must not be loaded."""
+
+
+# How ``ttgen bundle`` names an object: by the sha256 of its bytes.
+_OBJECT = re.compile(r"objects/([0-9a-f]{64})\.(cubin|json)")
+
+
+def _verified(bundle: Bundle, name: object, suffix: str) -> bytes:
+    """The bytes of the object the index calls ``name``: only those of a file in the bundle's
+    objects folder whose sha256 is the one it is named by (so no other bytes reach the driver)."""
+    found = _OBJECT.fullmatch(name) if isinstance(name, str) else None
+    if found is None or found[2] != suffix:
+        raise Unusable(bundle.path / INDEX, f"it names {name!r}, which is not a {suffix} object of the bundle")
+    path = bundle.path / found[0]
+    if not path.resolve().is_relative_to((bundle.path / "objects").resolve()):
+        raise Unusable(path, f"it leads out of the bundle (to {path.resolve()})")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise Unusable(path, f"cannot read it ({exc.strerror or exc})") from None
+    if hashlib.sha256(data).hexdigest() != found[1]:
+        raise Unusable(path, "its bytes are not the ones the bundle recorded (their sha256 is not its name)")
+    return data
 
 
 def choice(launcher: Any, device: int, given: tuple[Any, ...]) -> Any | None:

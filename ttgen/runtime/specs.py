@@ -7,6 +7,7 @@ Each spec's rule is `ttgen.vocabulary.kinds`' (one table of parameter kinds, whi
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
@@ -38,6 +39,9 @@ POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 # What run() takes as the default of a parameter the decorators may supply (known only at run
 # time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
 TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()
+# run()'s default for a parameter named like a launch option: omitted, Triton sets the parameter to
+# its default and the option to the option's own (`LauncherCore.option_parameter`).
+OMITTED: Any = type("Omitted", (), {"__repr__": lambda self: "<the kernel's default>"})()
 
 
 def describe(value: object) -> str:
@@ -171,7 +175,10 @@ class Constexpr(Spec):
         return keys.literal(value)
 
     def for_interpreter(self, value: object) -> object:
-        return tl.constexpr(value)
+        # For a kernel whose module did not import ttgen.annotations (which teaches Triton's
+        # interpreter `tl.constexpr | None`).  None stays None: the interpreter runs `X is None`
+        # as Python does, and a wrapped None is not None.
+        return value if value is None else tl.constexpr(value)
 
 
 def _ruled(rule: Callable[[object], object], value: object) -> object:
@@ -186,14 +193,56 @@ def _ruled(rule: Callable[[object], object], value: object) -> object:
 
 class Dynamic(Spec):
     """A parameter ttgen typed loosely: passed through as it comes; keyed as Triton keys it
-    (``specialize``/``align``: what the kernel's do_not_specialize lists say)."""
+    (``specialize``/``align``: what the kernel's do_not_specialize lists say).  A variadic one,
+    the kernel's ``*args``, takes a tuple, which the launcher passes on spread."""
 
-    def __init__(self, name: str, specialize: bool = True, align: bool = True) -> None:
+    def __init__(self, name: str, specialize: bool = True, align: bool = True, variadic: bool = False) -> None:
         super().__init__(name)
-        self.specialize, self.align = specialize, align
+        self.specialize, self.align, self.variadic = specialize, align, variadic
+        self.rule = kinds.Dynamic(model.DynamicType(variadic=variadic))
 
     def accept(self, value: object, device: int) -> object:
-        return value
+        return _ruled(self.rule.accept, value)
+
+
+def loose_rule(param: Any) -> tuple[Any, ...] | None:
+    """How the engine keys a loosely typed parameter in C (native/loose.c says what each item
+    is), from how Triton reads it (its ``KernelParam``; None for the interpreter's function,
+    which keys nothing); None where Triton does not specialize it by its value (a constexpr, an
+    annotation that forces a type): the launcher's ``dynamic_key`` keys those."""
+    if param is None or param.is_constexpr or param.annotation_type:
+        return None
+    return (
+        pointer_types(param.is_const), not param.do_not_specialize, not param.do_not_specialize_on_alignment,
+        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def pointer_types(is_const: bool) -> dict[torch.dtype, str]:
+    """Triton's pointer type for a tensor of each torch dtype it takes (``*fp32``, const:
+    ``*kfp32``): its specializer's own ``canonicalize_ptr_dtype``, asked once per dtype."""
+    from triton._utils import canonicalize_ptr_dtype
+
+    found = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            found[dtype] = canonicalize_ptr_dtype(dtype, is_const)
+        except KeyError:  # complex, quantized...: Triton's specializer raises (through dynamic_key)
+            continue
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _native_alignment() -> bool:
+    """Whether the backend Triton specializes with reads a tensor's alignment from data_ptr()
+    itself (``supports_native_tensor_specialization``): CUDA's, unless torch is a ROCm build
+    (ttgen.runtime.core's ``_backend``)."""
+    from triton.backends import backends
+
+    name = "amd" if torch.version.hip else "nvidia"
+    found = backends.get(name)
+    return found is not None and bool(getattr(found.compiler, "supports_native_tensor_specialization", False))
 
 
 # -- the tensors' inline tests, in C ---------------------------------------------------------------

@@ -25,24 +25,14 @@ _runtime_knobs, _compilation_knobs = knobs.runtime, knobs.compilation
 _KNOBS = [(_runtime_knobs, "debug"), (_compilation_knobs, "instrumentation_mode")]
 if VERSION >= (3, 9):
     _KNOBS.append((_compilation_knobs, "fpsan_homomorphic_casts"))  # 3.9 reads it per launch too
-_read_state: Callable[[], tuple[Any, ...]] = _native.LaunchState(
+launch_state: Callable[[], tuple[Any, ...]] = _native.LaunchState(
     device,
     ((_runtime_knobs, "launch_enter_hook"), (_runtime_knobs, "launch_exit_hook")),
     tuple(_KNOBS),
     HOOKED,
-)
-
-
-def _launch_state_39() -> tuple[Any, ...]:
-    state = _read_state()
-    if state[1] is HOOKED:
-        return state
     # 3.9 also keys its cache on the hash a stages-inspection hook reports, asked on every launch.
-    inspection = _runtime_knobs.add_stages_inspection_hook
-    return (*state, None if inspection is None else inspection()[1])  # type: ignore[call-arg]  # as 3.9's run() calls it
-
-
-launch_state = _launch_state_39 if VERSION >= (3, 9) else _read_state
+    (_runtime_knobs, "add_stages_inspection_hook") if VERSION >= (3, 9) else None,
+)
 
 
 # ``grid3(grid)``: ``(x, y, z)`` for a tuple or list of 1 to 3 plain ints within GRID_LIMITS,

@@ -36,7 +36,7 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import OPTIONS, non_default
+from ttgen.vocabulary.options import OPTIONS, grid_keyword, non_default
 from ttgen.runtime.core import LauncherCore
 
 
@@ -99,9 +99,11 @@ def _n(count: int, noun: str) -> str:
 def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
     """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
+    options = {name: values[name] for name in OPTIONS if name in values}
+    for name in launcher.option_named & set(values):  # (a parameter named like an option)
+        values[name], options[name] = launcher.option_parameter(name, values[name])
     names = [spec.name for spec in launcher.given]
     arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
-    options = {name: values[name] for name in OPTIONS if name in values}
     launcher.check_options(options)
     if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
         # Triton's kernel[grid](...) has no stream either
@@ -109,7 +111,7 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
             f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
             "the kernel runs where the compiled code runs it"
         )
-    grid = values["grid"]
+    grid = values[grid_keyword(launcher.arg_names)]
     if not callable(grid):
         launcher.checked_grid(grid)  # the launcher's grid error, if it is one
         grid = tuple(grid)
@@ -120,8 +122,8 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
             break
         supplied = launcher.layers[index].values
         arguments.update(zip(supplied, live.heuristic_values(launcher.layers[index], arguments, grid)))
-    positional, keywords = launcher._arguments(list(arguments), list(arguments.values()))
-    launch_kernel(kernel, grid, positional, {**keywords, **non_default(options)})
+    positional, keywords, options = launcher._arguments(list(arguments), list(arguments.values()), non_default(options))
+    launch_kernel(kernel, grid, positional, {**keywords, **options})
 
 
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:

@@ -10,13 +10,15 @@ For each `model.ParamType`, one class here says
 - ``key``: the part of the specialization key the parameter adds, as Triton specializes it;
 - ``spec``: the `runtime` spec the launcher builds to hold the rule at run time.
 
+The texts name what generated code relies on through a `Spelling` (the module's aliases and
+builtins, which ttgen.generate.emit.Names picks so that no kernel or parameter shadows them).
 Nothing here imports torch or Triton: the build step uses it as it is, and ``runtime`` wraps it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from ttgen.vocabulary import model
@@ -64,6 +66,25 @@ PYTHON_TYPES = {"int": int, "bool": bool, "float": float, "str": str}
 _HASHABLE = (int, bool, float, str, type(None))
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """How a generated module spells the names its code relies on: its module aliases, the
+    builtins it uses (each its own name, or an alias where a kernel or a parameter takes the
+    name) and its dtype aliases."""
+
+    torch: str = "_torch"
+    typing: str = "_typing"
+    rt: str = "_rt"
+    renamed: dict[str, str] = field(default_factory=dict)  # builtin or dtype alias -> its name here
+
+    def builtin(self, name: str) -> str:
+        return self.renamed.get(name, name)
+
+    def dtype(self, dtype: str) -> str:
+        alias = f"_{dtype}"
+        return self.renamed.get(alias, alias)
+
+
 class Violation(Exception):
     """A value breaks its parameter's rule: ``Violation(cls, expected)``, ``cls`` TypeError or
     ValueError and what was expected, worded to follow 'argument 'x' expected ...'.  No
@@ -95,15 +116,14 @@ def article(word: str) -> str:
 class Tensor:
     kind: model.TensorType
 
-    def annotation(self) -> str:
-        return "_torch.Tensor | None" if self.kind.optional else "_torch.Tensor"
+    def annotation(self, spelling: Spelling) -> str:
+        tensor = f"{spelling.torch}.Tensor"
+        return f"{tensor} | None" if self.kind.optional else tensor
 
     def default_problem(self, value: object) -> str | None:
-        if value is None and not self.kind.optional:
-            return "a tensor parameter's default can only be None, with '| None'"
         return None if value is None else "a tensor parameter's default can only be None"
 
-    def inline(self, name: str) -> str:
+    def inline(self, name: str, spelling: Spelling) -> str:
         return "True"  # dtype, device and pointer: the launcher's `tensors`, in C
 
     def key(self, param: model.Param, launcher: str) -> str | None:
@@ -112,19 +132,19 @@ class Tensor:
             return f"None if {n} is None else {n}.dtype" if self.kind.optional else f"{n}.dtype"
         return f"{n} is None" if self.kind.optional else None
 
-    def spec(self, param: model.Param) -> str:
-        dtypes = tuple_text([f"_{d}" for d in self.kind.dtypes]) if self.kind.dtypes else "()"
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
+        dtypes = tuple_text([spelling.dtype(d) for d in self.kind.dtypes]) if self.kind.dtypes else "()"
         flags = ", optional=True" if self.kind.optional else ""
         flags += "" if aligned(param) else ", aligned=False"
-        return f'_rt.Tensor("{param.name}", {dtypes}{flags})'
+        return f'{spelling.rt}.Tensor("{param.name}", {dtypes}{flags})'
 
 
 @dataclass(frozen=True)
 class Int:
     kind: model.ScalarType
 
-    def annotation(self) -> str:
-        return "int"
+    def annotation(self, spelling: Spelling) -> str:
+        return spelling.builtin("int")
 
     def accept(self, value: object) -> object:
         low, high = INT_RANGES[self.kind.dtype]
@@ -134,9 +154,9 @@ class Int:
             raise Violation(ValueError, f"{article(self.kind.dtype)} in [{low}, {high}]")
         return int(value)
 
-    def inline(self, name: str) -> str:
+    def inline(self, name: str, spelling: Spelling) -> str:
         low, high = INT_RANGES[self.kind.dtype]
-        return f"{name}.__class__ is int and {low} <= {name} <= {high}"
+        return f"{name}.__class__ is {spelling.builtin('int')} and {low} <= {name} <= {high}"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
         n = param.name
@@ -144,10 +164,10 @@ class Int:
             return None
         return f"None if {n} == 1 else {n} & 15 == 0" if param.specialize_alignment else f"{n} == 1"
 
-    def spec(self, param: model.Param) -> str:
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
             "" if param.specialize_alignment else ", align=False")
-        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}"{flags})'
+        return f'{spelling.rt}.Scalar("{param.name}", "{self.kind.dtype}"{flags})'
 
 
 @dataclass(frozen=True)
@@ -158,8 +178,8 @@ class Float:
 
     kind: model.ScalarType
 
-    def annotation(self) -> str:
-        return "float"
+    def annotation(self, spelling: Spelling) -> str:
+        return spelling.builtin("float")
 
     def accept(self, value: object) -> object:
         dtype = self.kind.dtype
@@ -176,54 +196,54 @@ class Float:
             raise Violation(ValueError, f"a float that fits {dtype} (|x| <= {largest:g}, or inf or nan)")
         return number
 
-    def inline(self, name: str) -> str:
+    def inline(self, name: str, spelling: Spelling) -> str:
         if self.kind.dtype == "float64":
-            return f"{name}.__class__ is float"
+            return f"{name}.__class__ is {spelling.builtin('float')}"
         largest = FLOAT_MAX[self.kind.dtype]
         # inf and nan fail the range test and take the full rule, which lets them through.
-        return f"{name}.__class__ is float and {-largest!r} <= {name} <= {largest!r}"
+        return f"{name}.__class__ is {spelling.builtin('float')} and {-largest!r} <= {name} <= {largest!r}"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
         return None
 
-    def spec(self, param: model.Param) -> str:
-        return f'_rt.Scalar("{param.name}", "{self.kind.dtype}")'
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
+        return f'{spelling.rt}.Scalar("{param.name}", "{self.kind.dtype}")'
 
 
 @dataclass(frozen=True)
 class Bool:
     kind: model.ScalarType
 
-    def annotation(self) -> str:
-        return "bool"
+    def annotation(self, spelling: Spelling) -> str:
+        return spelling.builtin("bool")
 
     def accept(self, value: object) -> object:
         if not isinstance(value, bool):
             raise Violation(TypeError, "a bool")
         return value
 
-    def inline(self, name: str) -> str:
-        return f"{name}.__class__ is bool"
+    def inline(self, name: str, spelling: Spelling) -> str:
+        return f"{name}.__class__ is {spelling.builtin('bool')}"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
         return None
 
-    def spec(self, param: model.Param) -> str:
-        return f'_rt.Scalar("{param.name}", "int1")'
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
+        return f'{spelling.rt}.Scalar("{param.name}", "int1")'
 
 
 @dataclass(frozen=True)
 class Constexpr:
     kind: model.ConstexprType
 
-    def annotation(self) -> str:
+    def annotation(self, spelling: Spelling) -> str:
         kind = self.kind
         if kind.values is not None:
-            text = f"_typing.Literal[{', '.join(repr(v) for v in kind.values)}]"
+            text = f"{spelling.typing}.Literal[{', '.join(repr(v) for v in kind.values)}]"
         elif kind.kind is not None:
-            text = kind.kind
+            text = spelling.builtin(kind.kind)
         else:
-            return "_typing.Any"
+            return f"{spelling.typing}.Any"
         return f"{text} | None" if kind.optional else text
 
     def expected(self) -> str:
@@ -256,17 +276,17 @@ class Constexpr:
                 raise Violation(TypeError, self.expected()) from None
         return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
 
-    def inline(self, name: str) -> str:
+    def inline(self, name: str, spelling: Spelling) -> str:
         kind, n = self.kind, name
         if kind.values is not None:
-            kinds = {type(v).__name__ for v in kind.values}
+            kinds = {spelling.builtin(type(v).__name__) for v in kind.values}
             if len(kinds) == 1:
                 check = f"{n}.__class__ is {kinds.pop()} and {n} in {tuple_text([repr(v) for v in kind.values])}"
             else:
-                pairs = [f"({type(v).__name__}, {v!r})" for v in kind.values]
+                pairs = [f"({spelling.builtin(type(v).__name__)}, {v!r})" for v in kind.values]
                 check = f"({n}.__class__, {n}) in {tuple_text(pairs)}"
         elif kind.kind is not None:
-            check = f"{n}.__class__ is {kind.kind}"
+            check = f"{n}.__class__ is {spelling.builtin(kind.kind)}"
         else:
             return f"{n}.__hash__ is not None"
         return f"({n} is None or {check})" if kind.optional else check
@@ -274,7 +294,7 @@ class Constexpr:
     def key(self, param: model.Param, launcher: str) -> str | None:
         return param.name
 
-    def spec(self, param: model.Param) -> str:
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
         parts = [f'"{param.name}"']
         if self.kind.kind is not None:
             parts.append(f'"{self.kind.kind}"')
@@ -282,7 +302,7 @@ class Constexpr:
             parts.append("values=" + tuple_text([repr(v) for v in self.kind.values]))
         if self.kind.optional:
             parts.append("optional=True")
-        return f"_rt.Constexpr({', '.join(parts)})"
+        return f"{spelling.rt}.Constexpr({', '.join(parts)})"
 
 
 @dataclass(frozen=True)
@@ -292,22 +312,26 @@ class Dynamic:
 
     kind: model.DynamicType
 
-    def annotation(self) -> str:
-        return "_typing.Any"
+    def annotation(self, spelling: Spelling) -> str:
+        if self.kind.variadic:
+            return f"{spelling.builtin('tuple')}[{spelling.typing}.Any, ...]"
+        return f"{spelling.typing}.Any"
 
     def accept(self, value: object) -> object:
+        if self.kind.variadic and not isinstance(value, tuple):
+            raise Violation(TypeError, "a tuple (the kernel's *args)")
         return value
 
-    def inline(self, name: str) -> str:
+    def inline(self, name: str, spelling: Spelling) -> str:
         return "True"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
         return f"{launcher}.dynamic_key({param.index}, {param.name})"
 
-    def spec(self, param: model.Param) -> str:
+    def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
-            "" if param.specialize_alignment else ", align=False")
-        return f'_rt.Dynamic("{param.name}"{flags})'
+            "" if param.specialize_alignment else ", align=False") + (", variadic=True" if self.kind.variadic else "")
+        return f'{spelling.rt}.Dynamic("{param.name}"{flags})'
 
 
 Kind = Union[Tensor, Int, Float, Bool, Constexpr, Dynamic]

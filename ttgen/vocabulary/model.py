@@ -54,6 +54,7 @@ class DynamicType:
     time exactly as Triton reads the parameter (the launcher asks the live kernel at import)."""
 
     annotated: bool = False  # an annotation ttgen does not read (else none at all)
+    variadic: bool = False  # *args: Triton 3.9 passes the extra arguments to the kernel as one tuple
 
 
 ParamType = Union[TensorType, ScalarType, ConstexprType, DynamicType]
@@ -124,9 +125,8 @@ class Kernel:
 
 @dataclass(frozen=True)
 class KernelModule:
-    """One source file: its import name, a hash of its text and the kernels it defines."""
+    """One source file: its import name and the kernels it defines."""
 
     path: str
     module: str
-    source_hash: str
     kernels: tuple[Kernel, ...]

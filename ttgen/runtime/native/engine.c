@@ -20,7 +20,9 @@
  *   ("b",)                           a bool
  *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
  *                                    of ``values`` (None: any); keyed by its value
- *   ("d", index)                     a loosely typed parameter: keyed by dynamic_key(index, v)
+ *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
+ *                                    keys it, in C by ``rule`` (loose.c) where it covers the
+ *                                    value, else by dynamic_key(index, v)
  * ``layers`` has one entry per ``@triton.autotune`` or ``@triton.heuristics`` decorator,
  * outermost first, applied in that order as the body applies them:
  *   ("a", tuned, supplies, recipe)   the autotuner: the key (device, *recipe) looked up in
@@ -57,6 +59,7 @@ typedef struct {
     unsigned long long high;
     double largest;                 /* 'f': < 0 for any float */
     PyObject *type, *values;        /* 'c': borrowed from the plan */
+    Loose loose;                    /* 'd' */
 } Param;
 
 typedef struct {
@@ -139,9 +142,11 @@ static PyObject *bool_of(int truth) {
 }
 
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
- * or NULL: none); a tensor's pointer in *ptr.  1 passed, 0 refused (an Exception a read raised
- * may be set), -1 error. */
-static int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, PyObject **part) {
+ * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
+ * the launch takes as read.  1 passed, 0 refused (an Exception a read raised may be set), -1
+ * error. */
+static int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
+                       PyObject **part) {
     TensorCheck *tc = (TensorCheck *)self->tensors;
     *part = NULL;
     switch (p->kind) {
@@ -186,6 +191,9 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
         return ok;
     }
     default: { /* 'd' */
+        int keyed = p->loose.pointer_types != NULL ? loose_key(&p->loose, tc, value, device, ptr, have, part) : 0;
+        if (keyed != 0)
+            return keyed > 0;
         PyObject *call[2] = {PyLong_FromSsize_t(p->index), value};
         if (call[0] == NULL)
             return -1;
@@ -199,11 +207,11 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
  * passed, else the first result that was not 1. */
 static int check_params(Engine *self, int supplied, PyObject *const *values, long device, uint64_t *ptrs,
-                        PyObject **parts) {
+                        char *have, PyObject **parts) {
     for (Py_ssize_t i = 0; i < self->count; i++) {
         if (self->params[i].supplied != supplied)
             continue;
-        int result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &parts[i]);
+        int result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &have[i], &parts[i]);
         if (result <= 0)
             return result;
     }
@@ -272,7 +280,8 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
         Py_INCREF(function);
         PyObject *result = PyObject_CallOneArg(function, seen);
         ok = result != NULL && PyDict_SetItem(seen, name, result) == 0;
-        owned[layer->supplies[j++]] = result;
+        Py_XSETREF(owned[layer->supplies[j]], result); /* (an outer layer's value, set again) */
+        j++;
         Py_DECREF(name);
         Py_DECREF(function);
     }
@@ -322,7 +331,7 @@ static int fast(Engine *self, PyObject *const *args) {
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
-    if ((result = check_params(self, 0, values, device, ptrs, parts)) <= 0)
+    if ((result = check_params(self, 0, values, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     for (Py_ssize_t l = 0; l < self->nlayers; l++) {
@@ -334,7 +343,7 @@ static int fast(Engine *self, PyObject *const *args) {
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
             values[layer->supplies[j]] = owned[layer->supplies[j]];
     }
-    if ((result = check_params(self, 1, values, device, ptrs, parts)) <= 0)
+    if ((result = check_params(self, 1, values, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     /* key = (state, [choice], *options, [aligned], *parts) */
@@ -375,6 +384,11 @@ static int fast(Engine *self, PyObject *const *args) {
     launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
     if (launch_fn == NULL)
         goto done;
+    if (Py_TYPE(launch_fn) == &GuardedType) { /* the kernel reads globals (guard.c) */
+        if (guards_hold((Guarded *)launch_fn) <= 0)
+            goto done; /* one was rebound: the body's slow path, where Triton checks it */
+        Py_SETREF(launch_fn, Py_NewRef(((Guarded *)launch_fn)->launch));
+    }
     /* A hit: the grid, the stream, the launch. */
     unsigned dims[3] = {1, 1, 1};
     PyObject *shape = NULL;
@@ -542,9 +556,11 @@ static int read_plan(Engine *self) {
             p->type = type == Py_None ? NULL : type;
             p->values = values == Py_None ? NULL : values;
             break;
-        case 'd':
-            ok = PyArg_ParseTuple(rest, "n", &p->index);
+        case 'd': {
+            PyObject *rule = Py_None;
+            ok = PyArg_ParseTuple(rest, "n|O", &p->index, &rule) && loose_read(rule, &p->loose) == 0;
             break;
+        }
         default:
             ok = 0;
         }
@@ -617,7 +633,7 @@ static int read_layers(Engine *self) {
             goto bad;
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++) {
             Param *p = &self->params[layer->supplies[j]];
-            if (p->supplied || p->kind == 't')
+            if ((p->supplied && layer->kind != 'h') || p->kind == 't') /* a heuristic may set it again */
                 goto bad;
             p->supplied = 1;
             known[layer->supplies[j]] = 0;

@@ -31,12 +31,14 @@
  * A tuple or list of 1 to 3 plain ints within CUDA's grid limits (x < 2**31, y and z < 2**16),
  * padded with ones; None for anything else (the launcher's full rules then explain).
  *
- * 3. LaunchState(module, hooks, knobs, hooked)() -> (device, *knobs) or (device, hooked)
+ * 3. LaunchState(module, hooks, knobs, hooked, inspection=None)() -> (device, *knobs) or (device, hooked)
  *
  * The state a launch depends on beyond its arguments, read on every launch as Triton reads
  * it: ``module.current_device()``; each ``(owner, name)`` in ``hooks`` names a HookChain, and
  * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
- * value of each ``(owner, name)`` in ``knobs`` follows the device.
+ * value of each ``(owner, name)`` in ``knobs`` follows the device, and where ``inspection``
+ * names a hook (Triton 3.9's add_stages_inspection_hook), the hash it reports as Triton 3.9's
+ * run() asks it on every launch (``hook()[1]``; None while no hook is set).
  *
  * 4. Launch(native, middle, args_as_tuple)(g0, g1, g2, stream, *args)
  *
@@ -188,42 +190,55 @@ static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
     return NULL;
 }
 
+/* A tensor of exactly ``self->exact``'s type read through the exchange API: 1 with its dtype (a
+ * new reference), the index get_device() gives (-1 for the host) and its address; 0 where the
+ * API does not read it (another type or device type, no API, or torch refused: torch's getters
+ * then decide); -1 when a read raised something other than an Exception (left set). */
+static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, long *device, uint64_t *ptr) {
+    if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact)
+        return 0;
+    DLTensor dl;
+    if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) != 0) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return -1; /* KeyboardInterrupt and the like go on up */
+        PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+        return 0;
+    }
+    if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
+        return 0;
+    *dtype = dtype_of(self, encoding(dl.dtype));
+    if (*dtype != NULL) {
+        Py_INCREF(*dtype);
+    } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
+        *dtype = PyObject_GetAttr(tensor, dtype_name);
+        if (*dtype == NULL)
+            return PyErr_ExceptionMatches(PyExc_Exception) ? (PyErr_Clear(), 0) : -1;
+    }
+    *device = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
+    *ptr = (uint64_t)((uintptr_t)dl.data + dl.byte_offset);
+    return 1;
+}
+
 /* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
  * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
 static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
                        PyObject **dtype_out) {
     PyObject *dtype = NULL;
-    int ok;
-    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
-        DLTensor dl;
-        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0) {
-            if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
-                goto getters;
-            dtype = dtype_of(self, encoding(dl.dtype));
-            if (dtype != NULL) {
-                Py_INCREF(dtype);
-            } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
-                dtype = PyObject_GetAttr(tensor, dtype_name);
-                if (dtype == NULL)
-                    return 0;
-            }
-            long found = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
-            ok = found == device ? dtype_ok(kind, dtype) : 0;
-            *ptr = (uint64_t)((uintptr_t)dl.data + dl.byte_offset);
-            goto done;
-        }
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return 0; /* KeyboardInterrupt and the like go on up */
-        PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+    long found;
+    int ok = dlpack_read(self, tensor, &dtype, &found, ptr);
+    if (ok < 0)
+        return 0;
+    if (ok > 0) {
+        ok = found == device ? dtype_ok(kind, dtype) : 0;
+        goto done;
     }
-getters:
     dtype = PyObject_GetAttr(tensor, dtype_name);
     if (dtype == NULL)
         return 0;
     ok = dtype_ok(kind, dtype);
     if (ok > 0) {
         PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
-        long found = index != NULL ? PyLong_AsLong(index) : -2;
+        found = index != NULL ? PyLong_AsLong(index) : -2;
         Py_XDECREF(index);
         ok = found == device && !PyErr_Occurred();
     }
@@ -451,7 +466,7 @@ static PyMethodDef functions[] = {
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *module, *hooks, *knobs, *hooked;
+    PyObject *module, *hooks, *knobs, *hooked, *inspection;
 } LaunchState;
 
 static PyObject *current_device_name, *calls_name;
@@ -492,16 +507,21 @@ static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf
         Py_DECREF(device);
         return state;
     }
-    Py_ssize_t count = PyTuple_GET_SIZE(self->knobs);
-    PyObject *state = PyTuple_New(count + 1);
+    Py_ssize_t count = PyTuple_GET_SIZE(self->knobs), inspected = self->inspection != Py_None;
+    PyObject *state = PyTuple_New(count + 1 + inspected);
     if (state == NULL) {
         Py_DECREF(device);
         return NULL;
     }
     PyTuple_SET_ITEM(state, 0, device);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *pair = PyTuple_GET_ITEM(self->knobs, i);
+    for (Py_ssize_t i = 0; i < count + inspected; i++) {
+        PyObject *pair = i < count ? PyTuple_GET_ITEM(self->knobs, i) : self->inspection;
         PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        if (value != NULL && i == count && value != Py_None) { /* the inspection hook's hash */
+            PyObject *reported = PyObject_CallNoArgs(value);
+            Py_SETREF(value, reported != NULL ? PySequence_GetItem(reported, 1) : NULL);
+            Py_XDECREF(reported);
+        }
         if (value == NULL) {
             Py_DECREF(state);
             return NULL;
@@ -523,12 +543,19 @@ static int pairs_ok(PyObject *pairs) {
 }
 
 static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *module, *hooks, *knobs, *hooked;
-    static char *keywords[] = {"module", "hooks", "knobs", "hooked", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O", keywords, &module, &PyTuple_Type, &hooks,
-                                     &PyTuple_Type, &knobs, &hooked) ||
+    PyObject *module, *hooks, *knobs, *hooked, *inspection = Py_None;
+    static char *keywords[] = {"module", "hooks", "knobs", "hooked", "inspection", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O|O", keywords, &module, &PyTuple_Type, &hooks,
+                                     &PyTuple_Type, &knobs, &hooked, &inspection) ||
         !pairs_ok(hooks) || !pairs_ok(knobs))
         return NULL;
+    if (inspection != Py_None) {
+        PyObject *pair = PyTuple_Pack(1, inspection);
+        int ok = pair != NULL && pairs_ok(pair);
+        Py_XDECREF(pair);
+        if (!ok)
+            return NULL;
+    }
     LaunchState *self = (LaunchState *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
@@ -537,6 +564,7 @@ static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->hooks = Py_NewRef(hooks);
     self->knobs = Py_NewRef(knobs);
     self->hooked = Py_NewRef(hooked);
+    self->inspection = Py_NewRef(inspection);
     return (PyObject *)self;
 }
 
@@ -545,6 +573,7 @@ static int state_traverse(LaunchState *self, visitproc visit, void *arg) {
     Py_VISIT(self->hooks);
     Py_VISIT(self->knobs);
     Py_VISIT(self->hooked);
+    Py_VISIT(self->inspection);
     return 0;
 }
 
@@ -553,6 +582,7 @@ static int state_clear(LaunchState *self) {
     Py_CLEAR(self->hooks);
     Py_CLEAR(self->knobs);
     Py_CLEAR(self->hooked);
+    Py_CLEAR(self->inspection);
     return 0;
 }
 
@@ -945,6 +975,8 @@ static PyTypeObject KeywordCallType = {
 };
 
 #include "direct.c"
+#include "guard.c"
+#include "loose.c"
 #include "engine.c"
 
 static PyMethodDef more_functions[] = {
@@ -963,19 +995,23 @@ PyMODINIT_FUNC PyInit__native(void) {
     calls_name = PyUnicode_InternFromString("calls");
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     data_ptr_name = PyUnicode_InternFromString("data_ptr");
+    value_name = PyUnicode_InternFromString("value");
     if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
-        data_ptr_name == NULL)
+        data_ptr_name == NULL || value_name == NULL)
         return NULL;
+    CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
-                             &EngineType};
-    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Engine"};
-    for (int i = 0; i < 6; i++)
+                             &GuardedType, &CacheType, &EngineType};
+    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Guarded", "Cache",
+                           "Engine"};
+    enum { TYPES = sizeof(types) / sizeof(types[0]) };
+    for (int i = 0; i < TYPES; i++)
         if (PyType_Ready(types[i]) < 0)
             return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL || PyModule_AddFunctions(m, more_functions) < 0)
         return NULL;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < TYPES; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);

@@ -1,0 +1,122 @@
+"""Annotating a kernel never breaks Triton's own launch: every example kernel, every kernel of the
+annotation tests (tests/interpreter_kernels) and the kernels made by calls (tests/patterns/calls.py)
+give the same output through ``kernel[grid](...)`` as through their launcher's ``run()``.
+
+On the CPU both run in Triton's interpreter (see conftest), which ``ttgen.annotations`` teaches
+to read ``tl.constexpr[...]`` and, before Triton 3.8, to take a ``bool``; on a CUDA machine both
+run the GPU.  CI runs this on Triton 3.6 and 3.9 (tox -e triton39).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from tests.cases import EXAMPLES, Example
+from tests.conftest import DEVICE
+from ttgen import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The launchers of tests/interpreter_kernels and tests/patterns, as package ``gen_interpreted``."""
+    out = tmp_path_factory.mktemp("interpreted") / "gen_interpreted"
+    for folder in ("interpreter_kernels", "patterns"):
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert cli.main([str(ROOT / "tests" / folder), "--out", str(out / folder), "-q"]) == 0
+    (out / "__init__.py").write_text("")
+    sys.path.insert(0, str(out.parent))
+    yield "gen_interpreted"
+    sys.path.remove(str(out.parent))
+    for name in [m for m in sys.modules if m.startswith("gen_interpreted")]:
+        del sys.modules[name]
+
+
+def _copy(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with fresh tensors of the same contents and strides (a kernel given a row
+    stride reads the tensor's own layout)."""
+    return {k: _fresh(v) if isinstance(v, torch.Tensor) else v for k, v in arguments.items()}
+
+
+def _fresh(tensor: torch.Tensor) -> torch.Tensor:
+    return torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype, device=tensor.device).copy_(tensor)
+
+
+def _same_launch(kernel: Any, launcher: Any, arguments: dict[str, Any], grid: Any) -> None:
+    """kernel[grid](**arguments) and launcher.run(**arguments, grid=grid), each on its own copy
+    of the tensors: every tensor ends the same, and some tensor changed."""
+    theirs, ours = _copy(arguments), _copy(arguments)
+    kernel[grid](**theirs)
+    launcher.run(**ours, grid=grid)
+    changed = False
+    for name, before in arguments.items():
+        if isinstance(before, torch.Tensor):
+            torch.testing.assert_close(ours[name], theirs[name], rtol=0, atol=0, equal_nan=True, msg=name)
+            changed = changed or not before.nan_to_num(7.0).equal(theirs[name].nan_to_num(7.0))
+    assert changed, "the kernel wrote nothing"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.id)
+def test_each_example_kernel_launches_alike_through_triton_and_run(example: Example) -> None:
+    kernel = getattr(importlib.import_module(f"examples.kernels.{example.module}"), example.kernel)
+    launcher = getattr(importlib.import_module(f"examples.generated.{example.module}_launch"), example.kernel)
+    case = example.make(device=DEVICE, **example.options)
+    _same_launch(kernel, launcher, dict(case.kwargs), case.grid)
+
+
+def _vectors(n: int = 16) -> dict[str, torch.Tensor]:
+    gen = torch.Generator().manual_seed(0)
+    return {name: torch.randn(n, generator=gen).to(DEVICE) for name in ("a", "t", "p", "q", "x")}
+
+
+def _every_annotation(**changes: Any) -> dict[str, Any]:
+    v = _vectors()
+    arguments: dict[str, Any] = dict(
+        a=v["a"], t=v["t"], p=v["p"], q=v["q"], out=torch.full((16,), float("nan"), device=DEVICE),
+        n=13, m=2**40, u=7, s=3, h=0.5, f=1.5, d=0.25, flag=True, bit=False, B=True, F=2.0, ANY=3,
+        OPT=4, MAYBE=None, S="add", BLOCK=8,
+    )
+    arguments.update(changes)
+    return arguments
+
+
+# (module under tests/, kernel, arguments, grid)
+CASES: list[tuple[str, str, Callable[[], dict[str, Any]], Any]] = [
+    ("interpreter_kernels.kernels", "every_annotation", _every_annotation, (2,)),
+    ("interpreter_kernels.kernels", "every_annotation",
+     lambda: _every_annotation(p=_vectors()["p"].half(), q=None, flag=False, bit=True, B=False, F=-1.0,
+                               ANY=0.5, OPT=None, MAYBE=1, S="none", BLOCK=16), (1,)),
+    ("interpreter_kernels.kernels", "constexpr_only",
+     lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), N=13, BLOCK=16), (1,)),
+    ("patterns.calls", "_rope_like",
+     lambda: dict(q=torch.randn(4, 8, device=DEVICE), cos=torch.randn(4, 4, device=DEVICE),
+                  sin=torch.randn(4, 4, device=DEVICE), positions=None, seqlen=4, head_dim=8, BLOCK=4), (4,)),
+    ("patterns.calls", "scale", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, factor=2.0, BLOCK=8), (2,)),
+    ("patterns.calls", "scale_unspecialized",
+     lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, factor=3.0, BLOCK=8), (2,)),
+    ("patterns.calls", "scale_options",
+     lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, factor=4.0, BLOCK=8), (2,)),
+    ("patterns.calls", "scale_sized", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, factor=5.0), (1,)),
+    ("patterns.calls", "shift", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, amount=1.0, BLOCK=8), (2,)),
+    ("patterns.calls", "negate", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16), (1,)),
+    ("patterns.calls", "doubled", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, BLOCK=16), (1,)),
+]
+
+
+@pytest.mark.parametrize(("module", "kernel", "arguments", "grid"), CASES, ids=[f"{c[0]}.{c[1]}" for c in CASES])
+def test_each_annotated_kernel_launches_alike_through_triton_and_run(
+    generated: str, module: str, kernel: str, arguments: Callable[[], dict[str, Any]], grid: Any
+) -> None:
+    source = getattr(importlib.import_module(f"tests.{module}"), kernel)
+    launcher = getattr(importlib.import_module(f"{generated}.{module}_launch"), kernel)
+    _same_launch(source, launcher, arguments(), grid)

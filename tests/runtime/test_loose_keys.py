@@ -1,0 +1,321 @@
+"""The engine keys a loosely typed argument in C (native/loose.c) exactly as Triton's
+specializer keys it, driven by Hypothesis.
+
+Two calls of a kernel may share a cached launch only if Triton would give them the same binary:
+for a parameter ttgen types loosely, Triton's binder keys the value with
+``native_specialize_impl(backend, value, is_const, not do_not_specialize,
+not do_not_specialize_on_alignment)``.  The generated Python body asks Triton's specializer for
+that part of its key (``dynamic_key``); the engine builds it in C and must build the equal key,
+since the two share the cache.  So, for a kernel with one unannotated parameter of each flavour
+(plain, ``do_not_specialize``, ``do_not_specialize_on_alignment``, and one Triton reads as const
+through a ``tl.const`` annotation), with the launcher's slow path patched to file a recorder
+under the key the body builds: after the body has filed entries for values ``A1..Ak``, a call
+through the engine with ``B`` must
+
+* launch the entry of an ``Ai`` that Triton's specializer keys as it keys ``B`` (with no Python
+  frame of run(), and without asking ``dynamic_key`` where loose.c covers ``B``), handing it
+  ``B`` (its pointer, for a tensor on the current device);
+* launch none when Triton keys ``B`` differently from every ``Ai`` (the body then files ``B``);
+* raise what Triton's specializer raises for ``B`` (through the body), and launch none.
+
+The kernel is a real JITFunction (Triton's interpreter is switched off while its module is
+imported), so the launcher binds the engine with loose.c's rules as on a GPU; the host stands in
+for the device (device -1, as under the interpreter).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+import triton
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis.control import currently_in_test_context
+from hypothesis import strategies as st
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.compiler.compiler import make_backend
+
+import ttgen.runtime._native as fastpath
+from ttgen.cli import main as ttgen_main
+from ttgen.runtime.specs import pointer_types
+
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the host stands in for the device")
+
+KERNEL = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit(do_not_specialize=["d"], do_not_specialize_on_alignment=["a"])
+def loose(x, a, d, c: tl.const, BLOCK: tl.constexpr):
+    pass
+'''
+NAMES = ("x", "a", "d", "c")
+BACKEND = make_backend(GPUTarget("cuda", 90, 32))
+SPECIALIZE = triton._C.libtriton.native_specialize_impl
+
+
+class Port(enum.IntEnum):
+    SIXTEEN = 16
+
+
+class Sub(torch.Tensor):
+    """A tensor subclass: Triton keys it as a tensor, loose.c leaves it to dynamic_key."""
+
+
+class Wrapper:
+    """An object with data_ptr() and a dtype, as Triton's specializer accepts for a pointer."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor, self.dtype = tensor, tensor.dtype
+
+    def data_ptr(self) -> int:
+        return self.tensor.data_ptr()
+
+
+DTYPES = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+# CPU allocations are 64-byte aligned: a slice at element k has data_ptr % 16 == k * itemsize % 16.
+BUFFERS: dict[torch.dtype, torch.Tensor] = {}
+for _dtype in DTYPES:
+    try:
+        BUFFERS[_dtype] = torch.zeros(64, dtype=_dtype)
+    except Exception:  # noqa: BLE001  (a dtype torch cannot allocate on the host)
+        pass
+EDGES = [0, 1, 2, 15, 16, 17, 32, -1, -16, -17, 2**31 - 16, 2**31 - 1, 2**31, 2**31 + 16, -(2**31),
+         -(2**31) - 1, -(2**31) - 16, 2**32, 2**63 - 16, 2**63 - 1, 2**63, 2**63 + 16, -(2**63),
+         -(2**63) - 1, 2**64 - 16, 2**64 - 1, 2**64, 2**100, -(2**100)]
+
+
+@pytest.fixture(scope="module")
+def loose(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The generated launcher module of `KERNEL`, its kernel a JITFunction."""
+    root = tmp_path_factory.mktemp("loose")
+    (root / "loosekernels").mkdir()
+    (root / "loosekernels" / "__init__.py").write_text("")
+    (root / "loosekernels" / "loose.py").write_text(KERNEL)
+    assert ttgen_main([str(root / "loosekernels"), "--out", str(root / "loosegen"), "-q"]) == 0
+    sys.path.insert(0, str(root))
+    saved = knobs.runtime.interpret
+    knobs.runtime.interpret = False  # triton.jit reads it as it decorates: a JITFunction, as on a GPU
+    try:
+        importlib.import_module("loosekernels.loose")
+    finally:
+        knobs.runtime.interpret = saved
+    generated = importlib.import_module("loosegen.loose_launch")
+    yield generated
+    sys.path.remove(str(root))
+    for name in ("loosekernels", "loosekernels.loose", "loosegen", "loosegen.loose_launch"):
+        sys.modules.pop(name, None)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def __call__(self, *args: Any) -> None:
+        self.calls.append(args)
+
+
+def triton_key(param: Any, value: object) -> Any:
+    """Triton's specialization of ``value`` for ``param``, or the type of what it raises."""
+    try:
+        return SPECIALIZE(BACKEND, value, param.is_const, not param.do_not_specialize,
+                          not param.do_not_specialize_on_alignment)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+def shown(value: object) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"{type(value).__name__}({value.dtype}, ptr % 16 = {value.data_ptr() % 16})"
+    return repr(value)
+
+
+def covered(value: object) -> bool:
+    """Whether loose.c keys ``value`` itself (else it asks dynamic_key)."""
+    if value is None or type(value) in (bool, float):
+        return True
+    if type(value) is int:
+        return -(2**63) <= value < 2**64
+    return type(value) in (torch.Tensor, torch.nn.Parameter) and value.dtype in pointer_types(False)
+
+
+class Harness:
+    """The launcher with its slow path filing a recorder per key, and counted dynamic_key calls."""
+
+    def __init__(self, generated: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.run = generated.loose.run
+        self.state = generated._loose
+        assert isinstance(self.run, fastpath.Engine)
+        self.params = self.state.kernel.params
+        self.filed: dict[Any, Recorder] = {}
+        self.asked = [0] * len(NAMES)
+
+        def file_it(key: tuple[Any, ...], *rest: Any) -> None:
+            self.filed.setdefault(key, Recorder())
+            self.state.cache[key] = self.filed[key]
+
+        monkeypatch.setattr(self.state, "launch_slow", file_it)
+        rules = list(self.state.key_rules)
+        counted = [self._counted(i, rule) if i < len(NAMES) else rule for i, rule in enumerate(rules)]
+        monkeypatch.setattr(self.state, "key_rules", counted)
+        self.state.cache.clear()
+
+    def _counted(self, index: int, rule: Any) -> Any:
+        def counted(value: object) -> object:
+            self.asked[index] += 1
+            return rule(value)
+        return counted
+
+    def arguments(self, index: int, value: object) -> dict[str, Any]:
+        args: dict[str, Any] = dict(x=16, a=16, d=16, c=16, BLOCK=64)
+        args[NAMES[index]] = value
+        return args
+
+    def file(self, index: int, value: object) -> None:
+        """The body alone: files ``value``'s key (or raises as Triton's specializer does)."""
+        try:
+            self.run.__wrapped__(**self.arguments(index, value), grid=(1,))
+        except Exception:  # noqa: BLE001  (a value Triton refuses: nothing filed)
+            pass
+
+    def through_engine(self, index: int, value: object) -> tuple[BaseException | None, list[str], int]:
+        """A call of run() (the engine): what it raised, the run() frames Python ran, and how
+        often dynamic_key was asked for the parameter."""
+        frames: list[str] = []
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call" and frame.f_code.co_name == "run":
+                frames.append(frame.f_code.co_name)
+
+        asked = self.asked[index]
+        sys.setprofile(profile)
+        try:
+            self.run(**self.arguments(index, value), grid=(1,))
+            error = None
+        except Exception as exc:  # noqa: BLE001
+            error = exc
+        finally:
+            sys.setprofile(None)
+        return error, frames, self.asked[index] - asked
+
+
+def noted(kind: str) -> None:
+    if currently_in_test_context():  # (the sweep runs outside Hypothesis)
+        event(kind)
+
+
+def check(harness: Harness, index: int, primed: list[object], value: object) -> None:
+    """The property for parameter ``index``: entries filed for ``primed``, then ``value``."""
+    harness.state.cache.clear()
+    harness.filed.clear()
+    param = harness.params[index]
+    for earlier in primed:
+        harness.file(index, earlier)
+    before = {id(r): len(r.calls) for r in harness.filed.values()}
+    theirs = triton_key(param, value)
+    matching = [a for a in primed if not isinstance(triton_key(param, a), type) and triton_key(param, a) == theirs]
+    error, frames, asked = harness.through_engine(index, value)
+    launched = [r for r in harness.filed.values() if len(r.calls) > before.get(id(r), 0)]
+    what = f"{NAMES[index]}={shown(value)} after {[shown(v) for v in primed]}: Triton {theirs!r}"
+    if isinstance(theirs, type):  # Triton's specializer refuses the value
+        noted("Triton refuses it")
+        assert type(error) is theirs, what
+        assert not launched, what
+        return
+    assert error is None, (what, error)
+    if not matching:
+        noted("keyed unlike every filed value")
+        assert not [r for r in launched if id(r) in before], f"{what}: launched another value's entry"
+        return
+    noted("a hit keyed in C" if covered(value) else "a hit keyed by dynamic_key")
+    assert len(launched) == 1 and id(launched[0]) in before, f"{what}: did not launch the entry of {matching}"
+    assert frames == [], f"{what}: the body ran"
+    if covered(value):
+        assert asked == 0, f"{what}: the engine asked dynamic_key"
+    passed = launched[0].calls[-1][4 + index]
+    if type(value) in (torch.Tensor, torch.nn.Parameter) and covered(value):
+        assert passed == value.data_ptr(), what  # read by the engine, on the current device (the host)
+    else:
+        assert passed is value, what
+
+
+def tensors() -> st.SearchStrategy[Any]:
+    @st.composite
+    def draw_tensor(draw: st.DrawFn) -> Any:
+        dtype = draw(st.sampled_from(sorted(BUFFERS, key=str)))
+        base = BUFFERS[dtype]
+        offset = draw(st.integers(0, 15))
+        shape = draw(st.sampled_from(["1d", "empty", "0dim", "strided", "fresh", "parameter", "sub",
+                                      "wrapper"]))
+        view = {"empty": base[offset:offset], "0dim": base[offset], "strided": base[offset: offset + 8: 2],
+                "fresh": torch.empty(0, dtype=dtype)}.get(shape, base[offset: offset + 4])
+        if shape == "parameter":
+            return torch.nn.Parameter(view, requires_grad=False)
+        if shape == "sub":
+            return view.as_subclass(Sub)
+        if shape == "wrapper":
+            return Wrapper(view)
+        return view
+    return draw_tensor()
+
+
+def values() -> st.SearchStrategy[Any]:
+    near = st.sampled_from([0, 1, 16, 2**31, 2**32, 2**63, 2**64, -(2**31), -(2**63)]).flatmap(
+        lambda centre: st.integers(centre - 33, centre + 33))
+    return st.one_of(
+        st.sampled_from(EDGES), near, st.integers(), tensors(), tensors(),
+        st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
+        st.sampled_from([Port.SIXTEEN, np.int64(16), np.float64(1.0), np.bool_(True), "x", (1, 2),
+                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf]),
+    )
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(index=st.integers(0, len(NAMES) - 1), primed=st.lists(values(), min_size=1, max_size=3), value=values())
+def test_the_engine_keys_loose_values_as_triton(loose: Any, monkeypatch: pytest.MonkeyPatch, index: int,
+                                                 primed: list[object], value: object) -> None:
+    with monkeypatch.context() as patch:
+        check(Harness(loose, patch), index, primed, value)
+
+
+def sweep() -> list[object]:
+    """Values at every boundary of Triton's rules, for each dtype."""
+    found: list[object] = [*EDGES, True, False, None, 0.0, 1.5, -math.inf, math.nan, Port.SIXTEEN, np.int64(1),
+                           np.float64(2.0), "x", (1, 2), 1 + 2j]
+    for dtype, base in BUFFERS.items():
+        found += [base[:2], base[1:3], base[8:10], torch.empty(0, dtype=dtype)]
+        found += [torch.nn.Parameter(base[:2], requires_grad=False) if dtype.is_floating_point else base[4:6]]
+    return found + [BUFFERS[torch.float32][:2].as_subclass(Sub), Wrapper(BUFFERS[torch.float16][1:3])]
+
+
+@pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
+def test_every_boundary_against_a_value_keyed_alike(loose: Any, monkeypatch: pytest.MonkeyPatch, index: int) -> None:
+    """Each swept value, after an entry filed for a value Triton keys alike (so the engine must
+    launch it) and after one for an unlike value (so it must not)."""
+    harness = Harness(loose, monkeypatch)
+    swept = sweep()
+    for value in swept:
+        theirs = triton_key(harness.params[index], value)
+        alike = [v for v in swept if v is not value and triton_key(harness.params[index], v) == theirs][:1]
+        unlike = [v for v in swept if triton_key(harness.params[index], v) != theirs][:1]
+        check(harness, index, alike, value)
+        check(harness, index, unlike, value)
+
+
+def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
+    """The property's premise: tensors on the host are on the current device in this process."""
+    import ttgen.runtime as rt
+
+    assert rt.launch_state()[0] == -1
+    assert Path(loose.__file__).name == "loose_launch.py"

@@ -1,0 +1,169 @@
+/* The globals a cached launch depends on, checked on every launch as Triton checks them.
+ *
+ * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native), before
+ * engine.c, which checks the guards on its hit.
+ *
+ * Triton's JITFunction.run checks on every launch that each global its kernel reads (or a
+ * function it calls reads: ``used_global_vals``) still compares equal (``!=``) to the value it
+ * compiled with, and raises RuntimeError if not.  A launch ttgen caches for such a kernel is
+ *
+ * 1. Guarded(launch, guards)(g0, g1, g2, stream, *args)
+ *
+ * ``launch`` itself, with ``guards``: one (namespace, name, object, inner) per global: the dict
+ * Triton reads it from, its name, the object bound there when ttgen cached the launch, and for
+ * a tl.constexpr the object its ``value`` held then (else None).  ttgen.runtime.guards builds
+ * them only for objects whose comparison with the compiled value cannot change while they stay
+ * the same objects, having made Triton's comparison itself: so while every name is bound to its
+ * very object (and a constexpr's value is its very value), Triton's check passes.  Anything else
+ * is a miss (below): Triton's own run() checks, and raises its own error for a changed value.
+ *
+ * 2. Cache()
+ *
+ * A launcher's dict of launch functions (a dict subclass), whose ``get`` misses a Guarded entry
+ * whose guards do not hold: the generated run() body then takes the slow path through Triton.
+ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *launch, *guards, *dict;
+} Guarded;
+
+static PyObject *value_name; /* interned at module init */
+
+/* 1: every guard holds, 0: one does not, -1: error set. */
+static int guards_hold(const Guarded *self) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->guards); i++) {
+        PyObject *guard = PyTuple_GET_ITEM(self->guards, i);
+        PyObject *bound = PyDict_GetItemWithError(PyTuple_GET_ITEM(guard, 0), PyTuple_GET_ITEM(guard, 1));
+        if (bound != PyTuple_GET_ITEM(guard, 2))
+            return PyErr_Occurred() ? -1 : 0;
+        PyObject *inner = PyTuple_GET_ITEM(guard, 3);
+        if (inner == Py_None)
+            continue;
+        PyObject *value = PyObject_GetAttr(bound, value_name);
+        if (value == NULL)
+            return -1;
+        Py_DECREF(value); /* only its identity is compared */
+        if (value != inner)
+            return 0;
+    }
+    return 1;
+}
+
+static PyObject *guarded_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    return PyObject_Vectorcall(((Guarded *)op)->launch, args, nargsf, kwnames);
+}
+
+static PyObject *guarded_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *launch, *guards;
+    static char *keywords[] = {"launch", "guards", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!", keywords, &launch, &PyTuple_Type, &guards))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(guards); i++) {
+        PyObject *guard = PyTuple_GET_ITEM(guards, i);
+        if (!PyTuple_CheckExact(guard) || PyTuple_GET_SIZE(guard) != 4 ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(guard, 0)) || !PyUnicode_CheckExact(PyTuple_GET_ITEM(guard, 1))) {
+            PyErr_SetString(PyExc_TypeError, "each guard is (namespace dict, name, object, inner or None)");
+            return NULL;
+        }
+    }
+    Guarded *self = (Guarded *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = guarded_call;
+    self->launch = Py_NewRef(launch);
+    self->guards = Py_NewRef(guards);
+    return (PyObject *)self;
+}
+
+static int guarded_traverse(Guarded *self, visitproc visit, void *arg) {
+    Py_VISIT(self->launch);
+    Py_VISIT(self->guards);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int guarded_clear(Guarded *self) {
+    Py_CLEAR(self->launch);
+    Py_CLEAR(self->guards);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void guarded_dealloc(Guarded *self) {
+    PyObject_GC_UnTrack(self);
+    guarded_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *guarded_holds(PyObject *op, PyObject *unused) {
+    int holds = guards_hold((Guarded *)op);
+    return holds < 0 ? NULL : Py_NewRef(holds ? Py_True : Py_False);
+}
+
+static PyMethodDef guarded_methods[] = {
+    {"holds", guarded_holds, METH_NOARGS, "holds() -> whether every guard holds"},
+    {NULL},
+};
+
+static PyMemberDef guarded_members[] = {
+    {"launch", T_OBJECT, offsetof(Guarded, launch), READONLY, "the launch function"},
+    {"guards", T_OBJECT, offsetof(Guarded, guards), READONLY, "(namespace, name, object, inner) per global"},
+    {NULL},
+};
+
+static PyTypeObject GuardedType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.Guarded",
+    .tp_basicsize = sizeof(Guarded),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A cached launch function, valid while the globals its kernel read are bound as they were.",
+    .tp_new = guarded_new,
+    .tp_dealloc = (destructor)guarded_dealloc,
+    .tp_traverse = (traverseproc)guarded_traverse,
+    .tp_clear = (inquiry)guarded_clear,
+    .tp_vectorcall_offset = offsetof(Guarded, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_methods = guarded_methods,
+    .tp_members = guarded_members,
+    .tp_dictoffset = offsetof(Guarded, dict),
+    .tp_getset = with_dict, /* fastpath.c */
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+};
+
+/* -- 2. Cache ----------------------------------------------------------------------------------- */
+
+/* get(key, default=None): dict.get, but a Guarded entry whose guards do not hold is missing. */
+static PyObject *cache_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "get expected 1 or 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *fallback = nargs == 2 ? args[1] : Py_None;
+    PyObject *found = PyDict_GetItemWithError(self, args[0]);
+    if (found == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(fallback);
+    if (Py_TYPE(found) == &GuardedType) {
+        int holds = guards_hold((Guarded *)found);
+        if (holds <= 0)
+            return holds < 0 ? NULL : Py_NewRef(fallback);
+    }
+    return Py_NewRef(found);
+}
+
+static PyMethodDef cache_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))cache_get, METH_FASTCALL,
+     "get(key, default=None): the entry, or default (also for a guarded entry whose globals changed)"},
+    {NULL},
+};
+
+static PyTypeObject CacheType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.Cache",
+    .tp_basicsize = sizeof(PyDictObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT, /* dict's garbage collection is inherited, with tp_base set at init */
+    .tp_doc = "A launcher's launch functions by key; get() misses a guarded entry whose globals changed.",
+    .tp_methods = cache_methods,
+};

@@ -1,0 +1,146 @@
+/* Loosely typed parameters keyed in C, exactly as Triton's specializer keys them.
+ *
+ * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native), before
+ * engine.c, whose plan entry ("d", index, rule) is a parameter ttgen typed loosely (no
+ * annotation, or one it does not read).  With ``rule`` None the engine asks ``dynamic_key``
+ * (Triton's native_specialize_impl, from Python).  Otherwise ``rule`` is
+ *
+ *   (pointer_types, specialize, align, native, dtype_type, tensor_types)
+ *
+ * made by ttgen.runtime.engine for a parameter Triton specializes by its value (not a constexpr,
+ * no forced type), and the common values are keyed here as
+ * native_specialize_impl(backend, value, is_const, specialize, align) keys them (Triton 3.6 to
+ * 3.9; tests/runtime/test_loose_keys.py proves it over random values):
+ *
+ *   None                 ("constexpr", None)
+ *   a bool               ("u1", None)
+ *   an int               ("constexpr", value) if specialize and it is 1; else "i32", "i64" or
+ *                        "u64" by its range, with "D" if align and a multiple of 16, else ""
+ *                        (None without specialize)
+ *   a float              ("fp32", None)
+ *   a tensor             (pointer_types[dtype], "D" if align and its address a multiple of 16,
+ *                        else "" (None without specialize)), for a tensor of exactly one of the
+ *                        ``tensor_types`` (torch.Tensor, torch.nn.Parameter: Triton's
+ *                        specializer keys them as tensors, whatever classes it checks before
+ *                        data_ptr) whose dtype is exactly of ``dtype_type`` and in
+ *                        ``pointer_types`` (Triton's canonicalize_ptr_dtype with the
+ *                        parameter's is_const: "*fp32", "*kfp32").  Exact torch.Tensors are
+ *                        read through DLPack as annotated tensors are; ``native`` false (a
+ *                        backend that does not read the alignment from data_ptr() itself)
+ *                        leaves tensors to dynamic_key.
+ *
+ * Anything else (int and float subclasses, tuples, tensor descriptors, other objects, an int
+ * beyond 64 bits, another dtype) is dynamic_key's: Triton's specializer keys it, or raises its
+ * own error.  A tensor on the current device gives its pointer to the launch, as an annotated
+ * tensor does; elsewhere the launch reads it as Triton's launcher does (data_ptr() and
+ * cuPointerGetAttribute).
+ */
+
+typedef struct {
+    PyObject *pointer_types;        /* NULL: every value is dynamic_key's; borrowed from the plan */
+    PyObject *dtype_type, *tensor_types;
+    int specialize, align, native;
+} Loose;
+
+static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty;
+
+/* ``rule`` (None or the tuple above) into ``out``; -1 with an error set. */
+static int loose_read(PyObject *rule, Loose *out) {
+    *out = (Loose){NULL, NULL, NULL, 0, 0, 0};
+    if (rule == Py_None)
+        return 0;
+    if (s_constexpr == NULL) {
+        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty};
+        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", ""};
+        for (int i = 0; i < 8; i++)
+            if ((*slots[i] = PyUnicode_InternFromString(texts[i])) == NULL)
+                return -1;
+    }
+    if (!PyTuple_Check(rule) || !PyArg_ParseTuple(rule, "O!pppO!O!", &PyDict_Type, &out->pointer_types,
+                                                  &out->specialize, &out->align, &out->native, &PyType_Type,
+                                                  &out->dtype_type, &PyTuple_Type, &out->tensor_types)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a loose rule is None or (dict, bool, bool, bool, type, tuple)");
+        return -1;
+    }
+    return 0;
+}
+
+static int pack_key(PyObject *type, PyObject *key, PyObject **part) {
+    *part = PyTuple_Pack(2, type, key);
+    return *part != NULL ? 1 : -1;
+}
+
+/* A tensor's key: as `loose_key`. */
+static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
+                        char *have, PyObject **part) {
+    int exact = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
+        exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
+    if (!exact)
+        return 0;
+    PyObject *dtype = NULL;
+    long found = -2;
+    uint64_t address = 0;
+    int read = dlpack_read(tc, value, &dtype, &found, &address);
+    if (read < 0)
+        return -1;
+    if (read == 0) { /* torch's getters, as for an annotated tensor */
+        dtype = PyObject_GetAttr(value, dtype_name);
+        PyObject *index = dtype != NULL ? PyObject_Vectorcall(tc->get_device, &value, 1, NULL) : NULL;
+        PyObject *start = index != NULL ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
+        if (start != NULL && PyLong_CheckExact(start)) {
+            found = PyLong_AsLong(index);
+            address = PyLong_AsUnsignedLongLong(start);
+        }
+        read = start != NULL && PyLong_CheckExact(start) && !PyErr_Occurred();
+        Py_XDECREF(index);
+        Py_XDECREF(start);
+        if (!read) {
+            Py_XDECREF(dtype);
+            return PyErr_Occurred() ? -1 : 0;
+        }
+    }
+    PyObject *type = (PyObject *)Py_TYPE(dtype) == r->dtype_type ? PyDict_GetItemWithError(r->pointer_types, dtype)
+                                                                 : NULL;
+    Py_DECREF(dtype); /* (pointer_types holds the dtypes it names) */
+    if (type == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (r->specialize && !r->native)
+        return 0;
+    *ptr = address;
+    *have = found == device;
+    return pack_key(type, r->specialize ? (r->align && (address & 15) == 0 ? s_D : s_empty) : Py_None, part);
+}
+
+/* ``value`` keyed by rule ``r`` (pointer_types not NULL): 1 with *part (a new reference) and, for
+ * a tensor, its address in *ptr and *have 1 where it is on ``device``; 0 for a value that is
+ * dynamic_key's (no error set); -1 when a read raised (error set). */
+static int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr, char *have,
+                     PyObject **part) {
+    if (value == Py_None)
+        return pack_key(s_constexpr, Py_None, part);
+    if (PyBool_Check(value))
+        return pack_key(s_u1, Py_None, part);
+    if (PyFloat_CheckExact(value))
+        return pack_key(s_fp32, Py_None, part);
+    if (!PyLong_CheckExact(value))
+        return loose_tensor(r, tc, value, device, ptr, have, part);
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    unsigned long long bits = (unsigned long long)v;
+    PyObject *type;
+    if (r->specialize && v == 1 && !overflow)
+        return pack_key(s_constexpr, value, part);
+    if (!overflow) {
+        type = v >= INT32_MIN && v <= INT32_MAX ? s_i32 : s_i64;
+    } else {
+        bits = PyLong_AsUnsignedLongLong(value);
+        if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* beyond 64 bits: Triton's specializer raises its own OverflowError */
+            return 0;
+        }
+        type = s_u64;
+    }
+    return pack_key(type, r->specialize ? (r->align && (bits & 15) == 0 ? s_D : s_empty) : Py_None, part);
+}
