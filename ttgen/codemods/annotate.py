@@ -52,7 +52,9 @@ def main(argv: Sequence[str]) -> int:
         print(problem.render())
     annotated = (annotate_file(source.path, source.module, seen, options.tighten) for source in found.sources)
     results = [result for result in annotated if result is not None]
-    tally = f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded"
+    edits, notes = sum(result.edits for result in results), sum(len(result.notes) for result in results)
+    tally = (f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded, {edits} "
+             f"{'parameter' if edits == 1 else 'parameters'} annotated, {notes} {'note' if notes == 1 else 'notes'}")
     code = runner.finish("annotate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
@@ -93,7 +95,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
         tree = MetadataWrapper(tree).visit(_Annotate(annotations))
         if mechanism:
             tree = _with_mechanism(tree)
-    return runner.Result(path, text, tree.code, tree.encoding, tuple(notes))
+    return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
 
 
 class _Annotate(cst.CSTTransformer):

@@ -85,11 +85,8 @@ def main(argv: Sequence[str]) -> int:
     for problem in found.diagnostics:
         print(problem.render())
     targets = kernels(found.sources, plan.plan(list(options.paths), options.out))
-    results, rewritten, skipped = [], 0, 0
-    for source in found.sources:
-        result, done, left = migrate_file(source.path, source.module, targets)
-        results.append(result)
-        rewritten, skipped = rewritten + done, skipped + left
+    results = [migrate_file(source.path, source.module, targets) for source in found.sources]
+    rewritten, skipped = sum(result.edits for result in results), sum(len(result.notes) for result in results)
     tally = f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {skipped} skipped"
     code = runner.finish("migrate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
@@ -130,23 +127,22 @@ def _run_of(text: str, kernel: str) -> Run | None:
     return None
 
 
-def migrate_file(path: Path, module: str, targets: dict[str, Target]) -> tuple[runner.Result, int, int]:
-    """The module at ``path`` (import name ``module``) with its call sites rewritten, and how
-    many were rewritten and skipped."""
+def migrate_file(path: Path, module: str, targets: dict[str, Target]) -> runner.Result:
+    """The module at ``path`` (import name ``module``) with its call sites rewritten (``edits``),
+    a note for each one skipped."""
     try:
         data = read_regular(path)
         tree = cst.parse_module(data)
     except (OSError, cst.ParserSyntaxError) as exc:
         error = f"cannot read: {exc.strerror}" if isinstance(exc, OSError) else f"cannot parse: {exc.message}"
-        return runner.Result(path, "", None, error=error), 0, 0
+        return runner.Result(path, "", None, error=error)
     if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
-        return runner.Result(path, tree.code, tree.code, tree.encoding), 0, 0
+        return runner.Result(path, tree.code, tree.code, tree.encoding)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = _identifiers(tree)
     rewrite = _Migrate(path, module, package, targets, names)
     after = MetadataWrapper(tree).visit(rewrite)
-    return (runner.Result(path, tree.code, after.code, tree.encoding, tuple(rewrite.notes)),
-            rewrite.rewritten, len(rewrite.notes))
+    return runner.Result(path, tree.code, after.code, tree.encoding, tuple(rewrite.notes), edits=rewrite.rewritten)
 
 
 def _has_call_sites(code: str) -> bool:

@@ -26,6 +26,7 @@ class Result:
     encoding: str = "utf-8"
     notes: tuple[str, ...] = ()  # whole lines: ``path:line:col: note: ...``
     error: str | None = None
+    edits: int = 0  # how many things the codemod changed (annotations, call sites)
 
     @property
     def changed(self) -> bool:
