@@ -173,3 +173,61 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
     ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
     assert "kernels_launch.double_kernel.run(" in (library / "adoptlib" / "ops.py").read_text()
     assert launched() == before
+
+
+# -- docs/adopting.md as written ---------------------------------------------------------------------
+
+MYLIB_TESTS = '''\
+import os
+import runpy
+
+
+def test_workload(capsys):
+    runpy.run_path(os.path.join(os.path.dirname(__file__), "workload.py"), run_name="__main__")
+    with open(os.environ["DIGESTS"], "a") as out:
+        out.write(capsys.readouterr().out)
+'''
+
+
+def test_the_documented_procedure_runs_as_written(library: Path, tmp_path: Path) -> None:
+    """docs/adopting.md's commands as written, in a project laid out as they name it (the small
+    library as src/mylib, its workload run by pytest from tests/), under TRITON_INTERPRET=1: each
+    succeeds, the tests compute the same before and after, and its bundle line, run in a copy
+    from before and in the migrated tree, builds the same binary for every recorded key."""
+    from tests.end_to_end.test_docs import ADOPTING, commands, document
+
+    record, annotate, generate, migrate, bundle = commands(document(ADOPTING))
+    project = tmp_path / "project"
+    shutil.copytree(library / "adoptlib", project / "src" / "mylib")
+    (project / "tests").mkdir()
+    (project / "tests" / "workload.py").write_text((library / "workload.py").read_text())
+    (project / "tests" / "test_mylib.py").write_text(MYLIB_TESTS)
+    for path in [*(project / "src" / "mylib").glob("*.py"), project / "tests" / "workload.py"]:
+        path.write_text(path.read_text().replace("adoptlib", "mylib"))
+    digests = tmp_path / "digests.txt"
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", PYTHONPATH="src",
+               TRITON_INTERPRET="1", DIGESTS=str(digests))
+
+    def shell(command: str, cwd: Path = project) -> str:
+        done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+    shell(record)
+    original = tmp_path / "original"
+    shutil.copytree(project, original)
+    shell(annotate)
+    shell(generate)
+    assert "7 call sites rewritten, 2 skipped" in shell(migrate)
+    shell("python -m pytest -q -p no:cacheprovider tests/")
+    before, after = digests.read_text().splitlines()
+    assert json.loads(before) == json.loads(after) and len(json.loads(after)) > 10
+
+    built = {}
+    for tree in (original, project):
+        shell(bundle, cwd=tree)
+        index = json.loads((tree / "built" / "ttgen-bundle" / "index.json").read_text())["kernels"]
+        built[tree] = {(name, key): (b["cubin"], b["signature"])
+                       for name, kernel in index.items() for key, b in kernel["binaries"].items()}
+    assert built[original] == built[project] and len(built[project]) >= 8
