@@ -69,7 +69,7 @@ def main() -> int:
     parser.add_argument("--tests", type=Path, help="the library's test folder (copied)")
     parser.add_argument("--work", type=Path, help="the work folder (default: a new temporary one)")
     parser.add_argument("--out", type=Path, help="where to write the summary (adopt_LIBRARY.md)")
-    parser.add_argument("--steps", default=",".join(STEPS), help=f"which steps, in order (default: {','.join(STEPS)})")
+    parser.add_argument("--steps", default=",".join(STEPS), help=f"which steps, in order (default: {','.join(STEPS)}; '' for the summary alone)")
     parser.add_argument("--files", help="the test files, comma-separated (default: the ops' own)")
     parser.add_argument("-k", dest="select", help="pytest's -k, to run a subset of the tests")
     parser.add_argument("-j", type=int, default=os.cpu_count() or 1, help="ttgen bundle's workers")
@@ -84,7 +84,10 @@ def main() -> int:
         if options.code is None or options.tests is None:
             parser.error("a new work folder needs --code and --tests")
         adoption.setup(options.code, options.tests)
-    for step in options.steps.split(","):
+    steps = [step for step in options.steps.split(",") if step]
+    if set(steps) - set(STEPS):
+        parser.error(f"--steps: not a step: {', '.join(sorted(set(steps) - set(STEPS)))}")
+    for step in steps:
         started = time.perf_counter()
         print(f"== {step}", flush=True)
         getattr(adoption, step)()
@@ -156,22 +159,26 @@ class Adoption:
         self._check(not broken and not lost and after["counts"].get("passed", 0) > 0, "test")
 
     def compile(self) -> None:
-        built = {}
+        built: dict[str, dict[tuple[str, str], tuple[Any, Any]]] = {}
+        sources: dict[str, dict[str, str]] = {}
         for tree in (self.original, self.tree):
             out = self.work / f"built_{tree.name}"
             shutil.rmtree(out, ignore_errors=True)
             done = self.ttgen(tree, "bundle", str(self.work / "launches.txt"), "--out", str(out), "-j",
-                              str(self.options.j), "-q", env={"TRITON_DISABLE_LINE_INFO": "1"})
+                              str(self.options.j), env={"TRITON_DISABLE_LINE_INFO": "1"})
             index = out / "ttgen-bundle" / "index.json"
             kernels = json.loads(index.read_text())["kernels"] if index.exists() else {}
             built[tree.name] = {(name, key): (b.get("cubin"), b.get("signature"))
                                 for name, kernel in kernels.items() for key, b in kernel["binaries"].items()}
+            sources[tree.name] = {name: kernel["source"] for name, kernel in kernels.items()}
             self.results.setdefault("compile", {})[f"bundle {tree.name}"] = {"exit": done.returncode,
-                                                                               "line": _last(done.stderr)}
+                                                                               "line": _last(done.stdout) or _last(done.stderr)}
         before, after = built["original"], built["migrated"]
         differ = sorted(f"{name} {key}" for (name, key), value in before.items() if after.get((name, key)) != value)
         self.results["compile"].update({"keys compiled": len(before), "keys compiled after": len(after),
-                                        "keys whose binary differs": differ})
+                                        "keys whose binary differs": differ,
+                                        "kernels whose source changed (annotated)": sum(
+                                            sources["migrated"].get(k) != v for k, v in sources["original"].items())})
         self._check(len(before) > 0 and before.keys() == after.keys() and not differ, "compile")
 
     def mypy(self) -> None:
@@ -307,7 +314,10 @@ class Adoption:
                      ("modules that no longer import", json.dumps(t["modules that no longer import"]))]
         if "keys compiled" in r.get("compile", {}):
             c = r["compile"]
+            rows += [(f"ttgen {name}", f"exit {c[name]['exit']}: {c[name]['line']}")
+                     for name in ("bundle original", "bundle migrated")]
             rows += [("keys compiled (original, migrated)", f"{c['keys compiled']}, {c['keys compiled after']}"),
+                     ("kernels compiled whose source changed", str(c.get("kernels whose source changed (annotated)"))),
                      ("keys whose binary differs", str(len(c["keys whose binary differs"])) +
                       "".join(f"\n  {key}" for key in c["keys whose binary differs"][:20]))]
         if "mypy" in r:
