@@ -36,6 +36,7 @@ def tuned(x, n, BLOCK: tl.constexpr):
     pass
 """
 IMPORT = "from pkg.kern import add, tuned\n"
+NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
 LAUNCHER = "    import gen.kern_launch as kern_launch\n"
 
 
@@ -135,6 +136,12 @@ ROWS = [
         kernels_after=KERNELS.replace("def add(x, y, out, n,", "def add(x, y, out, n, m,")),
     Row("no launcher generated", function("add[grid](x, y, out, n)\n"), function("add[grid](x, y, out, n)\n"),
         ("the launcher {gen}/kern_launch.py is missing: run ttgen on {pkg}/kern.py first",), generate=False),
+    Row("a parameter named like a launch option, by position and by keyword",
+        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nkern_launch.warps.run(grid=grid, x=x, num_warps=8)\n",
+                                        "", LAUNCHER),
+        ("parameter 'num_warps' is named like a launch option: given by keyword it sets the option too (in run() "
+         "as in Triton), given by position it does not",), inside=True),
 ]
 
 

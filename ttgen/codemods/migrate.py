@@ -42,6 +42,7 @@ from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.parse import parse_module
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
+from ttgen.vocabulary.options import OPTIONS
 
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
 # subscript, and refuses a stream.
@@ -281,6 +282,9 @@ class _Migrate(cst.CSTTransformer):
                 if index >= len(params):
                     raise Skip(f"{index + 1} positional arguments; '{kernel.name}' has {len(params)} parameters")
                 name = params[index]
+                if name in OPTIONS:
+                    raise Skip(f"parameter '{name}' is named like a launch option: given by keyword it sets the "
+                               "option too (in run() as in Triton), given by position it does not")
                 arg = _keyword(name, arg.value, arg.comma, arg)
             else:
                 name = arg.keyword.value
