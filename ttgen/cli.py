@@ -1,7 +1,10 @@
 """``ttgen``: argv in, exit code out.  One subcommand per world of the package:
 
-    ttgen [generate] PATH... [--out DIR] ...     generate launchers (ttgen.generate.command)
-    ttgen bundle MANIFEST... --out DIR ...    precompile recorded launches (ttgen.bundle.compile)
+    ttgen [generate] PATH... [--out DIR] ...       generate launchers (ttgen.generate.command)
+    ttgen bundle MANIFEST... --out DIR ...         precompile recorded launches (ttgen.bundle.compile)
+    ttgen record --out FILE -- COMMAND...          record a workload's launches (ttgen.codemods.record)
+    ttgen annotate FILE PATH... [--write]          annotate kernels from a recording (ttgen.codemods.annotate)
+    ttgen migrate PATH... [--out DIR] [--write]    rewrite call sites into run() (ttgen.codemods.migrate)
 
 The first word picks the subcommand; anything else is the first PATH to generate launchers for.  A subcommand's
 name that is also a path here is taken as the subcommand, with a note on how to name the path.
@@ -18,6 +21,9 @@ from collections.abc import Sequence
 COMMANDS = {
     "generate": ("ttgen.generate.command", "generate typed launchers for kernel modules (the default)"),
     "bundle": ("ttgen.bundle.compile", "precompile a recorded manifest's launches, on a machine with no GPU"),
+    "record": ("ttgen.codemods.record", "run a command and record its kernel launches into a manifest"),
+    "annotate": ("ttgen.codemods.annotate", "annotate kernel parameters with what a recording saw"),
+    "migrate": ("ttgen.codemods.migrate", "rewrite kernel[grid](...) call sites into launcher run() calls"),
 }
 
 

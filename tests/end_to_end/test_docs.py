@@ -36,6 +36,7 @@ INSTALL, TOUR, WORKING = "Install", "A five-minute tour", "Working on ttgen"
 BUNDLES = ROOT / "docs" / "bundles.md"  # its recipe: tests/bundle/test_bundle.py::test_the_documented_recipe
 TYPING = ROOT / "docs" / "typing.md"  # its commands: test_a_users_first_hour
 CLI = ROOT / "docs" / "cli.md"  # its commands: test_the_cli_reference_runs_as_written
+ADOPTING = ROOT / "docs" / "adopting.md"  # its commands: tests/codemods/test_adopt.py
 RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
 PYTHON = str(Path(sys.executable).parent)  # the environment's bin: ttgen, mypy
 
@@ -102,7 +103,7 @@ def test_every_command_has_a_runner() -> None:
     readme = document(README)
     covered = {
         *commands(section(INSTALL)), *commands(section(TOUR)), *RUN_BY_CI, *commands(document(BUNDLES)),
-        *commands(document(TYPING)), *commands(document(CLI)),
+        *commands(document(TYPING)), *commands(document(CLI)), *commands(document(ADOPTING)),
     }
     for path in DOCUMENTS:
         missing = set(commands(document(path))) - covered

@@ -526,11 +526,11 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("usage: ttgen [generate] PATH...")
     listed = out.split("subcommands (ttgen SUBCOMMAND --help for each):\n")[1].splitlines()
-    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle"]
+    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle", "record", "annotate", "migrate"]
     assert all(what in line for line, (_, what) in zip(listed, cli.COMMANDS.values()))
 
 
-@pytest.mark.parametrize("command", ["generate", "bundle"])
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
 def test_every_argument_of_a_subcommand_is_described(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         cli.main([command, "--help"])

@@ -108,6 +108,12 @@ _BOOTSTRAP = textwrap.dedent("""
 _run_counter = itertools.count(1)
 
 
+def standin_command(script: Path | str, python: str = sys.executable) -> list[str]:
+    """The command that runs ``script`` as ``__main__`` with the fake driver installed first (in
+    a process started with the stub session's environment: ``StubSession.env()``)."""
+    return [python, "-c", _BOOTSTRAP, str(FAKEDRIVER_PATH), str(script)]
+
+
 def run_recorded(script: str, env_extra: dict[str, str] | None = None, python: str = sys.executable, *,
                  files: dict[str, str] | None = None, session: StubSession | None = None,
                  timeout: float = 600) -> LaunchRecords:
@@ -149,7 +155,7 @@ def run_recorded(script: str, env_extra: dict[str, str] | None = None, python: s
     env.update(env_extra or {})
 
     proc = subprocess.run(
-        [python, "-c", _BOOTSTRAP, str(FAKEDRIVER_PATH), str(script_path)],
+        standin_command(script_path, python),
         env=env, capture_output=True, text=True, timeout=timeout,
     )
     log = log_path.read_text() if log_path.exists() else ""

@@ -16,7 +16,8 @@ types, and its autotune choices.  The same manifests and sources give a byte-ide
 Each binary is compiled by Triton's own JIT (``JITFunction.run(..., warmup=True)``) for
 arguments that Triton specializes exactly as the recorded launch (ttgen/vocabulary/keys.py), under a
 stand-in driver that answers the target: the same compile, hence the same hash, as the JIT's on
-that GPU.  Exit codes: 0 written, 2 errors (``path:line: error: ...``; nothing is written).
+that GPU.  A recorded line with a value the manifest cannot spell (``?tuple``) is left out, with
+a warning.  Exit codes: 0 written, 2 errors (``path:line: error: ...``; nothing is written).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def main(argv: Sequence[str]) -> int:
     index, objects, problems = build(options.manifests, options.target, max(1, options.jobs))
     for problem in problems:
         print(problem.render())
-    if problems:
+    if any(problem.severity == "error" for problem in problems):
         return 2
     folder = options.out / precompiled.FOLDER
     save(folder, index, objects)
@@ -107,13 +108,20 @@ def _count(n: int, noun: str, plural: str = "") -> str:
 def build(
     paths: Sequence[Path], targets: Sequence[str] | None, jobs: int
 ) -> tuple[dict[str, Any], dict[str, bytes], list[Diagnostic]]:
-    """The index and the objects (file name -> bytes) of the bundle, or the problems."""
+    """The index and the objects (file name -> bytes) of the bundle, or the problems (else a
+    warning for each recorded launch left out)."""
     work: list[tuple[Path, manifest.Entry]] = []
     problems: list[Diagnostic] = []
+    notes: list[Diagnostic] = []
     for path in paths:
         entries, found = manifest.read(path)
         problems += found
         for entry in entries:
+            unspelled = [f"{name}={token}" for name, token in entry.params if not keys.is_spelled(token)]
+            if unspelled:  # a recorded launch with a value no stand-in can be made of
+                notes.append(Diagnostic(str(path), entry.line, 1, "warning", f"not precompiled: "
+                                        f"{', '.join(unspelled)} (a manifest cannot write such a value)", "manifest"))
+                continue
             work += [(path, entry.retargeted(t)) for t in targets or [entry.target]]
     if problems:
         return {}, {}, problems
@@ -141,7 +149,7 @@ def build(
             "hash": result.hash, "name": result.name, "signature": list(result.signature),
             "cubin": _object(objects, result.cubin, "cubin"), "metadata": _object(objects, result.metadata, "json"),
         }
-    return index, objects, sorted(problems)
+    return index, objects, sorted(problems) or notes
 
 
 def _object(objects: dict[str, bytes], data: bytes, suffix: str) -> str:

@@ -17,7 +17,8 @@ package holds what both rely on, one concern per file:
 * ``autotune``: autotune and heuristics.
 * ``live``: what a launcher checks against the live kernel object when it is imported.
 * ``traced``: the Python function torch.compile traces in place of a run().
-* ``record``: ``TTGEN_RECORD``: launchers add each new key to a manifest.
+* ``record``: ``TTGEN_RECORD`` (``ttgen record``): every launch adds its key to a manifest;
+  ``recording/`` holds the ``sitecustomize`` that does it in each process of a command.
 * ``precompiled``: launching from a bundle (``ttgen bundle``) instead of compiling.
 
 The C pieces are the extension ``ttgen.runtime._native``, built from ``native/`` (its README maps

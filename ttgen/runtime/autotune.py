@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ttgen.runtime import device, live, precompiled, record
+from ttgen.runtime import device, live, precompiled
 from ttgen.runtime.core import LauncherCore
 from ttgen.runtime.specs import TUNED
 from ttgen.vocabulary.options import non_default
@@ -60,7 +60,6 @@ def tune(
         tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
         config = tuner.best_config
         launcher.tuned[tune_key] = tuned_entry(launcher, config)
-        record.tuned(launcher, given, grid, options, config)  # issue 16: TTGEN_RECORD
     return None
 
 

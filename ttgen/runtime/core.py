@@ -301,7 +301,7 @@ class LauncherCore:
                 if bundled is not None:  # issue 16: a precompiled binary, no JIT
                     bundled(*(*grid, 1, 1)[:3], stream, *(a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args))
                     self.cache[key] = bundled
-                    record.launch(self, state, args, options)
+                    record.launch(self, state, args, options)  # TTGEN_RECORD: Triton never saw it
                     return
                 compiled = self._jit_run(positional, grid, keywords, options)
                 # (Triton fills used_global_vals when it first compiles the kernel.)
@@ -313,7 +313,6 @@ class LauncherCore:
                 launch = launch_function(compiled)
                 launch.compiled = compiled  # type: ignore[attr-defined]  # for tests and debugging
                 self.cache[key] = guards.guarded(launch, found)
-                record.launch(self, state, args, options)  # issue 16: TTGEN_RECORD
 
     def _reguard(self, key: tuple[Any, ...]) -> None:
         """After Triton's run accepted a launch whose cached entry missed because a global was

@@ -162,15 +162,15 @@ def choice(launcher: Any, device: int, given: tuple[Any, ...]) -> Any | None:
         return None
     bundle, kernel = found
     values = dict(zip([spec.name for spec in launcher.given], given))
+    tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
     try:
-        key = manifest.Entry("tune", "", target, record.tune_key(launcher, values), ()).key
+        key = manifest.Entry("tune", "", target, record.tune_key(tuner, values), ()).key
     except keys.Unsupported:
         return None
     chosen = kernel["choices"].get(key)
     if chosen is None:
         _missing(launcher, bundle, kernel["choices"], key, target)
         return None
-    tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
     for config in tuner.configs:
         if manifest.words(record.choice_of(config)) == chosen:
             return config

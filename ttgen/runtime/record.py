@@ -1,63 +1,221 @@
-"""``TTGEN_RECORD=path``: launchers add each new key they compile to the manifest at ``path``.
+"""Recording launches: with ``TTGEN_RECORD=path`` every kernel launch adds its key to the
+manifest at ``path`` (ttgen/vocabulary/manifest.py); ``ttgen record`` sets it for a command.
 
-`Launcher.launch_slow` calls `launch` when a key enters its cache, `Launcher.tune` calls
-`tuned` when Triton's Autotuner has chosen a config (the choice, and the launch it made with
-it).  Nothing is recorded under Triton's interpreter (it compiles nothing) or while Triton's
-debug or instrumentation knobs are on (they change the binary).  A launch the manifest has no
-words for (ttgen/vocabulary/keys.py) is skipped with one warning per kernel.
+All launches meet in three of Triton's methods, which `install` wraps: `JITFunction.run`
+(``kernel[grid](...)``, ``warmup``, Heuristics, a launcher's compile), its interpreter's
+`InterpretedFunction.run` under ``TRITON_INTERPRET=1``, and `Autotuner.run`.  Each launch gives
+a ``kernel`` line: the kernel as its module names it, the target, one token per parameter as
+Triton's specializer reads the argument (``?tuple`` for a value the manifest cannot spell) and
+the options that differ from Triton's defaults.  Under an autotuner only the launch of the
+config it chose is written (not its benchmark runs), with a ``tune`` line for the choice.
+Under the interpreter nothing is compiled: the lines say what Triton compiles for those
+arguments on ``cuda:90`` (`INTERPRETED`; ``ttgen bundle --target`` builds them for another
+GPU), and no choice is written (the interpreter's timings mean nothing).
+
+Recording never changes a launch: Triton's method runs first, unchanged, and only a launch that
+returned is written.  A launch from a bundle never reaches Triton: the launcher calls `launch`.
+In this process `install` runs when ttgen.runtime is imported with ``TTGEN_RECORD`` set; in the
+processes ``ttgen record`` starts, its ``sitecustomize`` (ttgen/runtime/recording/) wraps the
+methods as Triton loads them.  Each line is merged into the file under a lock
+(`manifest.add`), so the processes of one command (pytest workers, ranks) share it.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import sys
+import threading
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ttgen.runtime import live
 from ttgen.vocabulary import keys
 from ttgen.vocabulary import manifest
-from ttgen.vocabulary.options import non_default
 
-_written: set[str] = set()  # entries this process has added already
+INTERPRETED = "cuda:90"  # the target written for launches Triton's interpreter ran
+
+_written: set[str] = set()  # lines this process has added already
 _warned: set[str] = set()
+_names: dict[int, tuple[Any, str | None]] = {}  # id(kernel) -> (kernel, "module:name" or None)
+_twins: dict[int, tuple[Any, Any]] = {}  # id(interpreted kernel) -> (it, a JITFunction of its fn)
+_local = threading.local()  # .tuning: [[kernel, its last launch], ...] of the autotuners running
 
 
 def path() -> str | None:
     return os.environ.get("TTGEN_RECORD") or None
 
 
+# -- wrapping Triton's launch methods ----------------------------------------------------------
+
+# module -> (class, what its run() is): the methods every launch goes through.
+METHODS = {
+    "triton.runtime.jit": ("JITFunction", "kernel"),
+    "triton.runtime.interpreter": ("InterpretedFunction", "kernel"),
+    "triton.runtime.autotuner": ("Autotuner", "autotune"),
+}
+
+
+def install() -> None:
+    """Wrap the launch methods of the Triton modules imported so far (once each), and of the
+    interpreter if launches will run there."""
+    from triton import knobs
+
+    if knobs.runtime.interpret:
+        import triton.runtime.interpreter  # type: ignore[import-untyped]  # noqa: F401  (triton.jit's kernels then)
+    for module, (name, kind) in METHODS.items():
+        if module in sys.modules:
+            wrap(getattr(sys.modules[module], name), kind, lambda: observe)
+
+
+def wrap(cls: type, kind: str, recorder: Callable[[], Callable[..., Any]]) -> None:
+    """Replace ``cls.run`` with a method that runs it and then records the launch through
+    ``recorder()`` (asked at each call: the sitecustomize imports ttgen at the first launch)."""
+    original = cls.run  # type: ignore[attr-defined]
+    if getattr(original, "_ttgen_recording", False):
+        return
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return recorder()(kind, original, self, args, kwargs)
+
+    run.__wrapped__ = original  # type: ignore[attr-defined]
+    run._ttgen_recording = True  # type: ignore[attr-defined]
+    cls.run = run  # type: ignore[attr-defined]
+
+
+def observe(kind: str, original: Callable[..., Any], this: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run Triton's ``original`` method, then record the launch (``kind``: kernel or autotune)."""
+    if kind == "autotune":
+        return _tune(original, this, args, kwargs)
+    result = original(this, *args, **kwargs)
+    tuning = getattr(_local, "tuning", [])
+    for frame in reversed(tuning):
+        if frame[0] is this:  # a launch of an autotuner that is running: it writes the last one
+            frame[1] = (args, kwargs)
+            return result
+    _guarded(this, lambda: _launched(this, args, kwargs))
+    return result
+
+
+def _tune(original: Callable[..., Any], tuner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    found = live.chain(tuner)
+    kernel = found[-1] if found else None
+    tuning = _local.__dict__.setdefault("tuning", [])
+    frame: list[Any] = [kernel, None]
+    tuning.append(frame)
+    try:
+        result = original(tuner, *args, **kwargs)
+    finally:
+        tuning.remove(frame)
+    if kernel is not None:
+        if frame[1] is not None:  # the chosen config's launch
+            _guarded(kernel, lambda: _launched(kernel, *frame[1]))
+        if not _interpreted(kernel):
+            _guarded(kernel, lambda: _chose(tuner, kernel, args, kwargs))
+    return result
+
+
+# -- what a launch writes ------------------------------------------------------------------------
+
+
+def _launched(kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """A launch of ``kernel`` with Triton's run() arguments: its ``kernel`` line."""
+    name = _name(kernel)
+    if name is None:
+        return
+    target = INTERPRETED if _interpreted(kernel) else _target()
+    params = _params(kernel)
+    names = [param.name for param in params]
+    values = _bound(kernel, names, args, kwargs)
+    options = {k: v for k, v in kwargs.items() if k not in values and k not in ("grid", "warmup")}
+    tokens = [_token(param, values[param.name], target) for param in params]
+    _add(manifest.kernel_entry(name, target, names, tokens, options))
+
+
+def _chose(tuner: Any, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Triton's Autotuner ran with these arguments and chose ``tuner.best_config``."""
+    name = _name(kernel)
+    if name is None:
+        return
+    names = [param.name for param in _params(kernel)]
+    given = {**dict(zip(names, args)), **{k: v for k, v in kwargs.items() if k in names}}
+    values = {n: given[n] for n in names if n in given}  # in parameter order, as a launcher's
+    _add(manifest.Entry("tune", name, _target(), tune_key(tuner, values), choice_of(tuner.best_config)))
+
+
+def _token(param: Any, value: object, target: str) -> str:
+    try:
+        return keys.token(param, value, target)
+    except keys.Unsupported:
+        return keys.unspelled(value)
+
+
+def _bound(kernel: Any, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter's value, as Triton's binder binds them (defaults filled in)."""
+    values = dict(zip(names, args))
+    values.update((k, v) for k, v in kwargs.items() if k in names)
+    defaults = inspect.signature(kernel.fn).parameters
+    return {n: values[n] if n in values else defaults[n].default for n in names}
+
+
+def _params(kernel: Any) -> list[Any]:
+    """Triton's ``KernelParam`` list of ``kernel``: its own, or under the interpreter that of a
+    JITFunction made from the same function with the same options (which compiles nothing)."""
+    if not _interpreted(kernel):
+        return list(kernel.params)
+    twin = _twins.get(id(kernel))
+    if twin is None or twin[0] is not kernel:
+        from triton.runtime.jit import JITFunction
+
+        options = {k: kernel.kwargs.get(k) for k in ("do_not_specialize", "do_not_specialize_on_alignment")}
+        twin = _twins[id(kernel)] = (kernel, JITFunction(kernel.fn, **options))
+    return list(twin[1].params)
+
+
+def _interpreted(kernel: Any) -> bool:
+    return not hasattr(kernel, "params")
+
+
+def _name(kernel: Any) -> str | None:
+    """``module:name``, the name under which the kernel's module holds it (its def's name, or
+    another when the module binds it so); None for a kernel no module holds (defined in a
+    function), which is not recorded."""
+    known = _names.get(id(kernel))
+    if known is not None and known[0] is kernel:
+        return known[1]
+    fn = kernel.fn
+    module = sys.modules.get(fn.__module__)
+    candidates = [fn.__name__, *sorted(vars(module))] if module is not None else []
+    found = next((n for n in candidates if _holds(getattr(module, n, None), kernel)), None)
+    name = None if found is None else f"{fn.__module__}:{found}"
+    if name is None:
+        _warn(f"{fn.__module__}.{fn.__qualname__}", "no module-level name holds it (a kernel defined in a function)")
+    _names[id(kernel)] = (kernel, name)
+    return name
+
+
+def _holds(value: object, kernel: Any) -> bool:
+    found = live.chain(value) if value is not None else None
+    return bool(found) and found[-1] is kernel  # type: ignore[index]
+
+
+# -- the launcher's words (a launch from a bundle, and a bundle's lookups) --------------------------
+
+
 def launch(launcher: Any, state: tuple[Any, ...], args: tuple[Any, ...], options: dict[str, Any]) -> None:
-    """A new key of ``launcher``: all arguments in parameter order, the options Triton got."""
+    """A launcher launched a bundle's binary for a new key (Triton never saw it): all arguments
+    in parameter order, the options it would have given Triton."""
     if path() is None or launcher.interpreted or any(state[1:]):
         return
-    with _skipping(launcher):
-        _add(_kernel_entry(launcher, args, options))
+    _guarded(launcher.kernel, lambda: _add(kernel_entry(launcher, _target(), args, options)))
 
 
-def tuned(launcher: Any, given: tuple[Any, ...], grid: object, options: dict[str, Any], config: Any) -> None:
-    """Triton's Autotuner chose ``config`` for arguments ``given`` (the parameters the
-    decorators do not supply) and launched it."""
-    if path() is None or launcher.interpreted:
-        return
-    with _skipping(launcher):
-        values = dict(zip([spec.name for spec in launcher.given], given))
-        _add(tune_entry(launcher, _target(), values, config))
-        at = launcher.layer_kinds.index("autotune")
-        values.update(config.all_kwargs())
-        for index in range(at + 1, len(launcher.layers)):  # the heuristics below the autotuner
-            values.update(zip(launcher.layers[index].values, live.heuristic_values(launcher.layers[index], values, grid)))
-        names = [spec.name for spec in launcher.params]
-        settings = {**non_default(options), **live.config_settings(config, names)}
-        _add(_kernel_entry(launcher, tuple(values[n] for n in names), {k: v for k, v in settings.items() if k not in names}))
-
-
-def tune_key(launcher: Any, values: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """What Triton's Autotuner keys a choice on: the key parameters' values and the dtypes of
-    the arguments that have one, in the manifest's words."""
-    tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
+def tune_key(tuner: Any, values: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What Triton's Autotuner ``tuner`` keys a choice on, in the manifest's words: the key
+    parameters' values and the dtypes of the arguments that have one (``values``: the
+    arguments given, in parameter order)."""
     pairs = []
     for name, value in values.items():
         if name in tuner.keys:
@@ -65,10 +223,6 @@ def tune_key(launcher: Any, values: dict[str, Any]) -> tuple[tuple[str, str], ..
         elif hasattr(value, "dtype"):
             pairs.append((name, keys.pointer_token(value.dtype)))
     return tuple(pairs)
-
-
-def tune_entry(launcher: Any, target: str, values: dict[str, Any], config: Any) -> manifest.Entry:
-    return manifest.Entry("tune", kernel_name(launcher), target, tune_key(launcher, values), choice_of(config))
 
 
 def choice_of(config: Any) -> tuple[tuple[str, str], ...]:
@@ -96,14 +250,10 @@ def tokens(launcher: Any, target: str, args: tuple[Any, ...]) -> tuple[str, ...]
     return tuple(found)
 
 
-def _kernel_entry(launcher: Any, args: tuple[Any, ...], options: dict[str, Any]) -> manifest.Entry:
-    return kernel_entry(launcher, _target(), args, options)
-
-
 def _target() -> str:
     import triton
 
-    target = triton.runtime.driver.active.get_current_target()  # the JIT has just used it
+    target = triton.runtime.driver.active.get_current_target()  # the launch has just used it
     if target.backend != "cuda":
         raise keys.Unsupported(f"target {target.backend} (only CUDA binaries are bundled)")
     return f"cuda:{target.arch}"
@@ -111,18 +261,29 @@ def _target() -> str:
 
 def _add(entry: manifest.Entry) -> None:
     text = entry.text()
-    if text not in _written:
-        manifest.add(Path(str(path())), [entry])
+    where = path()
+    if text not in _written and where is not None:
+        manifest.add(Path(where), [entry])
         _written.add(text)
 
 
-@contextmanager
-def _skipping(launcher: Any) -> Iterator[None]:
-    """Turns `keys.Unsupported` into one warning per kernel: the launch is not recorded."""
+def _guarded(kernel: Any, write: Callable[[], None]) -> None:
+    """Run ``write``.  A launch the manifest has no words for (`keys.Unsupported`: a non-CUDA
+    target, an option that is no literal) is not recorded, with one warning per kernel; so is
+    one that recording fails on (the launch itself has happened and stands)."""
     try:
-        yield
-    except keys.Unsupported as exc:
-        name = kernel_name(launcher)
-        if name not in _warned:
-            _warned.add(name)
-            warnings.warn(f"ttgen: not recording a launch of {name}: {exc}; Triton's JIT will compile it", stacklevel=4)
+        write()
+    except Exception as exc:  # noqa: BLE001  (recording never breaks a workload)
+        fn = getattr(kernel, "fn", None)
+        why = str(exc) if isinstance(exc, keys.Unsupported) else f"{type(exc).__name__}: {exc}"
+        _warn(f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', kernel)}", why)
+
+
+def _warn(kernel: str, why: str) -> None:
+    if kernel not in _warned:
+        _warned.add(kernel)
+        warnings.warn(f"ttgen: not recording launches of {kernel}: {why}", stacklevel=5)
+
+
+if path() is not None:
+    install()

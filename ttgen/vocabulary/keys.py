@@ -15,8 +15,9 @@ driver: the backend is made from the target); a launcher derives the same tokens
 (`record.tokens`, `Spec.token`) and asks `tokens` only for a loosely typed parameter.
 `stand_in` makes an argument that Triton specializes to a given token, so that ``ttgen bundle``
 lets Triton's JIT compile exactly what it compiles for the recorded launch.  Values outside
-these forms (tuples, tensor descriptors, dtypes as constexprs) raise `Unsupported`: such launches
-are not precompiled.
+these forms (tuples, tensor descriptors, dtypes as constexprs) raise `Unsupported`; a recording
+writes them as ``?`` and their type's name (``?tuple``, ``?dtype``: `unspelled`), which tells
+``ttgen annotate`` what was seen, and such launches are not precompiled.
 """
 
 from __future__ import annotations
@@ -85,20 +86,36 @@ def is_literal(token: str) -> bool:
 def tokens(kernel: Any, target: str, values: Sequence[object]) -> tuple[str, ...]:
     """One token per parameter of JITFunction ``kernel`` for arguments ``values`` (all of them,
     in parameter order), as Triton's binder specializes them for ``target``."""
-    found = []
-    for param, value in zip(kernel.params, values):
-        if param.is_constexpr:
-            found.append(literal(value))
-            continue
-        kind, key = _specialize()(
-            backend(target), value, param.is_const, not param.do_not_specialize,
-            not param.do_not_specialize_on_alignment,
-        )
-        forced = param.annotation_type
-        if forced:  # the annotation's type; floats and bools are not specialized
-            kind, key = forced, None if forced == "u1" or forced[:2] in ("fp", "bf") else key
-        found.append(_token(param.name, kind, key))
-    return tuple(found)
+    return tuple(token(param, value, target) for param, value in zip(kernel.params, values))
+
+
+def token(param: Any, value: object, target: str) -> str:
+    """The token of ``value`` for Triton's ``KernelParam`` ``param``, as its binder
+    specializes it for ``target``."""
+    if param.is_constexpr:
+        return literal(value)
+    kind, key = _specialize()(
+        backend(target), value, param.is_const, not param.do_not_specialize,
+        not param.do_not_specialize_on_alignment,
+    )
+    forced = param.annotation_type
+    if forced:  # the annotation's type; floats and bools are not specialized
+        kind, key = forced, None if forced == "u1" or forced[:2] in ("fp", "bf") else key
+    return _token(param.name, kind, key)
+
+
+UNSPELLED = "?"
+
+
+def unspelled(value: object) -> str:
+    """The word a recording writes for a value the manifest cannot spell: ``?`` and the name
+    of its type (``?tuple``, ``?dtype``, ``?JITFunction``)."""
+    return UNSPELLED + type(value).__name__
+
+
+def is_spelled(token: str) -> bool:
+    """Whether ``token`` spells its value (else a bundle cannot build the launch)."""
+    return not token.startswith(UNSPELLED)
 
 
 def _token(name: str, kind: object, key: object) -> str:
@@ -146,6 +163,8 @@ def stand_in(token: str) -> object:
     the right range and divisibility, a float, a bool."""
     if is_literal(token):
         return parse_literal(token)
+    if not is_spelled(token):
+        raise ValueError(f"{token!r}: a {token[1:]} was recorded, which a manifest cannot write")
     kind, _, hint = token.partition(":")
     if kind[:1] == "*":
         dtype = pointer_dtypes().get(kind[1:])

@@ -1,17 +1,19 @@
 """The manifest: which launches to precompile, one line each, sorted, diff-friendly.
 
-Recorded (``TTGEN_RECORD=path``, see ttgen/runtime/record.py) or written by hand, in one format::
+Recorded (``ttgen record``, or ``TTGEN_RECORD=path``: see ttgen/runtime/record.py) or written by
+hand, in one format::
 
     kernel MODULE:NAME TARGET PARAM=TOKEN... [| OPTION=VALUE...]
     tune MODULE:NAME TARGET PARAM=TOKEN... -> NAME=VALUE...
 
 ``MODULE:NAME`` is the kernel as its module defines it; ``TARGET`` the GPU (``cuda:90``).  A
 ``kernel`` line is one compiled binary: every parameter of the kernel in order, each a token of
-ttgen/vocabulary/keys.py (``x=*fp32:16 n=i32:16 BLOCK=1024``), then the launch options given to Triton
-(only those that differ from its defaults, and an autotuned config's).  A ``tune`` line is
-one autotune choice: the values of the autotune key's parameters and the dtypes of the tensors
-(what Triton's Autotuner keys on), and after ``->`` the chosen config (its parameters and
-options).  ``#`` starts a comment line.
+ttgen/vocabulary/keys.py (``x=*fp32:16 n=i32:16 BLOCK=1024``; ``?tuple`` for a value it has no
+word for: such a line records what was seen, and ``ttgen bundle`` leaves it out), then the
+launch options Triton was given that differ from its defaults (an autotuned config's
+included).  A ``tune`` line is one autotune choice: the values of the autotune key's parameters
+and the dtypes of the tensors (what Triton's Autotuner keys on), and after ``->`` the chosen
+config (its parameters and options).  ``#`` starts a comment line.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ttgen.vocabulary import keys
+from ttgen.vocabulary.options import non_default
 
 if TYPE_CHECKING:  # imported where used: a launcher's bundle lookup reads no manifest file
     from ttgen.vocabulary.diagnostics import Diagnostic
@@ -76,7 +79,9 @@ def words(pairs: Pairs) -> str:
 
 
 def kernel_entry(kernel: str, target: str, names: Iterable[str], tokens: Iterable[str], options: dict[str, object]) -> Entry:
-    settings = tuple((k, keys.literal(v)) for k, v in sorted(options.items()))
+    """A ``kernel`` line: the options written are those that differ from Triton's defaults,
+    however the launch passed them (a config passes them all), so that one binary is one line."""
+    settings = tuple((k, keys.literal(v)) for k, v in sorted(non_default(options).items()))
     return Entry("kernel", kernel, target, tuple(zip(names, tokens)), settings)
 
 

@@ -1,0 +1,31 @@
+"""The library's workload (its tests, as it were): every wrapper, with the arguments the library
+sees, then one line of JSON: a digest of every result (computed under TRITON_INTERPRET=1; on the
+driver stand-in, which runs no kernel, the launches are what tells).  Run from this folder."""
+
+import hashlib
+import json
+import os
+
+import torch
+
+from adoptlib import kernels, ops
+
+torch.manual_seed(0)
+results = {}
+for dtype in (torch.float32, torch.float16):
+    x, y = torch.randn(300, dtype=dtype), torch.randn(300, dtype=dtype)
+    results[f"scale_add {dtype}"] = kernels.scale_add(x, y, 0.5)
+    results[f"axpy {dtype}"] = ops.axpy(2.0, x, y)
+    results[f"bias_fill {dtype}"] = kernels.bias_fill(x, -1.0, bias=y)
+    results[f"bias_fill none {dtype}"] = kernels.bias_fill(x, -1.0)
+    results[f"scale_add_all {dtype}"] = torch.cat(ops.scale_add_all([(x, y), (y, x)], 1.5))
+m = torch.randn(12, 40)
+results["row_sums"] = kernels.row_sums(m)
+results["column_sums"] = ops.column_sums(m)
+results["row_sums of a column"] = kernels.row_sums(torch.randn(7, 1))
+results["negate"] = kernels.negate(torch.randn(64))
+results["negate odd"] = kernels.negate(torch.randn(50))
+results["negate_twice"] = kernels.negate_twice(torch.randn(50))
+if not os.environ.get("TRITON_INTERPRET"):  # (Triton's Autotuner needs a driver to time configs)
+    results["double"] = ops.double(torch.randn(100))
+print(json.dumps({name: hashlib.sha256(value.numpy().tobytes()).hexdigest()[:16] for name, value in results.items()}))

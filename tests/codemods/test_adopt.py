@@ -1,0 +1,233 @@
+"""A library adopts ttgen in three commands, and computes what it computed before.
+
+tests/codemods/library is a small kernel library as a team has it: kernels without annotations,
+wrappers that launch them with ``kernel[grid](...)`` from the same module and from another,
+positionally, by keyword, with a ``**`` splat, under ``@triton.heuristics`` and
+``@triton.autotune``.  A copy goes through ``ttgen record`` (its workload), ``ttgen annotate
+--write``, ``ttgen`` (the launchers) and ``ttgen migrate --write``; after each step the workload
+gives the same results: digests of every result under ``TRITON_INTERPRET=1``, the same launches
+(kernels, grids, blocks, scalar arguments) on the driver stand-in, where Triton's real JIT
+compiles.  There the annotated kernels are also compiled again for every recorded key
+(``ttgen bundle`` with ``TRITON_DISABLE_LINE_INFO=1``, so that the binary does not carry the
+source's line numbers): the same binary, byte for byte, for each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.standins import parse_log, standin_command
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+LIBRARY = Path(__file__).parent / "library"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def ttgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "ttgen", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"ttgen {' '.join(args)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    copy = tmp_path / "library"
+    shutil.copytree(LIBRARY, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _entries(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
+def _def_line(source: str, kernel: str) -> str:
+    return next(line for line in source.splitlines() if line.startswith(f"def {kernel}("))
+
+
+# -- under Triton's interpreter ------------------------------------------------------------------
+
+
+def test_the_library_adopts_ttgen_under_the_interpreter(library: Path) -> None:
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    workload = [sys.executable, "workload.py"]
+    before = json.loads(run(workload, library, env))
+
+    recorded = ttgen("record", "--out", "launches.txt", "--", *workload, cwd=library, env=env)
+    assert json.loads(recorded.stdout) == before  # recording changes nothing that runs
+    lines = _entries(library / "launches.txt")
+    assert "kernel adoptlib.kernels:row_sum_kernel cuda:90 x=*fp32:16 out=*fp32:16 stride=1 n_cols=1 BLOCK=1" in lines
+    assert "kernel adoptlib.kernels:negate_kernel cuda:90 x=*fp32:16 out=*fp32:16 n=50 BLOCK=32 EVEN=False" not in lines
+    assert "kernel adoptlib.kernels:negate_kernel cuda:90 x=*fp32:16 out=*fp32:16 n=i32 BLOCK=32 EVEN=False" in lines
+    assert "kernel adoptlib.kernels:bias_fill_kernel cuda:90 x=*fp16:16 out=*fp16:16 bias=None n=i32 value=fp32 " \
+           "HAS_BIAS=False BLOCK=64 | num_warps=2" in lines
+
+    annotated = ttgen("annotate", "launches.txt", "adoptlib", "--write", cwd=library, env=env)
+    source = (library / "adoptlib" / "kernels.py").read_text()
+    assert "import ttgen.annotations  # noqa: F401\n" in source
+    assert _def_line(source, "scale_add_kernel") == (
+        "def scale_add_kernel(x: tl.tensor[tl.float16, tl.float32], y: tl.tensor[tl.float16, tl.float32], "
+        "out: tl.tensor[tl.float16, tl.float32], n: int, alpha: float, BLOCK: tl.constexpr):")
+    assert _def_line(source, "bias_fill_kernel") == (
+        "def bias_fill_kernel(x: tl.tensor[tl.float16, tl.float32], out: tl.tensor[tl.float16, tl.float32], "
+        "bias: tl.tensor[tl.float16, tl.float32] | None, n: int, value: float, HAS_BIAS: tl.constexpr, "
+        "BLOCK: tl.constexpr):")
+    assert _def_line(source, "row_sum_kernel") == (
+        "def row_sum_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], stride, n_cols, BLOCK: tl.constexpr):")
+    notes = annotated.stderr.splitlines()
+    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 15 parameters annotated, 3 notes; 1 file rewritten")
+    assert any(": note: 'row_sum_kernel': parameter 'stride' left as it is: seen equal to 1" in n for n in notes)
+    assert any(": note: 'double_kernel': never launched in the recording" in n for n in notes)
+    assert json.loads(run(workload, library, env)) == before
+
+    ttgen("adoptlib", "--out", "generated", "-q", cwd=library, env=env)
+    migrated = ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
+    skipped = sorted(line.split(": skipped: ")[1] for line in migrated.stderr.splitlines() if ": skipped: " in line)
+    assert skipped == [
+        "*args: which parameters it fills is known only at run time",
+        "the kernel is chosen at run time ('kernel' is a local name or parameter)",
+    ]
+    assert "7 call sites rewritten, 2 skipped" in migrated.stderr
+    ops = (library / "adoptlib" / "ops.py").read_text()
+    assert "    import generated.ops_launch" not in ops and "    import generated.kernels_launch as kernels_launch\n" in ops
+    assert ("kernels_launch.row_sum_kernel.run(grid=(x.shape[1], 1), x=x.t(), out=out, stride=x.stride(1), "
+            "n_cols=x.shape[0], BLOCK=triton.next_power_of_2(x.shape[0]))") in ops
+    assert json.loads(run(workload, library, env)) == before
+
+    # Migrate changed no kernel, so the launchers are still what ttgen generates; and a second
+    # run of each command changes nothing.
+    ttgen("adoptlib", "--out", "generated", "--check", "-q", cwd=library, env=env)
+    for again in (("annotate", "launches.txt", "adoptlib"), ("migrate", "adoptlib", "--out", "generated")):
+        assert ttgen(*again, cwd=library, env=env).stdout == ""
+
+
+# -- on the driver stand-in, under Triton's real JIT -------------------------------------------------
+
+
+def _launches(log: str) -> list[tuple[object, ...]]:
+    """What each launch handed the driver, but the pointers (which move from run to run): the
+    kernel, grid, block, shared memory and every parameter of 4 bytes (ints and floats here)."""
+    return [(r.kernel, r.grid, r.block, r.shared, tuple(p if p is not None and len(p) == 4 else len(p or b"")
+                                                         for p in r.params or ()))
+            for r in parse_log(log)]
+
+
+def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
+    library: Path, tmp_path: Path, stubcuda_lib  # noqa: F811
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(stubcuda_lib.env(), STUBCUDA_LOG=str(tmp_path / "launches.log"))
+    workload = standin_command(library / "workload.py")
+
+    def launched(*command: str) -> list[tuple[object, ...]]:
+        (tmp_path / "launches.log").unlink(missing_ok=True)
+        run(list(command or workload), library, env)
+        return _launches((tmp_path / "launches.log").read_text())
+
+    before = launched()
+    assert len(before) > 20
+    assert launched(sys.executable, "-m", "ttgen", "record", "--out", "launches.txt", "--", *workload) == before
+    lines = _entries(library / "launches.txt")
+    assert "tune adoptlib.kernels:double_kernel cuda:90 x=*fp32 out=*fp32 n=100 -> BLOCK=32 num_ctas=1 " \
+           "num_stages=3 num_warps=4" in lines
+    assert [line for line in lines if ":double_kernel " in line and line.startswith("kernel ")] == [
+        "kernel adoptlib.kernels:double_kernel cuda:90 x=*fp32:16 out=*fp32:16 n=i32 BLOCK=32"]
+    original = tmp_path / "original"
+    shutil.copytree(library, original)
+
+    ttgen("annotate", "launches.txt", "adoptlib", "--tighten", "--write", cwd=library, env=env)
+    source = (library / "adoptlib" / "kernels.py").read_text()
+    assert _def_line(source, "bias_fill_kernel").endswith(
+        "HAS_BIAS: tl.constexpr[bool], BLOCK: tl.constexpr[int]):")
+    assert _def_line(source, "double_kernel") == (
+        "def double_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):")
+    assert launched() == before
+
+    # The same binary for every recorded key, before and after annotating.
+    built = {}
+    for tree in (original, library):
+        ttgen("bundle", "launches.txt", "--out", "built", "-j", "2", "-q", cwd=tree,
+              env={**env, "TRITON_DISABLE_LINE_INFO": "1"})
+        built[tree] = json.loads((tree / "built" / "ttgen-bundle" / "index.json").read_text())["kernels"]
+    assert built[original].keys() == built[library].keys() and len(built[library]) == 5
+    for name, kernel in built[original].items():
+        after = built[library][name]
+        assert kernel["source"] != after["source"]  # Triton's own hash of the source differs, by design
+        assert {key: (b["cubin"], b["signature"]) for key, b in kernel["binaries"].items()} == {
+            key: (b["cubin"], b["signature"]) for key, b in after["binaries"].items()}, name
+        assert kernel["choices"] == after["choices"]
+
+    ttgen("adoptlib", "--out", "generated", "-q", cwd=library, env=env)
+    ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
+    assert "kernels_launch.double_kernel.run(" in (library / "adoptlib" / "ops.py").read_text()
+    assert launched() == before
+
+
+# -- docs/adopting.md as written ---------------------------------------------------------------------
+
+MYLIB_TESTS = '''\
+import os
+import runpy
+
+
+def test_workload(capsys):
+    runpy.run_path(os.path.join(os.path.dirname(__file__), "workload.py"), run_name="__main__")
+    with open(os.environ["DIGESTS"], "a") as out:
+        out.write(capsys.readouterr().out)
+'''
+
+
+def test_the_documented_procedure_runs_as_written(library: Path, tmp_path: Path) -> None:
+    """docs/adopting.md's commands as written, in a project laid out as they name it (the small
+    library as src/mylib, its workload run by pytest from tests/), under TRITON_INTERPRET=1: each
+    succeeds, the tests compute the same before and after, and its bundle line, run in a copy
+    from before and in the migrated tree, builds the same binary for every recorded key."""
+    from tests.end_to_end.test_docs import ADOPTING, commands, document
+
+    record, annotate, generate, migrate, bundle = commands(document(ADOPTING))
+    project = tmp_path / "project"
+    shutil.copytree(library / "adoptlib", project / "src" / "mylib")
+    (project / "tests").mkdir()
+    (project / "tests" / "workload.py").write_text((library / "workload.py").read_text())
+    (project / "tests" / "test_mylib.py").write_text(MYLIB_TESTS)
+    for path in [*(project / "src" / "mylib").glob("*.py"), project / "tests" / "workload.py"]:
+        path.write_text(path.read_text().replace("adoptlib", "mylib"))
+    digests = tmp_path / "digests.txt"
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", PYTHONPATH="src",
+               TRITON_INTERPRET="1", DIGESTS=str(digests))
+
+    def shell(command: str, cwd: Path = project) -> str:
+        done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+    shell(record)
+    original = tmp_path / "original"
+    shutil.copytree(project, original)
+    shell(annotate)
+    shell(generate)
+    assert "7 call sites rewritten, 2 skipped" in shell(migrate)
+    shell("python -m pytest -q -p no:cacheprovider tests/")
+    before, after = digests.read_text().splitlines()
+    assert json.loads(before) == json.loads(after) and len(json.loads(after)) > 10
+
+    built = {}
+    for tree in (original, project):
+        shell(bundle, cwd=tree)
+        index = json.loads((tree / "built" / "ttgen-bundle" / "index.json").read_text())["kernels"]
+        built[tree] = {(name, key): (b["cubin"], b["signature"])
+                       for name, kernel in index.items() for key, b in kernel["binaries"].items()}
+    assert built[original] == built[project] and len(built[project]) >= 8

@@ -1,0 +1,162 @@
+"""``ttgen annotate``, as LibCST tests its codemods: one row per pattern, the module before and
+after, the notes; each row is run twice (a second run changes nothing).
+
+Every row's module is ``mod.py`` (import name ``mod``) and its recording holds the ``kernel``
+lines given, one per launch.  Which annotation keeps Triton's specialization is
+ttgen/codemods/infer.py's table; tests/codemods/test_adopt.py proves on the stand-in that the
+annotated kernels compile to the same binaries, and `test_a_wrong_annotation_is_caught` below
+that the proof would catch one that does not.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ttgen.codemods import annotate
+
+HEAD = "import triton\nimport triton.language as tl\n"
+MECHANISM = "import ttgen.annotations  # noqa: F401\n"
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    before: str
+    after: str  # the same as before: nothing written
+    launches: tuple[str, ...] = ()  # the kernel lines' tokens, for kernel k
+    notes: tuple[str, ...] = ()  # what each note says after 'note: '
+    tighten: bool = False
+    other_lines: tuple[str, ...] = field(default_factory=tuple)  # whole lines
+
+
+def kernel(signature: str, head: str = HEAD) -> str:
+    return f"{head}\n\n@triton.jit\ndef k({signature}):\n    pass\n"
+
+
+ROWS = [
+    Row("a tensor of one dtype", kernel("x, n"), kernel("x: tl.tensor[tl.float32], n: int", HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32:16", "x=*fp32 n=i32")),
+    Row("a tensor of several dtypes (in Triton's order)", kernel("x"),
+        kernel("x: tl.tensor[tl.float16, tl.bfloat16]", HEAD + MECHANISM), ("x=*bf16", "x=*fp16:16")),
+    Row("a tensor or None", kernel("x"), kernel("x: tl.tensor[tl.float32] | None", HEAD + MECHANISM),
+        ("x=*fp32:16", "x=None")),
+    Row("ints: int32, then int64 and uint64 where they alone were seen", kernel("a, b, c"),
+        kernel("a: int, b: tl.int64, c: tl.uint64"), ("a=i32 b=i64 c=u64:16", "a=i32:16 b=i64:16 c=u64")),
+    Row("a float and a bool (which needs the import)", kernel("f, b"), kernel("f: float, b: bool", HEAD + MECHANISM),
+        ("f=fp32 b=u1",)),
+    Row("an int seen equal to 1 (a constant to Triton) stays", kernel("n"), kernel("n"), ("n=1", "n=i32"),
+        ("'k': parameter 'n' left as it is: seen equal to 1, which Triton compiles as a constant; an int "
+         "annotation would compile it as an argument",)),
+    Row("an int seen as int32 and int64 stays", kernel("n"), kernel("n"), ("n=i32", "n=i64:16"),
+        ("'k': parameter 'n' left as it is: seen as an int32 and an int64: no one annotation fits",)),
+    Row("a scalar or None stays", kernel("n"), kernel("n"), ("n=i32", "n=None"),
+        ("'k': parameter 'n' left as it is: seen as None and an int32: no one annotation fits",)),
+    Row("only None stays", kernel("p"), kernel("p"), ("p=None",), ("'k': parameter 'p' left as it is: only ever None",)),
+    Row("a tensor or an int stays", kernel("p"), kernel("p"), ("p=*fp32", "p=i32"),
+        ("'k': parameter 'p' left as it is: seen as a tensor and an int32: no one annotation fits",)),
+    Row("a value the manifest cannot spell stays", kernel("p"), kernel("p"), ("p=?tuple",),
+        ("'k': parameter 'p' left as it is: seen as a tuple, which no annotation describes",)),
+    Row("existing annotations stay, bare constexprs too", kernel("n: tl.int64, B: tl.constexpr, x: tl.tensor"),
+        kernel("n: tl.int64, B: tl.constexpr, x: tl.tensor"), ("n=i32 B=64 x=*fp32",)),
+    Row("--tighten: a bare constexpr takes the type seen, | None with None",
+        kernel("A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, D: tl.constexpr = None"),
+        kernel("A: tl.constexpr[int], B: tl.constexpr[bool], C: tl.constexpr[str], D: tl.constexpr[float] | None = None",
+               HEAD + MECHANISM),
+        ("A=64 B=True C='gelu' D=None", "A=128 B=False C='tanh' D=1e-05"), tighten=True),
+    Row("--tighten: a constexpr of several types stays", kernel("A: tl.constexpr, B: tl.constexpr"),
+        kernel("A: tl.constexpr, B: tl.constexpr"), ("A=1 B=?dtype", "A=True B=?dtype"),
+        ("'k': parameter 'A' left as it is: seen as bool and int: no one constexpr type fits",
+         "'k': parameter 'B' left as it is: seen as a dtype, which no annotation describes"), tighten=True),
+    Row("--tighten: a bare tensor takes the dtypes seen", kernel("x: tl.tensor, y: tl.tensor | None"),
+        kernel("x: tl.tensor[tl.int32], y: tl.tensor[tl.float32] | None", HEAD + MECHANISM),
+        ("x=*i32 y=*fp32", "x=*i32:16 y=None"), tighten=True),
+    Row("a kernel never launched stays", kernel("x"), kernel("x"), (), ("'k': never launched in the recording; left as it is",)),
+    Row("a kernel recorded with other parameters stays", kernel("x, n"), kernel("x, n"), (),
+        ("'k': recorded with other parameters (before a change?); left as it is",),
+        other_lines=("kernel mod:k cuda:90 x=*fp32",)),
+    Row("a default: 'n=1' becomes 'n: int = 1'", kernel("x, n=1, m =2"), kernel("x: float, n: int = 1, m: int = 2"),
+        ("x=fp32 n=i32 m=i32",)),
+    Row("triton.language by another name", kernel("x", "import triton\nfrom triton import language as lang\n"),
+        kernel("x: lang.tensor[lang.float32]", "import triton\nfrom triton import language as lang\n" + MECHANISM),
+        ("x=*fp32",)),
+    Row("the import is there already (either spelling)", kernel("x", HEAD + "from ttgen import annotations\n"),
+        kernel("x: tl.tensor[tl.float32]", HEAD + "from ttgen import annotations\n"), ("x=*fp32",)),
+    Row("formatting and comments stay",
+        HEAD + "\n\n@triton.jit\ndef k(\n    x,  # the input\n    n,\n    # the block\n    BLOCK: tl.constexpr,\n):\n"
+        "    pass  # nothing\n",
+        HEAD + MECHANISM + "\n\n@triton.jit\ndef k(\n    x: tl.tensor[tl.float32],  # the input\n    n: int,\n"
+        "    # the block\n    BLOCK: tl.constexpr,\n):\n    pass  # nothing\n",
+        ("x=*fp32 n=i32 BLOCK=4",)),
+    Row("a docstring first: the import after it and the other imports",
+        '"""Kernels."""\n' + kernel("x"), '"""Kernels."""\n' + kernel("x: tl.tensor[tl.float32]", HEAD + MECHANISM),
+        ("x=*fp32",)),
+    Row("a module with no kernel changes nothing", "import triton\n\n\ndef f(x):\n    pass\n",
+        "import triton\n\n\ndef f(x):\n    pass\n", ("x=*fp32",)),
+]
+
+
+def _run(tmp_path: Path, row: Row, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
+    args = [str(tmp_path / "launches.txt"), str(tmp_path / "mod.py"), "--write", *(["--tighten"] if row.tighten else [])]
+    assert annotate.main(args) == 0
+    err = capsys.readouterr().err
+    notes = [line.split(": note: ", 1)[1] for line in err.splitlines() if ": note: " in line]
+    return (tmp_path / "mod.py").read_text(), notes
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_annotate(row: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mod.py").write_text(row.before)
+    lines = [f"kernel mod:k cuda:90 {tokens}" for tokens in row.launches] + list(row.other_lines)
+    (tmp_path / "launches.txt").write_text("\n".join(lines) + "\n")
+    after, notes = _run(tmp_path, row, capsys)
+    assert after == row.after
+    assert notes == list(row.notes)
+    assert _run(tmp_path, row, capsys) == (row.after, [] if row.after != row.before else list(row.notes))
+
+
+def test_without_write_a_diff_and_nothing_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mod.py").write_text(kernel("x"))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32\n")
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert (tmp_path / "mod.py").read_text() == kernel("x")
+    assert f"--- a/{tmp_path / 'mod.py'}\n" in out and "+def k(x: tl.tensor[tl.float32]):\n" in out
+    assert "1 file would be rewritten (--write writes them)" in err
+
+
+def test_a_bad_recording_is_an_error_and_nothing_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mod.py").write_text(kernel("x"))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32\nkernel mod:k\n")
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write"]) == 2
+    assert f"{tmp_path / 'launches.txt'}:2:1: error:" in capsys.readouterr().out
+    assert (tmp_path / "mod.py").read_text() == kernel("x")
+
+
+def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
+    """The proof of test_adopt (``ttgen bundle`` of the recording against the annotated source)
+    refuses an annotation that changes a recorded key: here ``int`` on a parameter seen as 1."""
+    from ttgen.bundle import compile as bundle
+
+    (tmp_path / "mod.py").write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def k(x, n: int, BLOCK: tl.constexpr):
+            tl.store(x + tl.arange(0, BLOCK), n)
+        """))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*i32:16 n=1 BLOCK=16\n")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        _, _, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
+                                             "(its annotation or do_not_specialize say so)"]

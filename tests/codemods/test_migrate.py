@@ -1,0 +1,199 @@
+"""``ttgen migrate``, as LibCST tests its codemods: one row per pattern, the calling module
+before and after, and the reason of every call site left as it is; each row is run twice (a
+second run changes nothing).
+
+Every row is a package ``pkg`` with the kernels of ``KERNELS`` in ``pkg/kern.py`` and the row's
+module in ``pkg/calls.py`` (or, for a row ``inside``, after the kernels in ``pkg/kern.py``),
+its launchers generated into ``gen`` (``ttgen pkg --out gen``) before ``ttgen migrate pkg
+--out gen --write``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ttgen.cli import main as ttgen
+from ttgen.codemods import migrate
+
+KERNELS = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(x, y, out, n, BLOCK: tl.constexpr = 64):
+    pass
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=["n"])
+@triton.jit
+def tuned(x, n, BLOCK: tl.constexpr):
+    pass
+"""
+IMPORT = "from pkg.kern import add, tuned\n"
+NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
+LAUNCHER = "    import gen.kern_launch as kern_launch\n"
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    before: str
+    after: str
+    skipped: tuple[str, ...] = ()
+    inside: bool = False  # the module is the kernels' own
+    kernels_after: str = ""  # the kernel module edited after its launchers were generated
+    generate: bool = True
+
+
+def function(body: str, head: str = IMPORT, launcher: str = "") -> str:
+    return f"{head}\n\ndef f(x, y, out, n, grid, kw):\n{launcher}{textwrap.indent(textwrap.dedent(body), '    ')}"
+
+
+ROWS = [
+    Row("positional arguments become keywords; the grid first", function("add[grid](x, y, out, n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("keywords and launch options stay as they are", function("add[grid](x, y, out=out, n=n, BLOCK=128, num_warps=8)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, BLOCK=128, num_warps=8)\n", launcher=LAUNCHER)),
+    Row("a kernel reached through its module", function("kern.add[grid](x, y, out, n)\n", "from pkg import kern\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", "from pkg import kern\n", LAUNCHER)),
+    Row("a module imported under another name", function("K.add[grid](x, y, out, n)\n", "import pkg.kern as K\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", "import pkg.kern as K\n", LAUNCHER)),
+    Row("a relative import", function("add[grid](x, y, out, n)\n", "from .kern import add\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", "from .kern import add\n", LAUNCHER)),
+    Row("a ** splat stays (run() takes keywords)", function("add[grid](x, y, out, **kw)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, **kw)\n", launcher=LAUNCHER)),
+    Row("grids: a tuple, kernel[a, b], a callable",
+        function("add[(n,)](x, y, out, n)\nadd[n, 2](x, y, out, n)\nadd[lambda m: (m['n'],)](x, y, out, n)\n"),
+        function("kern_launch.add.run(grid=(n,), x=x, y=y, out=out, n=n)\n"
+                 "kern_launch.add.run(grid=(n, 2), x=x, y=y, out=out, n=n)\n"
+                 "kern_launch.add.run(grid=lambda m: (m['n'],), x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a call over several lines keeps its layout and comments",
+        function("add[grid](\n    x,  # in\n    y,\n    out,\n    n,\n)\n"),
+        function("kern_launch.add.run(\n    grid=grid,\n    x=x,  # in\n    y=y,\n    out=out,\n    n=n,\n)\n",
+                 launcher=LAUNCHER)),
+    Row("an autotuned kernel: the configs set BLOCK", function("tuned[grid](x, n)\n"),
+        function("kern_launch.tuned.run(grid=grid, x=x, n=n)\n", launcher=LAUNCHER)),
+    Row("the kernels' own module imports its launcher in the function", "\n\ndef f(x, y, out, n):\n    add[(1,)](x, y, out, n)\n",
+        "\n\ndef f(x, y, out, n):\n    import gen.kern_launch as kern_launch\n"
+        "    kern_launch.add.run(grid=(1,), x=x, y=y, out=out, n=n)\n", inside=True),
+    Row("after a docstring; one import for two calls; one per function",
+        function('"""Doc."""\nadd[grid](x, y, out, n)\nadd[grid](y, x, out, n)\n') + "\n\ndef g(x):\n    tuned[(1,)](x, 1)\n",
+        function('"""Doc."""\n' + LAUNCHER.strip() + "\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n"
+                 "kern_launch.add.run(grid=grid, x=y, y=x, out=out, n=n)\n")
+        + "\n\ndef g(x):\n" + LAUNCHER + "    kern_launch.tuned.run(grid=(1,), x=x, n=1)\n"),
+    Row("a nested function imports it itself", function("def inner():\n    add[grid](x, y, out, n)\ninner()\n"),
+        function("def inner():\n" + LAUNCHER + "    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\ninner()\n")),
+    Row("a name the module has already: another", function("add[grid](x, y, out, n)\n", IMPORT + "kern_launch = 1\n"),
+        function("kern_launch_2.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", IMPORT + "kern_launch = 1\n",
+                 "    import gen.kern_launch as kern_launch_2\n")),
+    Row("a call that is not a kernel launch stays silently", function("print(x[0], [1][0])\n"), function("print(x[0], [1][0])\n")),
+    # -- left as they are --------------------------------------------------------------------------
+    Row("*args", function("add[grid](*x)\n"), function("add[grid](*x)\n"),
+        ("*args: which parameters it fills is known only at run time",)),
+    Row("a kernel chosen at run time: a parameter", function("grid[x](y)\n"), function("grid[x](y)\n"),
+        ("the kernel is chosen at run time ('grid' is a local name or parameter)",)),
+    Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
+        function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
+        ("the kernel is chosen at run time ('k' is assigned, not defined or imported)",)),
+    Row("a kernel chosen at run time: an expression", function("[add][0][grid](x, y, out, n)\n"),
+        function("[add][0][grid](x, y, out, n)\n"),
+        ("the kernel is chosen at run time (the subscripted object is not a name)",)),
+    Row("a name bound twice", function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
+        function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
+        ("'add' is bound more than once here (the kernel may be chosen at run time)",)),
+    Row("a name not defined", function("nowhere[grid](x)\n"), function("nowhere[grid](x)\n"),
+        ("'nowhere' is not defined or imported in this module",)),
+    Row("a builtin", function("dict[grid](x)\n"), function("dict[grid](x)\n"), ("'dict' is a builtin, not a kernel",)),
+    Row("an object of another package", function("other[grid](x)\n", "from elsewhere import other\n"),
+        function("other[grid](x)\n", "from elsewhere import other\n"), ("'elsewhere.other' is not a kernel of the PATHs given",)),
+    Row("its result is used", function("k = add[grid](x, y, out, n)\nreturn add[grid](x, y, out, n)\n"),
+        function("k = add[grid](x, y, out, n)\nreturn add[grid](x, y, out, n)\n"),
+        ("its result is used (run() returns None; kernel[grid](...) returns the compiled kernel)",) * 2),
+    Row("at module level", IMPORT + "add[(1,)](1, 2, 3, 4)\n", IMPORT + "add[(1,)](1, 2, 3, 4)\n",
+        ("not inside a function (a launcher cannot be imported while the modules load)",)),
+    Row("more positional arguments than parameters", function("add[grid](x, y, out, n, 1, 2)\n"),
+        function("add[grid](x, y, out, n, 1, 2)\n"), ("6 positional arguments; 'add' has 5 parameters",)),
+    Row("an argument given twice", function("add[grid](x, y, out, n, x=1)\n"), function("add[grid](x, y, out, n, x=1)\n"),
+        ("argument 'x' is given twice",)),
+    Row("a keyword run() does not take", function("add[grid](x, y, out, n, bogus=1)\n"),
+        function("add[grid](x, y, out, n, bogus=1)\n"), ("run() of 'add' takes no argument 'bogus'",)),
+    Row("a keyword Triton does not take", function("add[grid](x, y, out, n, stream=0)\n"),
+        function("add[grid](x, y, out, n, stream=0)\n"), ("run() of 'add' takes no argument 'stream'",)),
+    Row("a parameter the decorators set", function("tuned[grid](x, n, 64)\n"), function("tuned[grid](x, n, 64)\n"),
+        ("'BLOCK' is set by the kernel's decorators (run() does not take it)",)),
+    Row("a missing argument", function("add[grid](x, y, out)\n"), function("add[grid](x, y, out)\n"),
+        ("missing argument n",)),
+    Row("a slice", function("add[1:2](x, y, out, n)\n"), function("add[1:2](x, y, out, n)\n"),
+        ("the subscript is not a grid (a slice)",)),
+    Row("a launcher out of date", function("add[grid](x, y, out, n)\n"), function("add[grid](x, y, out, n)\n"),
+        ("the launcher {gen}/kern_launch.py is out of date: run ttgen on {pkg}/kern.py first",),
+        kernels_after=KERNELS.replace("def add(x, y, out, n,", "def add(x, y, out, n, m,")),
+    Row("no launcher generated", function("add[grid](x, y, out, n)\n"), function("add[grid](x, y, out, n)\n"),
+        ("the launcher {gen}/kern_launch.py is missing: run ttgen on {pkg}/kern.py first",), generate=False),
+    Row("a parameter named like a launch option, by position and by keyword",
+        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nkern_launch.warps.run(grid=grid, x=x, num_warps=8)\n",
+                                        "", LAUNCHER),
+        ("parameter 'num_warps' is named like a launch option: given by keyword it sets the option too (in run() "
+         "as in Triton), given by position it does not",), inside=True),
+]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The launchers of KERNELS (the rows' package, as it is generated once)."""
+    root = tmp_path_factory.mktemp("generated")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "kern.py").write_text(KERNELS)
+    assert ttgen([str(root / "pkg"), "--out", str(root / "gen"), "-q"]) == 0
+    return root / "gen"
+
+
+def _migrate(root: Path, module: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
+    assert migrate.main([str(root / "pkg"), "--out", str(root / "gen"), "--write"]) == 0
+    err = capsys.readouterr().err
+    skipped = [line.split(": skipped: ", 1)[1] for line in err.splitlines() if ": skipped: " in line]
+    return module.read_text(), skipped
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    module = pkg / ("kern.py" if row.inside else "calls.py")
+    (pkg / "kern.py").write_text(KERNELS + row.before if row.inside else KERNELS)
+    if not row.inside:
+        module.write_text(row.before)
+    if row.generate and row.inside:
+        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    elif row.generate:
+        shutil.copytree(generated, tmp_path / "gen")
+    if row.kernels_after:
+        (pkg / "kern.py").write_text(row.kernels_after)
+    expected = (KERNELS + row.after) if row.inside else row.after
+    skipped = [reason.format(gen=tmp_path / "gen", pkg=pkg) for reason in row.skipped]
+    assert _migrate(tmp_path, module, capsys) == (expected, skipped)
+    if row.inside and row.generate:  # the module changed: its launcher's header holds its hash
+        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert _migrate(tmp_path, module, capsys) == (expected, skipped)
+
+
+def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kern.py").write_text(KERNELS)
+    (tmp_path / "pkg" / "calls.py").write_text(function("add[grid](x, y, out, n)\n"))
+    shutil.copytree(generated, tmp_path / "gen")
+    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen")]) == 0
+    out, err = capsys.readouterr()
+    assert "+    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n" in out
+    assert "1 call site rewritten, 0 skipped; 1 file would be rewritten (--write writes them)" in err
+    assert (tmp_path / "pkg" / "calls.py").read_text() == function("add[grid](x, y, out, n)\n")

@@ -1,0 +1,170 @@
+"""``ttgen annotate FILE PATH... [--write] [--tighten]``: annotate kernels from a recording.
+
+For every kernel of the modules under PATH that the recording FILE (``ttgen record``) saw
+launched, each parameter without annotation gets the one annotation that keeps Triton's
+specialization of everything recorded (ttgen.codemods.infer); a parameter that none fits
+stays as it is, with one note line saying why, and so does a kernel never launched.  Existing
+annotations stay (``--tighten`` narrows a bare ``tl.constexpr`` or ``tl.tensor`` to what was
+seen).  ``import ttgen.annotations`` is added where the new annotations need it; nothing else
+in the file changes (libcst keeps its formatting and comments), and a second run changes
+nothing.  Without ``--write`` the changes are printed as a unified diff.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ttgen.codemods import infer, observed, runner
+from ttgen.generate.discover import discover, read_regular
+from ttgen.generate.parse import MECHANISM, parse_module
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ttgen annotate",
+        description="Annotate the parameters of kernels with what a recording (ttgen record) saw them receive.",
+    )
+    parser.add_argument("recording", metavar="FILE", type=Path, help="a manifest written by ttgen record")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="kernel modules or folders")
+    parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
+    parser.add_argument("--tighten", action="store_true",
+                        help="also narrow bare tl.constexpr and tl.tensor annotations to what was seen")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    options = _arguments().parse_args(argv)
+    seen, problems = observed.read([options.recording])
+    for problem in problems:
+        print(problem.render())
+    if problems:
+        return 2
+    found = discover(list(options.paths), None)
+    for problem in found.diagnostics:
+        print(problem.render())
+    annotated = (annotate_file(source.path, source.module, seen, options.tighten) for source in found.sources)
+    results = [result for result in annotated if result is not None]
+    edits, notes = sum(result.edits for result in results), sum(len(result.notes) for result in results)
+    tally = (f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded, {edits} "
+             f"{'parameter' if edits == 1 else 'parameters'} annotated, {notes} {'note' if notes == 1 else 'notes'}")
+    code = runner.finish("annotate", results, options.write, tally)
+    return 2 if any(d.severity == "error" for d in found.diagnostics) else code
+
+
+def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -> runner.Result | None:
+    """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        return runner.Result(path, "", None, error=f"cannot read: {exc.strerror}")
+    parsed, diagnostics = parse_module(str(path), data, module)
+    if parsed is None or not parsed.kernels:
+        errors = [d for d in diagnostics if d.severity == "error"]
+        return runner.Result(path, "", None, error=errors[0].message) if errors and parsed is None else None
+    tree = cst.parse_module(data)
+    annotations: dict[tuple[int, int], str] = {}
+    notes: list[str] = []
+    mechanism = False
+    alias = language_alias(tree)
+    for kernel in parsed.kernels:
+        lines = seen.get(f"{module}:{kernel.name}", {})
+        recorded = lines.get(tuple(param.name for param in kernel.params))
+        if recorded is None:
+            why = "recorded with other parameters (before a change?)" if lines else "never launched in the recording"
+            notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: note: '{kernel.name}': {why}; "
+                         "left as it is")
+            continue
+        for param in kernel.params:
+            decision = infer.decide(param, recorded[param.name], tighten)
+            if decision.note is not None:
+                notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
+                             f"parameter '{param.name}' left as it is: {decision.note}")
+            if decision.annotation is not None:
+                annotations[(param.position.line, param.position.column)] = decision.annotation.format(tl=alias)
+                mechanism = mechanism or decision.needs_mechanism
+    text = tree.code
+    if annotations:
+        tree = MetadataWrapper(tree).visit(_Annotate(annotations))
+        if mechanism:
+            tree = _with_mechanism(tree)
+    return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
+
+
+class _Annotate(cst.CSTTransformer):
+    """Sets the annotation of each parameter found at a position of ``annotations``."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, annotations: dict[tuple[int, int], str]) -> None:
+        super().__init__()
+        self.annotations = annotations
+
+    def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
+        start = self.get_metadata(PositionProvider, original).start
+        text = self.annotations.get((start.line, start.column + 1))
+        if text is None:
+            return updated
+        expression = cst.parse_expression(text)
+        if updated.annotation is not None:  # (--tighten) its spacing stays
+            return updated.with_changes(annotation=updated.annotation.with_changes(annotation=expression))
+        changed = updated.with_changes(annotation=cst.Annotation(expression))
+        if updated.default is not None and isinstance(updated.equal, cst.AssignEqual):
+            # 'n=1' becomes 'n: int = 1', as PEP 8 spaces an annotated default
+            changed = changed.with_changes(equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")))
+        return changed
+
+
+def language_alias(tree: cst.Module) -> str:
+    """What the module calls ``triton.language`` (``tl``, as nearly all do)."""
+    fallback = "tl"
+    for statement in tree.body:
+        for node in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    name = cst.Module(body=[]).code_for_node(alias.name)
+                    if name == "triton.language" and alias.asname is not None:
+                        return cst.ensure_type(alias.asname.name, cst.Name).value
+                    if name in ("triton", "triton.language") and alias.asname is None:
+                        fallback = "triton.language"
+            elif isinstance(node, cst.ImportFrom) and node.module is not None and m.matches(node.module, m.Name("triton")):
+                for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
+                    if m.matches(alias.name, m.Name("language")):
+                        return cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else "language"
+    return fallback
+
+
+def _with_mechanism(tree: cst.Module) -> cst.Module:
+    """``import ttgen.annotations  # noqa: F401`` after the imports at the top (before any
+    kernel), unless the module imports it already."""
+    if _imports_mechanism(tree):
+        return tree
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, MECHANISM)
+    tree = AddImportsVisitor(context).transform_module(tree)
+    body = list(tree.body)
+    for index, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and _imports_mechanism(cst.Module(body=[statement])):
+            comment = cst.TrailingWhitespace(cst.SimpleWhitespace("  "), cst.Comment("# noqa: F401"),
+                                             statement.trailing_whitespace.newline)
+            body[index] = statement.with_changes(trailing_whitespace=comment)
+            break
+    return tree.with_changes(body=body)
+
+
+def _imports_mechanism(tree: cst.Module) -> bool:
+    """Whether a top-level statement imports ttgen.annotations (either way Python spells it)."""
+    import_it = m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Attribute(m.Name("ttgen"), m.Name("annotations"))),
+                                m.ZeroOrMore()])
+    from_it = m.ImportFrom(module=m.Name("ttgen"), names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("annotations")),
+                                                          m.ZeroOrMore()])
+    return any(m.matches(statement, m.SimpleStatementLine(body=[m.ZeroOrMore(), import_it | from_it, m.ZeroOrMore()]))
+               for statement in tree.body)

@@ -1,0 +1,78 @@
+"""The codemods' common end: each file's result as a value, then a diff or the written files.
+
+As LibCST's runner does (libcst/codemod/_cli.py), each file is transformed on its own and
+reported on its own: its new text (unchanged, changed, or None when it failed), the notes for
+its lines.  `finish` prints the notes (stderr), then a unified diff of every change (stdout) or,
+with ``write``, replaces the changed files (each atomically, keeping its mode), and ends with a
+summary line.  Exit codes: 0 done, 2 a file or an input failed (the others are still done).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import tempfile
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Result:
+    path: Path
+    before: str
+    after: str | None  # None: the file failed (``error`` says why)
+    encoding: str = "utf-8"
+    notes: tuple[str, ...] = ()  # whole lines: ``path:line:col: note: ...``
+    error: str | None = None
+    edits: int = 0  # how many things the codemod changed (annotations, call sites)
+
+    @property
+    def changed(self) -> bool:
+        return self.after is not None and self.after != self.before
+
+
+def finish(command: str, results: list[Result], write: bool, tally: str) -> int:
+    """Report ``results``; ``tally``: what the command did, for the summary line."""
+    for result in results:
+        for note in result.notes:
+            print(note, file=sys.stderr)
+        if result.error is not None:
+            print(f"{result.path}: error: {result.error}", file=sys.stderr)
+    changed = [result for result in results if result.changed]
+    for result in changed:
+        assert result.after is not None
+        if write:
+            replace(result.path, result.after.encode(result.encoding))
+        else:
+            shown = str(result.path)
+            sys.stdout.writelines(difflib.unified_diff(
+                result.before.splitlines(keepends=True), result.after.splitlines(keepends=True),
+                f"a/{shown}", f"b/{shown}",
+            ))
+    failed = sum(result.error is not None for result in results)
+    verb = "rewritten" if write else "would be rewritten (--write writes them)"
+    print(f"ttgen {command}: {tally}; {len(changed)} {_files(len(changed))} {verb}"
+          + (f", {failed} failed" if failed else ""), file=sys.stderr)
+    return 2 if failed else 0
+
+
+def _files(n: int) -> str:
+    return "file" if n == 1 else "files"
+
+
+def replace(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` whole, or what it held: written beside it, then renamed; its
+    permissions stay."""
+    mode = os.stat(path).st_mode & 0o7777
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise

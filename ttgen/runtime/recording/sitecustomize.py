@@ -1,0 +1,128 @@
+"""``ttgen record`` puts this folder first on PYTHONPATH, so that every Python process of the
+command it runs (pytest and its workers, ranks, spawned children) records its kernel launches
+into the manifest ``TTGEN_RECORD`` names (ttgen.runtime.record).  Python imports it at start-up
+(the `site` module), then it runs the ``sitecustomize`` it shadows, if there is one.
+
+It imports nothing but the standard library: each of Triton's launch methods is wrapped when
+Triton loads its module (`record.METHODS`, listed again here for that reason), and ttgen's
+recorder is imported at the first launch, so a process that launches no kernel loads nothing
+more.  A process whose Python cannot import ttgen launches as it would, unrecorded, and says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
+
+# module -> (class, what its run() is): ttgen.runtime.record.METHODS, which a test holds equal.
+METHODS = {
+    "triton.runtime.jit": ("JITFunction", "kernel"),
+    "triton.runtime.interpreter": ("InterpretedFunction", "kernel"),
+    "triton.runtime.autotuner": ("Autotuner", "autotune"),
+}
+_FOLDER = os.path.dirname(os.path.abspath(__file__))
+
+
+def _recorder() -> Callable[..., Any]:
+    """ttgen's `record.observe`, imported at the first launch; without ttgen, a stand-in that
+    only launches."""
+    global _observe
+    if _observe is None:
+        try:
+            from ttgen.runtime import record
+        except ImportError as exc:
+            print(f"ttgen record: this Python ({sys.executable}) cannot import ttgen ({exc}): "
+                  "its launches are not recorded", file=sys.stderr)
+            _observe = _launch_only
+        else:
+            _observe = record.observe
+    return _observe
+
+
+def _launch_only(kind: str, original: Callable[..., Any], this: Any, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> Any:
+    return original(this, *args, **kwargs)
+
+
+_observe: Callable[..., Any] | None = None
+
+
+def _wrap(module: ModuleType) -> None:
+    name, kind = METHODS[module.__name__]
+    cls = getattr(module, name)
+    original = cls.run
+    if getattr(original, "_ttgen_recording", False):
+        return
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _recorder()(kind, original, self, args, kwargs)
+
+    run.__wrapped__ = original  # type: ignore[attr-defined]
+    run._ttgen_recording = True  # type: ignore[attr-defined]
+    cls.run = run
+
+
+class _WrappingLoader(Loader):
+    """Runs a module with its own loader, then wraps its launch method.  The module keeps its
+    own loader: this one stands in only while it loads."""
+
+    def __init__(self, loader: Loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        _wrap(module)
+
+
+class _TritonFinder(MetaPathFinder):
+    """Finds Triton's launching modules with the other finders and gives them the loader."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname not in METHODS:
+            return None
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    if spec.loader is not None:
+                        spec.loader = _WrappingLoader(spec.loader)
+                    return spec
+        return None
+
+
+def _run_shadowed() -> None:
+    """Import the ``sitecustomize`` this one hides (later on sys.path), as `site` would have."""
+    here = sys.modules.pop("sitecustomize", None)
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _FOLDER]
+    try:
+        importlib.import_module("sitecustomize")
+    except ModuleNotFoundError as exc:
+        if exc.name != "sitecustomize":
+            raise
+    finally:
+        sys.path[:] = saved
+        if here is not None and "sitecustomize" not in sys.modules:
+            sys.modules["sitecustomize"] = here
+
+
+if os.environ.get("TTGEN_RECORD"):
+    sys.meta_path.insert(0, _TritonFinder())
+    for _name in METHODS:
+        if _name in sys.modules:  # (imported by a .pth file before site ran this)
+            _wrap(sys.modules[_name])
+_run_shadowed()
