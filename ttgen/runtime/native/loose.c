@@ -32,8 +32,7 @@
  * Anything else (int and float subclasses, tuples, tensor descriptors, other objects, an int
  * beyond 64 bits, another dtype) is dynamic_key's: Triton's specializer keys it, or raises its
  * own error.  A tensor on the current device gives its pointer to the launch, as an annotated
- * tensor does; elsewhere the launch reads it as Triton's launcher does (data_ptr() and
- * cuPointerGetAttribute).
+ * tensor does; one elsewhere (or with no memory: meta) is dynamic_key's, which refuses it.
  */
 
 typedef struct {
@@ -108,8 +107,10 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
         return PyErr_Occurred() ? -1 : 0;
     if (r->specialize && !r->native)
         return 0;
+    if (found != device)
+        return 0; /* memory elsewhere, or none (meta): dynamic_key refuses it, naming it */
     *ptr = address;
-    *have = found == device;
+    *have = 1;
     return pack_key(type, r->specialize ? (r->align && (address & 15) == 0 ? s_D : s_empty) : Py_None, part);
 }
 
