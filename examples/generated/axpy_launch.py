@@ -128,10 +128,6 @@ class axpy_kernel:
             extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
             allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
         )
-        if _compile == _axpy_kernel.unset:
-            _compile = None
-        else:
-            _compile = _axpy_kernel.compile_key(_compile)
         (BLOCK, EVEN) = _axpy_kernel.heuristics(
             0, {"x": x, "y": y, "out": out, "alpha": alpha, "n": n}, grid,
         )
@@ -145,7 +141,7 @@ class axpy_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            _compile,
+            _compile == _axpy_kernel.unset or _axpy_kernel.compile_key(_compile),
             _aligned,
             x.dtype,
             y.dtype,

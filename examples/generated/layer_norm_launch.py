@@ -141,10 +141,6 @@ class layer_norm_fwd:
             extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
             allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
         )
-        if _compile == _layer_norm_fwd.unset:
-            _compile = None
-        else:
-            _compile = _layer_norm_fwd.compile_key(_compile)
         if grid.__class__ is tuple:
             _grid = grid
         else:
@@ -159,7 +155,7 @@ class layer_norm_fwd:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            _compile,
+            _compile == _layer_norm_fwd.unset or _layer_norm_fwd.compile_key(_compile),
             _aligned,
             x.dtype,
             y.dtype,

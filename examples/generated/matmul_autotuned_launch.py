@@ -157,10 +157,6 @@ class matmul_autotuned:
             sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
             allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
         )
-        if _compile == _matmul_autotuned.unset:
-            _compile = None
-        else:
-            _compile = _matmul_autotuned.compile_key(_compile)
         _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
         if _tuned is None:
@@ -225,7 +221,7 @@ class matmul_autotuned:
             _state,
             _choice,
             launch_cooperative_grid, launch_pdl,
-            _compile,
+            _compile == _matmul_autotuned.unset or _matmul_autotuned.compile_key(_compile),
             _aligned,
             a.dtype,
             b.dtype,

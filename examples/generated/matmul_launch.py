@@ -170,10 +170,6 @@ class matmul_kernel:
             extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
             allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
         )
-        if _compile == _matmul_kernel.unset:
-            _compile = None
-        else:
-            _compile = _matmul_kernel.compile_key(_compile)
         if grid.__class__ is tuple:
             _grid = grid
         else:
@@ -189,7 +185,7 @@ class matmul_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            _compile,
+            _compile == _matmul_kernel.unset or _matmul_kernel.compile_key(_compile),
             _aligned,
             a.dtype,
             b.dtype,

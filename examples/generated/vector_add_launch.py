@@ -120,10 +120,6 @@ class add_kernel:
             extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
             allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
         )
-        if _compile == _add_kernel.unset:
-            _compile = None
-        else:
-            _compile = _add_kernel.compile_key(_compile)
         if grid.__class__ is tuple:
             _grid = grid
         else:
@@ -132,7 +128,7 @@ class add_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
-            _compile,
+            _compile == _add_kernel.unset or _add_kernel.compile_key(_compile),
             _aligned,
             None if n == 1 else n & 15 == 0,
             BLOCK,

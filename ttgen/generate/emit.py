@@ -413,12 +413,8 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
         w.add(f"{v['stream']} = {launcher}.as_stream(stream)", 1)
     else:
         w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})")
-    if compiled:  # one part of the key: None while every compile option is Triton's default
+    if compiled:  # one part of the key (below): True while every compile option is Triton's default
         w.call(0, Call(f"{v['compile']} = (", tuple(name for name, _ in compiled), ",)" if len(compiled) == 1 else ")"))
-        w.add(f"if {v['compile']} == {launcher}.unset:")
-        w.add(f"{v['compile']} = None", 1)
-        w.add("else:")
-        w.add(f"{v['compile']} = {launcher}.compile_key({v['compile']})", 1)
     known = list(given)
     tune_options = _options_dict([(name, name) for name in own] + compiled, s)
     for index, layer in enumerate(kernel.layers):
@@ -436,7 +432,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
         w.add(f"{v['choice']},", 1)
     w.add(", ".join(local for _, local in _option_values(kernel, n)) + ",", 1)
     if compiled:
-        w.add(f"{v['compile']},", 1)
+        w.add(f"{v['compile']} == {launcher}.unset or {launcher}.compile_key({v['compile']}),", 1)
     for part in _key_parts(kernel, launcher, v):
         w.add(part + ",", 1)
     w.add(")")

@@ -70,7 +70,8 @@ class LauncherCore:
         # Whether the source did not tell what a decorator sets: run() then calls run_loose.
         self.loose = any(layer[1] is None for layer in layers)
         self.lock = threading.Lock()
-        # The compile options run() takes, and their values while all are Triton's defaults.
+        # The compile options run() takes, and their values while all are Triton's defaults (the
+        # key then holds True in their place: `compile_key`).
         autotuned = any(layer[0] == "autotune" for layer in layers)
         self.compile_names = compile_options((spec.name for spec in self.params), autotuned)
         self.unset = (None,) * len(self.compile_names)

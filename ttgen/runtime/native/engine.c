@@ -39,7 +39,7 @@
  * The supplied values then pass their parameters' tests above like the caller's, and the key is
  * (state, [Choice], *options, [compile], [alignment], *parts): the key of the generated Python
  * body (a launch option None as its default, a bool option's 0 or 1 as False or True; compile
- * None while every compile option is None, else their values), which
+ * True while every compile option is None, else their values), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
@@ -367,7 +367,7 @@ static int fast(Engine *self, PyObject *const *args) {
     if ((result = check_params(self, 1, values, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
-    /* The compile options: None while all are None; plain values (the body's normalized ones,
+    /* The compile options: True while all are None; plain values (the body's normalized ones,
      * or equal to them) in a tuple; anything else is the body's to check. */
     if (self->compiled > 0) {
         Py_ssize_t set = 0;
@@ -377,7 +377,7 @@ static int fast(Engine *self, PyObject *const *args) {
                 goto done;
             set += value != Py_None;
         }
-        compile = set == 0 ? Py_NewRef(Py_None) : PyTuple_New(self->compiled);
+        compile = set == 0 ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
         if (compile == NULL)
             goto failed;
         for (Py_ssize_t i = 0; set != 0 && i < self->compiled; i++)
