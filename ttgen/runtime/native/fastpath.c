@@ -744,7 +744,7 @@ static PyTypeObject LaunchType = {
 /* -- 5. KeywordCall --------------------------------------------------------------------------- */
 
 #define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
-#define ON_STACK 96
+#define ON_STACK 128 /* run()'s keywords: a kernel's parameters, grid, 26 options and stream */
 
 typedef struct {
     PyObject *kwnames; /* owned; NULL while the entry is free */
