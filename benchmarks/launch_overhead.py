@@ -412,7 +412,7 @@ def measure_autotuned(bursts: int) -> dict[str, float]:
     launcher.run(p0=p0, p1=p1, p2=p2, n=n, grid=(1,))
     torch.cuda.synchronize()
     assert torch.allclose(p2, p0 + p1)
-    (launch,) = generated._launcher_tuned.cache.values()
+    (launch,) = generated._tuned.cache.values()
     native = native_launch(launch.compiled)
     stream = torch.cuda.current_stream().cuda_stream
     ptrs = [t.data_ptr() for t in (p0, p1, p2)]

@@ -32,7 +32,7 @@ import ttgen.runtime as rt  # noqa: E402
 EDITS: dict[str, list[tuple[str, str]]] = {
     "nothing (run() with a no-op launch)": [],  # the baseline
     "launch state": [("_state = _rt.launch_state()", "_state = STATE")],
-    "tensor reads and tests": [("_tensors = _launcher_tuned.tensors(_device, p0, p1, p2)", "_tensors = TENSORS")],
+    "tensor reads and tests": [("_tensors = _tuned.tensors(_device, p0, p1, p2)", "_tensors = TENSORS")],
     "int and bool checks": [
         ("and n.__class__ is int and -2147483648 <= n <= 2147483647\n", "\n"),
         ("and launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool", ""),
@@ -41,13 +41,13 @@ EDITS: dict[str, list[tuple[str, str]]] = {
     "current stream": [("_stream = _rt.current_stream(_device)", "_stream = STREAM")],
     "autotune key and lookup": [
         ("_tune_key = (_device, n)", ""),
-        ("_tuned = _launcher_tuned.tuned.get(_tune_key)", "_tuned = TUNED"),
+        ("_tuned2 = _tuned.tuned.get(_tune_key)", "_tuned2 = TUNED"),
     ],
     "pre-hook test": [("if _choice.pre_hook is not None:", "if False:")],
     "grid type test": [("if grid.__class__ is tuple:", "if True:")],
-    "grid check": [("_g0, _g1, _g2 = _rt.grid3(_grid) or _launcher_tuned.checked_grid(_grid)", "_g0 = _g1 = _g2 = 1")],
-    "key tuple and cache lookup": [("_launch = _launcher_tuned.cache.get(_key)", "_launch = LAUNCH")],
-    "pre-run-hooks test": [("if _launch is None or _launcher_tuned.pre_run_hooks:", "if _launch is None:")],
+    "grid check": [("_g0, _g1, _g2 = _rt.grid3(_grid) or _tuned.checked_grid(_grid)", "_g0 = _g1 = _g2 = 1")],
+    "key tuple and cache lookup": [("_launch = _tuned.cache.get(_key)", "_launch = LAUNCH")],
+    "pre-run-hooks test": [("if _launch is None or _tuned.pre_run_hooks:", "if _launch is None:")],
     "type(x) is ... for x.__class__ is ...": [
         ("n.__class__ is int", "type(n) is int"),
         ("launch_cooperative_grid.__class__ is launch_pdl.__class__ is bool",
@@ -63,7 +63,7 @@ def main() -> None:
         launch_overhead.build(Path(folder))
         import benchgen.tuned_launch as generated
 
-        launcher = generated._launcher_tuned
+        launcher = generated._tuned
         p0, p1, p2 = (torch.randn(1024, device="cuda") for _ in range(3))
         n, grid = 1024, (1,)
         for _ in range(2):  # tunes, then compiles the fast path's entry

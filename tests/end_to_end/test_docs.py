@@ -169,8 +169,9 @@ def test_python_blocks_pass_mypy_strict(path: Path, tmp_path: Path) -> None:
 
 
 def test_strict_is_scoped_as_docs_typing_says(tmp_path: Path) -> None:
-    """docs/typing.md: under --strict an unannotated kernel module is an error through the
-    launcher that imports it, and the override it shows scopes that away."""
+    """docs/typing.md: mypy does not follow a launcher into its kernel module; named, an
+    unannotated kernel module is an error under --strict, and the override it shows scopes that
+    away."""
     (override,) = blocks(document(ROOT / "docs" / "typing.md"), "toml")
     project = tmp_path / "project"
     (project / "kernels").mkdir(parents=True)
@@ -185,10 +186,12 @@ def test_strict_is_scoped_as_docs_typing_says(tmp_path: Path) -> None:
     )
     env = _environment()
     assert _run("ttgen kernels --out generated -q", project, env).returncode == 0
-    done = _run("mypy --strict app.py", project, env)
+    done = _run("mypy --strict app.py", project, env)  # the launcher imports it at run time
+    assert done.returncode == 0, done.stdout
+    done = _run("mypy --strict app.py kernels", project, env)
     assert done.returncode == 1 and "[no-untyped-def]" in done.stdout, done.stdout
     (project / "pyproject.toml").write_text(override.split("\n", 1)[1])  # its first line names the file
-    done = _run("mypy --strict app.py", project, env)
+    done = _run("mypy --strict app.py kernels", project, env)
     assert done.returncode == 0, done.stdout
 
 
@@ -336,21 +339,10 @@ def _marked(text: str) -> dict[int, str]:
     return {i: line.split("# E: ")[1] for i, line in enumerate(text.splitlines(), 1) if "# E: " in line}
 
 
-# A project of one's own beside a clone of ttgen (../ttgen), in an environment of its own: the
-# extra `interpreter` runs kernels without a GPU (Triton's interpreter imports numpy), `typing`
-# checks launch sites (mypy).  (-c: the versions CI tests; on a GPU machine, without it.)
-USER_INSTALL = (
-    'python3 -m venv .venv && .venv/bin/pip install -c ../ttgen/constraints/triton36.txt "../ttgen[interpreter,typing]"'
-)
-# Offline, in an environment that holds ttgen's dependencies: it builds with that environment's
-# setuptools, which must be 77 or later (torch 2.13 requires as much itself); pip says so.
-OFFLINE = "pip install --no-build-isolation --check-build-dependencies --no-deps -e ."
-
-
 @pytest.mark.slow
 def test_a_users_first_hour(tmp_path: Path) -> None:
     """The README's install line in a fresh copy of the repository, its examples, its offline
-    line; then a project of the user's own, installed as USER_INSTALL says and nothing else, its
+    line; then a project of the user's own, installed as the README says and nothing else, its
     environment active and no configuration anywhere: its kernels run under TRITON_INTERPRET=1
     without a GPU, and mypy --strict and pyright check it: a correct file is clean, a file of
     wrong calls gives exactly the errors marked in it."""
@@ -360,7 +352,8 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
         ".pytest_cache", ".hypothesis", "*.so",
     ))
     env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "VIRTUAL_ENV", "PYTHONPATH")}
-    install, generate, app = commands(section(INSTALL))
+    # The clone's environment, the examples; a project of one's own; the offline line.
+    install, generate, app, venv, user_install, offline = commands(section(INSTALL))
     done = _run(install, clone, env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     done = _run(generate, clone, env)
@@ -370,16 +363,16 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
     assert _cuda() or "skipped matmul_autotuned: Triton's Autotuner times" in done.stdout, done.stdout
 
     # Offline (no index): the environment just made has setuptools >= 77 (torch brought it) ...
-    done = _run(f".venv/bin/{OFFLINE} --no-index", clone, env)
+    done = _run(f".venv/bin/{offline} --no-index", clone, env)
     assert done.returncode == 0, done.stdout + done.stderr
     # ... a fresh one has an older setuptools (Python 3.11's venv: 65.5) or none (3.12): pip says so.
-    done = _run(f"{sys.executable} -m venv bare && bare/bin/{OFFLINE} --no-index", clone, env)
+    done = _run(f"{sys.executable} -m venv bare && bare/bin/{offline} --no-index", clone, env)
     assert done.returncode == 1 and "setuptools>=77" in done.stderr, done.stdout + done.stderr
 
     project = _kernel_project(tmp_path)
     (project / "app.py").write_text(CALLS_OK)
     (project / "wrong.py").write_text(CALLS_WRONG)
-    done = _run(USER_INSTALL, project, env, timeout=1200)
+    done = _run(f"{venv} && {user_install}", project, env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     env = {**_environment(str(project / ".venv" / "bin")), "VIRTUAL_ENV": str(project / ".venv")}
     generate_here, mypy, pyright = commands(document(TYPING))
