@@ -266,7 +266,10 @@ STANDIN = f"""
     # What Triton gets for the same launch: run() hands it options normalized (Triton's JIT fails
     # on a numpy option, in its cache's json.dumps of the metadata; and launch_pdl=1 compiles the
     # binary of launch_pdl=True under another hash, the option's spelling being part of it).
-    BY_TRITON = {{3: {{"num_warps": None, "num_stages": 2}}, 4: {{"launch_pdl": True, "launch_cooperative_grid": False}}}}
+    BY_TRITON = {{
+        3: {{"num_warps": None, "num_stages": 2}},
+        4: {{"launch_pdl": True, "launch_cooperative_grid": False}},
+    }}
     # forms whose hit must run no Python frame of run()
     IN_C = {{1, 2, 4}}
     x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)

@@ -8,14 +8,13 @@ key as one tuple, one cache lookup and one launch call.  The emitted text is det
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ttgen.generate import check
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
-import re
-
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
 from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword
 
@@ -403,7 +402,8 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
         w.add(f"{v['tensors']} = {launcher}.pointers({v['device']}, {_tuple_text(tensors)})", 1)
     if own:  # as Triton takes them: None for the default, integer-like values, 0 and 1
         w.call(1, Call(f"{v['options']} = {launcher}.check_options(", (own_options,)))
-        w.call(1, Call("(", tuple(own), f",) = {v['options']}.values()" if len(own) == 1 else f") = {v['options']}.values()"))
+        unpacked = f"{',' if len(own) == 1 else ''}) = {v['options']}.values()"
+        w.call(1, Call("(", tuple(own), unpacked))
     if tensors:
         w.add(", ".join([v["aligned"]] + [n.ptr(name) for name in tensors]) + f" = {v['tensors']}")
     if _has_stream(kernel):

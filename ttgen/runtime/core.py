@@ -34,7 +34,9 @@ from ttgen.runtime import precompiled  # issue 16: bundles and TTGEN_RECORD
 from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
 from ttgen.runtime.live import StaleLauncherError
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, OptionError, compile_options, hashable, non_default, option_value
+from ttgen.vocabulary.options import (
+    COMPILE_OPTIONS, OPTIONS, OptionError, compile_options, hashable, non_default, option_value,
+)
 from ttgen.runtime import device
 from ttgen.runtime.launch import VERSION, LaunchFunction, launch_function
 from ttgen.runtime.specs import OMITTED, ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check

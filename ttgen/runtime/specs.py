@@ -216,7 +216,8 @@ def _has_memory(value: torch.Tensor, device: int, expected: str) -> None:
     if value.layout is not torch.strided or value.device.type == "meta":
         raise ArgumentError(TypeError, f"{where} (a strided tensor)", value)
     if get_device(value) != device or device < 0 and value.device.type != "cpu":
-        raise ArgumentError(ValueError, where + (" (the current device)" if device >= 0 else " (the host, as the interpreter runs)"), value)
+        place = " (the current device)" if device >= 0 else " (the host, as the interpreter runs)"
+        raise ArgumentError(ValueError, where + place, value)
 
 
 def loose_rule(param: Any) -> tuple[Any, ...] | None:
