@@ -1,0 +1,1 @@
+"""Unannotated kernels written the way real libraries write them, for tests/benchmarks/test_replay.py."""
