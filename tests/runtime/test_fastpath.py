@@ -9,6 +9,7 @@ import enum
 import gc
 import importlib
 import inspect
+import warnings
 import weakref
 from typing import Any
 
@@ -237,6 +238,34 @@ def test_each_paired_encoding_is_what_torch_gives_its_dtype() -> None:
     for code, dtype in paired.items():
         read = _native.dlpack(torch.empty(0, dtype=dtype, device=DEVICE))
         assert read is not None and read[2] == code, dtype
+
+
+@needs_exchange
+def test_the_dtype_table_skips_exactly_the_dtypes_the_exchange_api_refuses() -> None:
+    """DLPACK_DTYPES asks the tensor's __dlpack__ first (its errors are cheap) and the exchange
+    API only where it succeeds: the two must refuse the same dtypes, so the table is the one the
+    exchange API alone gives."""
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tensor = torch.empty(0, dtype=dtype, device=DEVICE)
+            refused = []
+            for read in (torch.Tensor.__dlpack__, _native.dlpack):
+                try:
+                    read(tensor)
+                    refused.append(False)
+                except Exception:  # noqa: BLE001
+                    refused.append(True)
+        assert refused[0] == refused[1], (dtype, refused)
+    probed: dict[int, list[torch.dtype]] = {}
+    for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                probed.setdefault(_native.dlpack(torch.empty(0, dtype=dtype))[2], []).append(dtype)
+        except Exception:  # noqa: BLE001
+            continue
+    assert rt.DLPACK_DTYPES == tuple(sorted((c, d[0]) for c, d in probed.items() if len(d) == 1))
 
 
 def test_a_checked_tensor_is_not_kept() -> None:

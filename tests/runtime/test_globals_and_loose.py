@@ -4,8 +4,9 @@ driver the JIT's bytes (the recording stand-in for libcuda: tests/standins).
 Real libraries read module globals in about one kernel in five (Liger-Kernel's rms_norm:
 ``_CASTING_MODE_LLAMA: tl.constexpr = tl.constexpr(1)``) and leave parameters unannotated.  For
 each of three kernels (one with annotations that reads a global through itself and through a
-helper it calls, one with no annotation at all, one unannotated that reads a global):
-``kernel[grid](...)``, ttgen's first launch (a miss, through Triton's JIT) and ttgen's second
+helper it calls, one with no annotation at all, one unannotated that reads a global), and for
+the unannotated one again given objects Triton takes for tensors (a wrapper with data_ptr() and a
+dtype, a tensor subclass): ``kernel[grid](...)``, ttgen's first launch (a miss, through Triton's JIT) and ttgen's second
 launch (a hit) must reach the driver with the same bytes, and the hit must run no Python frame
 of ttgen, Triton or the generated launcher.  A global rebound to another value makes the next
 launch raise Triton's own RuntimeError, as ``kernel[grid](...)`` does; rebound to an equal value,
@@ -75,10 +76,21 @@ SCRIPT = f"""
 
     x, y = torch.arange(64, dtype=torch.float32), torch.ones(64, dtype=torch.float32)
     out = torch.zeros(64, dtype=torch.float32)
-    CALLS = {{
-        "scaled": dict(x=x, out=out, n=64, BLOCK=64),
-        "loose": dict(x=x, y=y, out=out, n=64, BLOCK=64),
-        "loose_scaled": dict(x=x, out=out, n=64, BLOCK=64),
+
+    class Wrapper:  # an object with data_ptr() and a dtype: Triton takes it for a tensor
+        def __init__(self, tensor):
+            self.tensor, self.dtype = tensor, tensor.dtype
+        def data_ptr(self):
+            return self.tensor.data_ptr()
+
+    class Sub(torch.Tensor):
+        pass
+
+    CALLS = {{  # label: (kernel, arguments)
+        "scaled": ("scaled", dict(x=x, out=out, n=64, BLOCK=64)),
+        "loose": ("loose", dict(x=x, y=y, out=out, n=64, BLOCK=64)),
+        "loose_scaled": ("loose_scaled", dict(x=x, out=out, n=64, BLOCK=64)),
+        "loose_objects": ("loose", dict(x=Wrapper(x), y=y.as_subclass(Sub), out=out, n=64, BLOCK=64)),
     }}
     import triton
     roots = tuple(os.path.dirname(m.__file__) for m in (ttgen.runtime, triton, gen))
@@ -97,22 +109,24 @@ SCRIPT = f"""
         if event == "call" and ours and code.co_name not in allowed and code.co_filename not in allowed:
             frames.append(code.co_filename + ":" + code.co_name)
 
-    def hit(name):
+    def hit(label):
+        name, args = CALLS[label]
         sys.setprofile(profile)
         try:
-            getattr(gen, name).run(**CALLS[name], grid=(1,))
+            getattr(gen, name).run(**args, grid=(1,))
         finally:
             sys.setprofile(None)
 
     report = {{"entries": {{}}}}
-    for name, args in CALLS.items():
+    for label, (name, args) in CALLS.items():
+        getattr(gen, "_" + name).cache.clear()
         getattr(source, name)[(1,)](**args)  # the JIT
         getattr(gen, name).run(**args, grid=(1,))  # ttgen: a miss
-        hit(name)  # ttgen: a hit
+        hit(label)  # ttgen: a hit
         (entry,) = getattr(gen, "_" + name).cache.values()
         inner = getattr(entry, "launch", entry)
-        report["entries"][name] = [type(entry).__name__, type(inner).__name__]
-    report["frames"] = frames  # Python code of ttgen's, Triton's or the launchers' run by the hits
+        report["entries"][label] = [type(entry).__name__, type(inner).__name__]
+    report["frames"] = list(frames)  # Python code of ttgen's, Triton's or the launchers' run by the hits
 
     def error_of(call):
         try:
@@ -125,14 +139,14 @@ SCRIPT = f"""
     for name, value in (("_SCALE", tl.constexpr(5)), ("_OFFSET", tl.constexpr(4))):
         saved = getattr(source, name)
         setattr(source, name, value)
-        errors[name] = [error_of(lambda: source.scaled[(1,)](**CALLS["scaled"])),
-                        error_of(lambda: gen.scaled.run(**CALLS["scaled"], grid=(1,))),
-                        error_of(lambda: gen.loose_scaled.run(**CALLS["loose_scaled"], grid=(1,)))]
+        errors[name] = [error_of(lambda: source.scaled[(1,)](**CALLS["scaled"][1])),
+                        error_of(lambda: gen.scaled.run(**CALLS["scaled"][1], grid=(1,))),
+                        error_of(lambda: gen.loose_scaled.run(**CALLS["loose_scaled"][1], grid=(1,)))]
         setattr(source, name, saved)
     report["errors"] = errors
     # Rebound to an equal object: Triton's check passes, the launch goes on; then C hits again.
     source._SCALE = tl.constexpr(2)
-    gen.scaled.run(**CALLS["scaled"], grid=(1,))
+    gen.scaled.run(**CALLS["scaled"][1], grid=(1,))
     frames.clear()
     hit("scaled")
     report["frames_after_rebinding"] = frames
@@ -145,16 +159,16 @@ def test_globals_and_loose_parameters_hit_in_c_with_the_jits_bytes(stubcuda_lib)
     records = run_recorded(SCRIPT, session=stubcuda_lib, files={"globalkernels/__init__.py": "",
                                                                  "globalkernels/kernels.py": KERNELS})
     report = json.loads(records.stdout.strip().splitlines()[-1])
-    names = list(report["entries"])
-    assert names == ["scaled", "loose", "loose_scaled"]
-    for i, name in enumerate(names):
+    labels = list(report["entries"])
+    assert labels == ["scaled", "loose", "loose_scaled", "loose_objects"]
+    for i, name in enumerate(["scaled", "loose", "loose_scaled", "loose"]):
         jit, miss, hit = records[3 * i: 3 * i + 3]
         assert jit.kernel == name and jit.params
         assert miss == jit, f"{name}: the first ttgen launch differs from the JIT's"
         assert hit == jit, f"{name}: the cached ttgen launch differs from the JIT's"
     # The kernels that read globals are cached, guarded; every hit is ttgen's own cuLaunchKernelEx.
     assert report["entries"] == {"scaled": ["Guarded", "Direct"], "loose": ["Direct", "Direct"],
-                                 "loose_scaled": ["Guarded", "Direct"]}
+                                 "loose_scaled": ["Guarded", "Direct"], "loose_objects": ["Direct", "Direct"]}
     assert report["frames"] == [] and report["frames_after_rebinding"] == []
     # A changed global: Triton's own error, from the JIT and from ttgen alike (and no launch).
     # Triton 3.6 misses the globals of a helper the first time it hashes a kernel (its
@@ -165,8 +179,8 @@ def test_globals_and_loose_parameters_hit_in_c_with_the_jits_bytes(stubcuda_lib)
     jit_error, ours, loose_ours = errors["_OFFSET"]
     assert ours == jit_error and loose_ours is None, errors  # (loose_scaled does not read _OFFSET)
     assert (jit_error is not None and "Global variable _OFFSET has changed" in jit_error) == helpers_count
-    # Launched after the first nine: where _OFFSET changed, what did not raise; then scaled twice
+    # Launched after the first twelve: where _OFFSET changed, what did not raise; then scaled twice
     # with _SCALE rebound to an equal object.
-    after = [r.kernel for r in records[9:]]
+    after = [r.kernel for r in records[12:]]
     assert after == [*([] if helpers_count else ["scaled", "scaled"]), "loose_scaled", "scaled", "scaled"]
     assert records[-3] == records[6] and records[-2] == records[0] and records[-1] == records[0]

@@ -43,6 +43,8 @@ from hypothesis import strategies as st
 from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import make_backend
+from triton.runtime.jit import JITFunction
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 import ttgen.runtime._native as fastpath
 from ttgen.cli import main as ttgen_main
@@ -69,7 +71,33 @@ class Port(enum.IntEnum):
 
 
 class Sub(torch.Tensor):
-    """A tensor subclass: Triton keys it as a tensor, loose.c leaves it to dynamic_key."""
+    """A tensor subclass: Triton's specializer reads its dtype and data_ptr(); loose.c too."""
+
+
+class Shifted(torch.Tensor):
+    """A tensor subclass whose data_ptr() is its own: Triton's specializer calls it; loose.c too."""
+
+    def data_ptr(self) -> int:
+        return super().data_ptr() + 8
+
+
+class Mixin:
+    pass
+
+
+class Mixed(torch.Tensor, Mixin):
+    """A tensor subclass with another base."""
+
+
+class Disguised(torch.Tensor):
+    """A tensor subclass that says it is a JITFunction (isinstance reads __class__): Triton's
+    specializer keys it by its cache_key, before it looks for data_ptr."""
+
+    cache_key = "disguised"
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return JITFunction
 
 
 class Wrapper:
@@ -80,6 +108,54 @@ class Wrapper:
 
     def data_ptr(self) -> int:
         return self.tensor.data_ptr()
+
+
+class Pointing:
+    """Objects with data_ptr() that Triton's specializer keys otherwise, or refuses."""
+
+    class Int(int):
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 48
+
+    class Float(float):
+        dtype = torch.float16
+
+        def data_ptr(self) -> int:
+            return 40
+
+    class Constexpr(triton.language.constexpr):
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 32
+
+    class Tuple(tuple):  # type: ignore[type-arg]
+        dtype = torch.float32
+
+        def data_ptr(self) -> int:
+            return 32
+
+    class Ptr:
+        def __init__(self, ptr: object, dtype: object = torch.float32) -> None:
+            self.ptr, self.dtype = ptr, dtype
+
+        def data_ptr(self) -> object:
+            return self.ptr
+
+        def __repr__(self) -> str:
+            return f"Ptr({self.ptr!r}, {self.dtype!r})"
+
+    class NoDtype:
+        def data_ptr(self) -> int:
+            return 16
+
+    @classmethod
+    def all(cls) -> list[object]:
+        return [cls.Int(3), cls.Float(2.5), cls.Constexpr(4), cls.Tuple((1, 16)), cls.NoDtype(),
+                *(cls.Ptr(p) for p in (0, 8, 16, 2**64 - 16, -16, 2**64, "x", 16.0)),
+                cls.Ptr(16, torch.complex64), cls.Ptr(16, "fp32"), cls.Ptr(24, torch.bool)]
 
 
 DTYPES = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
@@ -146,7 +222,15 @@ def covered(value: object) -> bool:
         return True
     if type(value) is int:
         return -(2**63) <= value < 2**64
-    return type(value) in (torch.Tensor, torch.nn.Parameter) and value.dtype in pointer_types(False)
+    if isinstance(value, (tuple, triton.language.constexpr, JITFunction, TensorDescriptor)):
+        return False  # Triton's specializer keys it otherwise, before it looks for data_ptr
+    if not hasattr(value, "data_ptr"):
+        return False
+    dtype = getattr(value, "dtype", None)
+    if type(dtype) is not torch.dtype or dtype not in pointer_types(False):
+        return False
+    ptr = value.data_ptr()
+    return type(ptr) is int and 0 <= ptr < 2**64
 
 
 class Harness:
@@ -257,13 +341,14 @@ def tensors() -> st.SearchStrategy[Any]:
         base = BUFFERS[dtype]
         offset = draw(st.integers(0, 15))
         shape = draw(st.sampled_from(["1d", "empty", "0dim", "strided", "fresh", "parameter", "sub",
-                                      "wrapper"]))
+                                      "shifted", "mixed", "disguised", "wrapper"]))
         view = {"empty": base[offset:offset], "0dim": base[offset], "strided": base[offset: offset + 8: 2],
                 "fresh": torch.empty(0, dtype=dtype)}.get(shape, base[offset: offset + 4])
         if shape == "parameter":
             return torch.nn.Parameter(view, requires_grad=False)
-        if shape == "sub":
-            return view.as_subclass(Sub)
+        subclass = {"sub": Sub, "shifted": Shifted, "mixed": Mixed, "disguised": Disguised}.get(shape)
+        if subclass is not None:
+            return view.as_subclass(subclass)
         if shape == "wrapper":
             return Wrapper(view)
         return view
@@ -277,7 +362,7 @@ def values() -> st.SearchStrategy[Any]:
         st.sampled_from(EDGES), near, st.integers(), tensors(), tensors(),
         st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
         st.sampled_from([Port.SIXTEEN, np.int64(16), np.float64(1.0), np.bool_(True), "x", (1, 2),
-                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf]),
+                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf, *Pointing.all()]),
     )
 
 
@@ -297,7 +382,10 @@ def sweep() -> list[object]:
     for dtype, base in BUFFERS.items():
         found += [base[:2], base[1:3], base[8:10], torch.empty(0, dtype=dtype)]
         found += [torch.nn.Parameter(base[:2], requires_grad=False) if dtype.is_floating_point else base[4:6]]
-    return found + [BUFFERS[torch.float32][:2].as_subclass(Sub), Wrapper(BUFFERS[torch.float16][1:3])]
+    subclassed = [BUFFERS[dtype][k: k + 2].as_subclass(cls) for dtype in (torch.float32, torch.float16, torch.int8)
+                  for k in (0, 1) for cls in (Sub, Shifted, Mixed, Disguised)]
+    return found + subclassed + [Wrapper(BUFFERS[torch.float16][1:3]), Wrapper(BUFFERS[torch.int8][:2]),
+                                 *Pointing.all()]
 
 
 @pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
@@ -320,3 +408,21 @@ def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
 
     assert rt.launch_state()[0] == -1
     assert Path(loose.__file__).name == "loose_launch.py"
+
+
+def test_a_gluon_descriptor_is_told_apart_once_its_module_is_imported(loose: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """loose.c looks Gluon's descriptor class up only once its module is imported (no object
+    can be an instance of it before): then an object that is one is Triton's to key, though it
+    has data_ptr."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonDescriptor
+
+    class Posing(torch.Tensor):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return GluonDescriptor
+
+    harness = Harness(loose, monkeypatch)
+    posing = BUFFERS[torch.float32][:2].as_subclass(Posing)
+    assert isinstance(triton_key(harness.params[0], posing), type)  # Triton reads it as a descriptor: refused
+    check(harness, 0, [BUFFERS[torch.float32][:2]], posing)  # an exact tensor keyed alike filed: no launch

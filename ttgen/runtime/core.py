@@ -151,7 +151,8 @@ class LauncherCore:
         except ArgumentError as exc:
             cls, expected, given = exc.args
             raise cls(f"{self.name}: argument '{spec.name}' expected {expected}, got {describe(given)}") from None
-        except (OverflowError, KeyError, TypeError, ValueError, RuntimeError, NotImplementedError) as exc:
+        except (OverflowError, KeyError, TypeError, ValueError, AttributeError, RuntimeError,
+                NotImplementedError) as exc:
             # Triton's specializer cannot take the value (its binder raises the same, naming nothing)
             cls = ValueError if isinstance(exc, OverflowError) else TypeError
             raise cls(

@@ -8,6 +8,7 @@ Each spec's rule is `ttgen.vocabulary.kinds`' (one table of parameter kinds, whi
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
@@ -229,8 +230,20 @@ def loose_rule(param: Any) -> tuple[Any, ...] | None:
         return None
     return (
         pointer_types(param.is_const), not param.do_not_specialize, not param.do_not_specialize_on_alignment,
-        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter),
+        _native_alignment(), torch.dtype, (torch.Tensor, torch.nn.Parameter), _checked_before_data_ptr(),
     )
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_before_data_ptr() -> tuple[Any, ...]:
+    """The classes whose instances Triton's specializer keys otherwise, though they may have a
+    ``data_ptr``: it checks isinstance of each before it takes an object with ``data_ptr`` for a
+    tensor (its specialize.cc; tests/runtime/test_loose_keys.py).  Gluon's descriptor as (module,
+    name), looked up only once its module is imported (importing it takes ~0.1 s)."""
+    from triton.runtime.jit import JITFunction
+
+    descriptor = importlib.import_module("triton.tools.tensor_descriptor").TensorDescriptor  # (not in stubs/)
+    return (tl.constexpr, descriptor, JITFunction, ("triton.experimental.gluon.nvidia.hopper", "TensorDescriptor"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -281,7 +294,13 @@ def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:
         try:
             with warnings.catch_warnings():  # "experimental", "deprecated": not the user's concern
                 warnings.simplefilter("ignore")
-                read = _native.dlpack(torch.empty(0, dtype=dtype))
+                tensor = torch.empty(0, dtype=dtype)
+                # A dtype DLPack cannot carry (bits, quantized) fails here first: the exchange
+                # API fails alike (both are torch's getDLDataType), but its error carries a
+                # symbolized C++ backtrace, about a millisecond each (tests/runtime/test_fastpath
+                # proves the two agree on every dtype).
+                tensor.__dlpack__()
+                read = _native.dlpack(tensor)
         except Exception:  # a dtype DLPack cannot carry (quantized, ...): read from the tensor
             continue
         if read is not None:

@@ -37,7 +37,8 @@
  * 3. LaunchState(module, hooks, knobs, hooked, inspection=None)() -> (device, *knobs) or (device, hooked)
  *
  * The state a launch depends on beyond its arguments, read on every launch as Triton reads
- * it: ``module.current_device()``; each ``(owner, name)`` in ``hooks`` names a HookChain, and
+ * it: ``module.current_device()`` (where that is torch's query and `use_torch_device` found the
+ * C++ function it wraps, that function, called directly); each ``(owner, name)`` in ``hooks`` names a HookChain, and
  * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
  * value of each ``(owner, name)`` in ``knobs`` follows the device, and where ``inspection``
  * names a hook (Triton 3.9's add_stages_inspection_hook), the hash it reports as Triton 3.9's
@@ -65,6 +66,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <structmember.h>
@@ -150,6 +153,7 @@ typedef struct {
     PyObject *dtypes; /* tuple (identity) or frozenset (membership) */
     int optional;
     int aligned;
+    uint64_t accepts; /* bit i: TensorCheck.dtypes[i] is accepted (the first 64 entries) */
 } Kind;
 
 typedef struct {
@@ -185,19 +189,21 @@ static int dtype_ok(const Kind *kind, PyObject *dtype) {
     return PySet_Contains(kind->dtypes, dtype);
 }
 
-/* The accepted dtype of ``encoding`` (borrowed), or NULL where none or several dtypes have it. */
-static PyObject *dtype_of(const TensorCheck *self, uint32_t encoding) {
+/* The index in ``self->dtypes`` of ``encoding``, or -1 where none or several dtypes have it. */
+static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
     for (Py_ssize_t i = 0; i < self->dtype_count; i++)
         if (self->dtypes[i].encoding == encoding)
-            return self->dtypes[i].dtype;
-    return NULL;
+            return i;
+    return -1;
 }
 
 /* A tensor of exactly ``self->exact``'s type read through the exchange API: 1 with its dtype (a
- * new reference), the index get_device() gives (-1 for the host) and its address; 0 where the
- * API does not read it (another type or device type, no API, or torch refused: torch's getters
- * then decide); -1 when a read raised something other than an Exception (left set). */
-static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, long *device, uint64_t *ptr) {
+ * new reference) and its index in ``self->dtypes`` in *at (-1 where its encoding is not there),
+ * the index get_device() gives (-1 for the host) and its address; 0 where the API does not read
+ * it (another type or device type, no API, or torch refused: torch's getters then decide); -1
+ * when a read raised something other than an Exception (left set). */
+static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
+                       uint64_t *ptr) {
     if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact)
         return 0;
     DLTensor dl;
@@ -209,9 +215,9 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
     }
     if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
         return 0;
-    *dtype = dtype_of(self, encoding(dl.dtype));
-    if (*dtype != NULL) {
-        Py_INCREF(*dtype);
+    *at = index_of(self, encoding(dl.dtype));
+    if (*at >= 0) {
+        *dtype = Py_NewRef(self->dtypes[*at].dtype);
     } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
         *dtype = PyObject_GetAttr(tensor, dtype_name);
         if (*dtype == NULL)
@@ -228,11 +234,12 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
                        PyObject **dtype_out) {
     PyObject *dtype = NULL;
     long found;
-    int ok = dlpack_read(self, tensor, &dtype, &found, ptr);
+    Py_ssize_t at;
+    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr);
     if (ok < 0)
         return 0;
-    if (ok > 0) {
-        ok = found == device ? dtype_ok(kind, dtype) : 0;
+    if (ok > 0) { /* the dtype's test made once, at init, for the dtypes of the table */
+        ok = found != device ? 0 : at >= 0 && at < 64 ? (int)(kind->accepts >> at & 1) : dtype_ok(kind, dtype);
         goto done;
     }
     dtype = PyObject_GetAttr(tensor, dtype_name);
@@ -356,6 +363,14 @@ static int read_encodings(TensorCheck *self, PyObject *encodings) {
     }
     self->dtype_count = count;
     self->encodings = Py_NewRef(encodings);
+    for (Py_ssize_t k = 0; k < self->count; k++) {
+        for (Py_ssize_t i = 0; i < count && i < 64; i++) {
+            int ok = dtype_ok(&self->kinds[k], self->dtypes[i].dtype);
+            if (ok < 0)
+                return -1;
+            self->kinds[k].accepts |= (uint64_t)ok << i;
+        }
+    }
     return 0;
 }
 
@@ -385,7 +400,7 @@ static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
             PyMem_Free(kinds);
             return -1;
         }
-        kinds[i] = (Kind){dtypes, optional, aligned};
+        kinds[i] = (Kind){dtypes, optional, aligned, 0};
     }
     self->count = count;
     self->kinds = kinds;
@@ -476,9 +491,13 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
     return Py_BuildValue("(LLL)", values[0], values[1], values[2]);
 }
 
+static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* 3. */
+
 static PyMethodDef functions[] = {
     {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
     {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
+    {"use_torch_device", (PyCFunction)(void (*)(void))use_torch_device, METH_FASTCALL,
+     "use_torch_device(query, library) -> whether LaunchState calls torch's C++ query in place of query"},
     {NULL},
 };
 
@@ -491,6 +510,51 @@ typedef struct {
 } LaunchState;
 
 static PyObject *current_device_name, *calls_name;
+
+/* torch's c10::cuda::GetDevice (libc10_cuda), which torch._C._cuda_getDevice (what
+ * torch.cuda.current_device() and Triton's CUDA driver ask) wraps: its answer, without the
+ * Python call.  It returns a cudaError_t and never throws.  Set by `use_torch_device`; NULL
+ * until then, and in a forked child, where torch's own query must run (it raises there). */
+typedef int (*GetDeviceFn)(int8_t *device);
+static GetDeviceFn torch_get_device;
+static PyObject *torch_device_query; /* the Python query it stands for */
+
+static void forget_torch_device(void) {
+    torch_get_device = NULL;
+}
+
+/* use_torch_device(query, library) -> whether LaunchState now calls c10::cuda::GetDevice from
+ * ``library`` in place of ``query`` (torch._C._cuda_getDevice, after torch's lazy CUDA
+ * initialisation: the wrapper then adds nothing to the answer). */
+static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    const char *path;
+    if (nargs != 2 || (path = PyUnicode_AsUTF8(args[1])) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "use_torch_device(query, library)");
+        return NULL;
+    }
+    static int at_fork;
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    GetDeviceFn found = lib != NULL ? (GetDeviceFn)dlsym(lib, "_ZN3c104cuda9GetDeviceEPa") : NULL;
+    if (found == NULL || (!at_fork && pthread_atfork(NULL, NULL, forget_torch_device) != 0))
+        Py_RETURN_FALSE; /* (the library stays open: torch holds it anyway) */
+    at_fork = 1;
+    Py_XSETREF(torch_device_query, Py_NewRef(args[0]));
+    torch_get_device = found;
+    Py_RETURN_TRUE;
+}
+
+/* ``module.current_device()``, or torch's C++ answer where that is its query. */
+static PyObject *current_device(PyObject *module) {
+    PyObject *query = PyObject_GetAttr(module, current_device_name);
+    if (query == NULL)
+        return NULL;
+    int8_t index;
+    PyObject *device = query == torch_device_query && torch_get_device != NULL && torch_get_device(&index) == 0
+        ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
+    Py_DECREF(query);
+    return device;
+}
 
 /* 1: a hook is registered, 0: none, -1: error set. */
 static int hooks_registered(const LaunchState *self) {
@@ -520,7 +584,7 @@ static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf
     int hooked = hooks_registered(self);
     if (hooked < 0)
         return NULL;
-    PyObject *device = PyObject_CallMethodNoArgs(self->module, current_device_name);
+    PyObject *device = current_device(self->module);
     if (device == NULL)
         return NULL;
     if (hooked) {

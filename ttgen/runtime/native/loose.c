@@ -5,7 +5,7 @@
  * annotation, or one it does not read).  With ``rule`` None the engine asks ``dynamic_key``
  * (Triton's native_specialize_impl, from Python).  Otherwise ``rule`` is
  *
- *   (pointer_types, specialize, align, native, dtype_type, tensor_types)
+ *   (pointer_types, specialize, align, native, dtype_type, tensor_types, first)
  *
  * made by ttgen.runtime.engine for a parameter Triton specializes by its value (not a constexpr,
  * no forced type), and the common values are keyed here as
@@ -28,16 +28,23 @@
  *                        read through DLPack as annotated tensors are; ``native`` false (a
  *                        backend that does not read the alignment from data_ptr() itself)
  *                        leaves tensors to dynamic_key.
+ *   another object       the same key, read as Triton's specializer reads it (its ``dtype``
+ *   with data_ptr()      attribute, then, specializing, its ``data_ptr()``: overrides and
+ *                        __torch_function__ included) where the specializer takes it for a
+ *                        tensor (`read_as_tensor`: not a tuple, not an instance of a class of
+ *                        ``first``, with a ``data_ptr`` attribute): tensor subclasses, wrappers.
  *
- * Anything else (int and float subclasses, tuples, tensor descriptors, other objects, an int
- * beyond 64 bits, another dtype) is dynamic_key's: Triton's specializer keys it, or raises its
- * own error.  A tensor on the current device gives its pointer to the launch, as an annotated
- * tensor does; one elsewhere (or with no memory: meta) is dynamic_key's, which refuses it.
+ * Anything else (int and float subclasses without data_ptr, tuples, tensor descriptors, an int
+ * beyond 64 bits, another dtype, a data_ptr() that is not an int of 64 bits) is dynamic_key's:
+ * Triton's specializer keys it, or raises its own error.  An exact tensor on the current device
+ * gives its pointer to the launch, as an annotated tensor does; any other object the launch
+ * reads as Triton's launcher does (data_ptr() and cuPointerGetAttribute).  A torch tensor
+ * elsewhere, or with no memory (meta), is dynamic_key's, which refuses it.
  */
 
 typedef struct {
     PyObject *pointer_types;        /* NULL: every value is dynamic_key's; borrowed from the plan */
-    PyObject *dtype_type, *tensor_types;
+    PyObject *dtype_type, *tensor_types, *first;
     int specialize, align, native;
 } Loose;
 
@@ -45,7 +52,7 @@ static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_e
 
 /* ``rule`` (None or the tuple above) into ``out``; -1 with an error set. */
 static int loose_read(PyObject *rule, Loose *out) {
-    *out = (Loose){NULL, NULL, NULL, 0, 0, 0};
+    *out = (Loose){NULL, NULL, NULL, NULL, 0, 0, 0};
     if (rule == Py_None)
         return 0;
     if (s_constexpr == NULL) {
@@ -55,11 +62,12 @@ static int loose_read(PyObject *rule, Loose *out) {
             if ((*slots[i] = PyUnicode_InternFromString(texts[i])) == NULL)
                 return -1;
     }
-    if (!PyTuple_Check(rule) || !PyArg_ParseTuple(rule, "O!pppO!O!", &PyDict_Type, &out->pointer_types,
+    if (!PyTuple_Check(rule) || !PyArg_ParseTuple(rule, "O!pppO!O!O!", &PyDict_Type, &out->pointer_types,
                                                   &out->specialize, &out->align, &out->native, &PyType_Type,
-                                                  &out->dtype_type, &PyTuple_Type, &out->tensor_types)) {
+                                                  &out->dtype_type, &PyTuple_Type, &out->tensor_types, &PyTuple_Type,
+                                                  &out->first)) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "a loose rule is None or (dict, bool, bool, bool, type, tuple)");
+            PyErr_SetString(PyExc_TypeError, "a loose rule is None or (dict, bool, bool, bool, type, tuple, tuple)");
         return -1;
     }
     return 0;
@@ -70,18 +78,101 @@ static int pack_key(PyObject *type, PyObject *key, PyObject **part) {
     return *part != NULL ? 1 : -1;
 }
 
+/* 1 where Triton's specializer, finding no handler for the exact type of ``value`` (not None,
+ * not an exact int, bool, float or tensor), keys it as a tensor: its fallbacks, in order, are
+ * a tuple, an instance of a class of ``r->first`` (tl.constexpr, the tensor descriptors,
+ * JITFunction: isinstance, as it asks), then an object with a ``data_ptr`` attribute.  An entry
+ * of ``first`` that is a (module, name) pair is a class whose module may not be imported (Gluon's
+ * descriptor, ~0.1 s to import): until it is, no object is an instance of it.  0 where it does
+ * not, -1 error set. */
+static int read_as_tensor(const Loose *r, PyObject *value) {
+    if (PyTuple_Check(value))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->first); i++) {
+        PyObject *cls = PyTuple_GET_ITEM(r->first, i), *owner = NULL;
+        if (PyTuple_Check(cls)) {
+            owner = PyDict_GetItemWithError(PyImport_GetModuleDict(), PyTuple_GET_ITEM(cls, 0));
+            if (owner == NULL) {
+                if (PyErr_Occurred())
+                    return -1;
+                continue;
+            }
+            cls = PyObject_GetAttr(owner, PyTuple_GET_ITEM(cls, 1));
+            if (cls == NULL)
+                return -1;
+        }
+        int is = PyObject_IsInstance(value, cls);
+        if (owner != NULL)
+            Py_DECREF(cls);
+        if (is != 0)
+            return is < 0 ? -1 : 0;
+    }
+    PyObject *attr = PyObject_GetAttr(value, data_ptr_name);
+    if (attr == NULL) { /* Triton's hasattr: no data_ptr */
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(attr);
+    return 1;
+}
+
+/* The key of an object Triton keys as a tensor (`read_as_tensor`), read as its handle_tensor
+ * reads it (its ``dtype``, then its ``data_ptr()``): as `loose_key`; the launch reads the
+ * object itself (*have 0). */
+static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
+                        PyObject **part) {
+    int tensor = PyObject_IsInstance(value, PyTuple_GET_ITEM(r->tensor_types, 0));
+    if (tensor < 0)
+        return -1;
+    if (tensor) { /* a torch tensor subclass: on the launch's device, or dynamic_key's */
+        PyObject *index = PyObject_Vectorcall(tc->get_device, &value, 1, NULL);
+        long found = index != NULL ? PyLong_AsLong(index) : -2;
+        Py_XDECREF(index);
+        if (PyErr_Occurred())
+            return -1;
+        if (found != device)
+            return 0;
+    }
+    PyObject *dtype = PyObject_GetAttr(value, dtype_name);
+    if (dtype == NULL)
+        return -1;
+    PyObject *type = (PyObject *)Py_TYPE(dtype) == r->dtype_type ? PyDict_GetItemWithError(r->pointer_types, dtype)
+                                                                 : NULL;
+    Py_DECREF(dtype); /* (pointer_types holds the dtypes it names) */
+    if (type == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!r->specialize)
+        return pack_key(type, Py_None, part);
+    if (!r->native)
+        return 0;
+    PyObject *start = PyObject_CallMethodNoArgs(value, data_ptr_name);
+    if (start == NULL)
+        return -1;
+    int read = PyLong_Check(start);
+    *ptr = read ? PyLong_AsUnsignedLongLong(start) : 0;
+    Py_DECREF(start);
+    if (!read || PyErr_Occurred()) /* Triton's specializer raises its own error */
+        return PyErr_Occurred() ? -1 : 0;
+    return pack_key(type, r->align && (*ptr & 15) == 0 ? s_D : s_empty, part);
+}
+
 /* A tensor's key: as `loose_key`. */
 static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                         char *have, PyObject **part) {
     int exact = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
         exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
-    if (!exact)
-        return 0;
+    if (!exact) {
+        int tensor = read_as_tensor(r, value);
+        return tensor > 0 ? loose_object(r, tc, value, device, ptr, part) : tensor;
+    }
     PyObject *dtype = NULL;
     long found = -2;
     uint64_t address = 0;
-    int read = dlpack_read(tc, value, &dtype, &found, &address);
+    Py_ssize_t at;
+    int read = dlpack_read(tc, value, &dtype, &at, &found, &address);
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
