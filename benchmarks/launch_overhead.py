@@ -20,6 +20,8 @@ the same grid function, on the 3-tensor kernel, beside ttgen with a tuple grid a
 function called alone (with a dict of the arguments, as the engine calls it).  The kernels as
 real libraries write them: the 3-tensor kernel with no annotation at all, reading a module
 global (``tl.constexpr``), and both, each against its own JIT and against the annotated kernel.
+Value forms: the 3-tensor kernel, annotated and not, with ``enable_fp_fusion=False`` and with a
+numpy-integer grid, against the plain call (issue 27: both hit in C at the plain call's cost).
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -351,6 +353,39 @@ def measure_variants(bursts: int) -> dict[str, float]:
     return burst_times(paths, bursts)
 
 
+def measure_value_forms(bursts: int) -> dict[str, float]:
+    """The 3-tensor kernel (annotated, and unannotated) called as real code calls it: with a
+    compile option (``enable_fp_fusion=False``) and with a numpy-integer grid, each beside the
+    plain call and the JIT's same call; after the first call each is a cache hit in C."""
+    import numpy
+
+    import benchgen.variants_launch as generated
+    from benchkernels import k3, variants
+
+    p0, p1, p2 = (torch.randn(BLOCK, device="cuda") for _ in range(3))
+    n, blocks = BLOCK, numpy.int64(1)
+    paths: dict[str, Callable[[int], Any]] = {}
+    for name, kernel, launcher in (
+        ("annotated", k3.k3, importlib.import_module("benchgen.k3_launch").k3),
+        ("loose", variants.loose, generated.loose),
+    ):
+        launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(blocks,), enable_fp_fusion=False)
+        torch.cuda.synchronize()
+        assert torch.allclose(p2, p0 + p1), name
+        paths |= {
+            f"{name}_plain": repeated(
+                lambda launcher=launcher: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,))),
+            f"{name}_fp_fusion": repeated(lambda launcher=launcher: launcher.run(
+                p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(1,), enable_fp_fusion=False)),
+            f"{name}_numpy_grid": repeated(
+                lambda launcher=launcher: launcher.run(p0=p0, p1=p1, p2=p2, n=n, BLOCK=BLOCK, grid=(blocks,))),
+            f"{name}_jit_fp_fusion": repeated(
+                lambda kernel=kernel: kernel[(1,)](p0, p1, p2, n, BLOCK=BLOCK, enable_fp_fusion=False)),
+            f"{name}_jit_numpy_grid": repeated(lambda kernel=kernel: kernel[(blocks,)](p0, p1, p2, n, BLOCK=BLOCK)),
+        }
+    return burst_times(paths, bursts)
+
+
 def slope(counts: list[int], times: list[float]) -> float:
     """Microseconds per added tensor: the least-squares slope of ``times`` over ``counts``."""
     mean_x, mean_y = statistics.fmean(counts), statistics.fmean(times)
@@ -452,8 +487,9 @@ def main() -> int:
         tuned = measure_autotuned(options.bursts)
         grid = measure_callable_grid(options.bursts)
         variants = measure_variants(options.bursts)
+        forms = measure_value_forms(options.bursts)
     summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
-               "slopes": slopes(results)}
+               "value_forms": forms, "slopes": slopes(results)}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
@@ -477,6 +513,13 @@ def main() -> int:
         jit, ours = variants[f"{name}_jit"], variants[f"{name}_ttgen"]
         print(f"  {name:12s} JIT {jit:6.2f} us, ttgen {ours:6.2f} us, ttgen/JIT {ours / jit:.3f}, "
               f"ttgen/annotated ttgen {ours / base:.3f}")
+    print("3 tensors with enable_fp_fusion=False, and with a numpy-integer grid (ttgen/plain ttgen: 1.0 within noise):")
+    for name in ("annotated", "loose"):
+        plain = forms[f"{name}_plain"]
+        for form in ("fp_fusion", "numpy_grid"):
+            ours, jit = forms[f"{name}_{form}"], forms[f"{name}_jit_{form}"]
+            print(f"  {name:9s} {form:10s} JIT {jit:6.2f} us, ttgen {ours:6.2f} us, plain ttgen {plain:6.2f} us, "
+                  f"ttgen/plain ttgen {ours / plain:.3f}, ttgen/JIT {ours / jit:.3f}")
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0
 

@@ -88,8 +88,27 @@ class matmul_autotuned:
         stride_cm: int,
         stride_cn: int,
         grid: _rt.Grid[MatmulAutotunedArgs],
-        launch_cooperative_grid: bool = False,
-        launch_pdl: bool = False,
+        launch_cooperative_grid: bool | None = False,
+        launch_pdl: bool | None = False,
+        enable_fp_fusion: bool | None = None,
+        enable_reflect_ftz: bool | None = None,
+        debug: bool | None = None,
+        sanitize_overflow: bool | None = None,
+        ptx_version: int | None = None,
+        ptx_options: str | None = None,
+        default_dot_input_precision: str | None = None,
+        max_num_imprecise_acc_default: int | None = None,
+        extern_libs: dict[str, str] | None = None,
+        sched4reg: bool | None = None,
+        clc: bool | None = None,
+        min_shared_mem: int | None = None,
+        waves_per_eu: int | None = None,
+        matrix_instr_nonkdim: int | None = None,
+        kpack: int | None = None,
+        allow_flush_denorm: bool | None = None,
+        schedule_hint: str | None = None,
+        llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None = None,
+        wgp_cu_mode: str | None = None,
         stream: _rt.Stream = None,
     ) -> None:
         _state = _rt.launch_state()
@@ -123,14 +142,21 @@ class matmul_autotuned:
                 a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
             ) = _given
             _tensors = _matmul_autotuned.pointers(_device, (a, b, c))
-            _matmul_autotuned.check_options(
+            _options = _matmul_autotuned.check_options(
                 dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
             )
+            (launch_cooperative_grid, launch_pdl) = _options.values()
         _aligned, _ptr_a, _ptr_b, _ptr_c = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
             _stream = _matmul_autotuned.as_stream(stream)
+        _compile = (
+            enable_fp_fusion, enable_reflect_ftz, debug, sanitize_overflow, ptx_version,
+            ptx_options, default_dot_input_precision, max_num_imprecise_acc_default, extern_libs,
+            sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
+            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
+        )
         _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
         if _tuned is None:
@@ -140,7 +166,19 @@ class matmul_autotuned:
                     a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
                     stride_cn,
                 ),
-                dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
+                dict(
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                    enable_fp_fusion=enable_fp_fusion, enable_reflect_ftz=enable_reflect_ftz,
+                    debug=debug, sanitize_overflow=sanitize_overflow, ptx_version=ptx_version,
+                    ptx_options=ptx_options,
+                    default_dot_input_precision=default_dot_input_precision,
+                    max_num_imprecise_acc_default=max_num_imprecise_acc_default,
+                    extern_libs=extern_libs, sched4reg=sched4reg, clc=clc,
+                    min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
+                    matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
+                    allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
+                ),
             )
             if _tuned is None:
                 return
@@ -183,6 +221,7 @@ class matmul_autotuned:
             _state,
             _choice,
             launch_cooperative_grid, launch_pdl,
+            _compile == _matmul_autotuned.unset or _matmul_autotuned.compile_key(_compile),
             _aligned,
             a.dtype,
             b.dtype,
@@ -208,7 +247,19 @@ class matmul_autotuned:
                     a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
                     stride_cn, BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K,
                 ),
-                dict(launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl),
+                dict(
+                    launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                    enable_fp_fusion=enable_fp_fusion, enable_reflect_ftz=enable_reflect_ftz,
+                    debug=debug, sanitize_overflow=sanitize_overflow, ptx_version=ptx_version,
+                    ptx_options=ptx_options,
+                    default_dot_input_precision=default_dot_input_precision,
+                    max_num_imprecise_acc_default=max_num_imprecise_acc_default,
+                    extern_libs=extern_libs, sched4reg=sched4reg, clc=clc,
+                    min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
+                    matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
+                    allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
+                ),
                 _choice.settings,
             )
         else:

@@ -63,12 +63,32 @@ class scale_shift_kernel:
         BLOCK: _typing.Literal[128, 256, 512] = 256,
         ACTIVATION: _typing.Literal['none', 'gelu'] = 'none',
         grid: _rt.Grid[ScaleShiftKernelArgs],
-        num_warps: int = 4,
-        num_stages: int = 3,
-        num_ctas: int = 1,
+        num_warps: int | None = 4,
+        num_stages: int | None = 3,
+        num_ctas: int | None = 1,
         maxnreg: int | None = None,
-        launch_cooperative_grid: bool = False,
-        launch_pdl: bool = False,
+        launch_cooperative_grid: bool | None = False,
+        launch_pdl: bool | None = False,
+        enable_fp_fusion: bool | None = None,
+        enable_reflect_ftz: bool | None = None,
+        debug: bool | None = None,
+        sanitize_overflow: bool | None = None,
+        ptx_version: int | None = None,
+        ptx_options: str | None = None,
+        ir_override: str | None = None,
+        default_dot_input_precision: str | None = None,
+        max_num_imprecise_acc_default: int | None = None,
+        extern_libs: dict[str, str] | None = None,
+        sched4reg: bool | None = None,
+        clc: bool | None = None,
+        min_shared_mem: int | None = None,
+        waves_per_eu: int | None = None,
+        matrix_instr_nonkdim: int | None = None,
+        kpack: int | None = None,
+        allow_flush_denorm: bool | None = None,
+        schedule_hint: str | None = None,
+        llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None = None,
+        wgp_cu_mode: str | None = None,
         stream: _rt.Stream = None,
     ) -> None:
         _state = _rt.launch_state()
@@ -94,17 +114,26 @@ class scale_shift_kernel:
             )
             (x, bias, out, n, scale, relu, BLOCK, ACTIVATION) = _given
             _tensors = _scale_shift_kernel.pointers(_device, (x, bias, out))
-            _scale_shift_kernel.check_options(
+            _options = _scale_shift_kernel.check_options(
                 dict(
                     num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
                     launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
                 ),
             )
+            (
+                num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
+            ) = _options.values()
         _aligned, _ptr_x, _ptr_bias, _ptr_out = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)
         else:
             _stream = _scale_shift_kernel.as_stream(stream)
+        _compile = (
+            enable_fp_fusion, enable_reflect_ftz, debug, sanitize_overflow, ptx_version,
+            ptx_options, ir_override, default_dot_input_precision, max_num_imprecise_acc_default,
+            extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
+            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
+        )
         if grid.__class__ is tuple:
             _grid = grid
         else:
@@ -119,6 +148,7 @@ class scale_shift_kernel:
         _key = (
             _state,
             num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
+            _compile == _scale_shift_kernel.unset or _scale_shift_kernel.compile_key(_compile),
             _aligned,
             bias is None,
             None if n == 1 else n & 15 == 0,
@@ -132,6 +162,16 @@ class scale_shift_kernel:
                 dict(
                     num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
                     launch_cooperative_grid=launch_cooperative_grid, launch_pdl=launch_pdl,
+                    enable_fp_fusion=enable_fp_fusion, enable_reflect_ftz=enable_reflect_ftz,
+                    debug=debug, sanitize_overflow=sanitize_overflow, ptx_version=ptx_version,
+                    ptx_options=ptx_options, ir_override=ir_override,
+                    default_dot_input_precision=default_dot_input_precision,
+                    max_num_imprecise_acc_default=max_num_imprecise_acc_default,
+                    extern_libs=extern_libs, sched4reg=sched4reg, clc=clc,
+                    min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
+                    matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
+                    allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
                 ),
             )
         else:

@@ -31,7 +31,7 @@ def _mypy(*targets: str) -> tuple[str, int]:
 
 
 def test_generated_code_call_sites_kernels_and_ttgen_are_strict_clean() -> None:
-    out, code = _mypy("examples", "ttgen", "tests/references.py")
+    out, code = _mypy("examples", "ttgen", "tests/references.py", "tests/typing/positive.py")
     assert code == 0, out
 
 

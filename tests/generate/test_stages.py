@@ -93,18 +93,18 @@ def test_autotuned_parameters_named_like_a_config_keyword_are_errors() -> None:
 
 # signature -> lines that run() holds
 RUN_LINES = [
-    ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "num_warps: int = 4,"]),
+    ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "num_warps: int | None = 4,"]),
     ("x: tl.tensor[tl.float16, tl.bfloat16] | None", ["x: _torch.Tensor | None,", "None if x is None else x.dtype,"]),
     ("n: tl.int64", ["n: int,", "n.__class__ is int and -9223372036854775808 <= n <= 9223372036854775807"]),
     ("s: tl.float16", ["s: float,", "s.__class__ is float and -65504.0 <= s <= 65504.0"]),
     ("N: tl.constexpr['Literal[64, 128]'] = 64", ["N: _typing.Literal[64, 128] = 64,"]),
-    ("num_warps: tl.constexpr[int]", ["num_warps: int,", "num_stages: int = 3,"]),
+    ("num_warps: tl.constexpr[int]", ["num_warps: int,", "num_stages: int | None = 3,"]),
     ("stream: int", ["_stream = _rt.current_stream(_device)"]),
     ("x, n", ["x: _typing.Any,", "_k.dynamic_key(1, n),"]),
     ("x: tl.tensor, *, n: int", ["n: int,"]),
     ("x: tl.tensor, *rest", ["rest: tuple[_typing.Any, ...] = (),", '_rt.Dynamic("rest", variadic=True),']),
     ("x: tl.tensor, grid: int", ["grid: int,", "grid_: _rt.Grid[KArgs],", "_grid = _k.call_grid(grid_, KArgs(x=x, grid=grid))"]),
-    ("num_warps: tl.constexpr[int] = 8", ["num_warps: int = _rt.OMITTED,", "num_stages: int = 3,",
+    ("num_warps: tl.constexpr[int] = 8", ["num_warps: int = _rt.OMITTED,", "num_stages: int | None = 3,",
                                           'num_warps, _option_num_warps = _k.option_parameter("num_warps", num_warps)',
                                           "_option_num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,"]),
     ("n: int = 1.5", ['n: int = _k.default("n"),']),
@@ -127,7 +127,7 @@ def test_run_lines(signature: str, expected: list[str]) -> None:
 def test_a_parameter_named_like_an_option_is_not_also_an_option() -> None:
     text, _ = read("num_warps: tl.constexpr[int]")
     assert [line.strip() for line in text.splitlines()].count("num_warps: int,") == 1
-    assert "num_warps: int = 4," not in text
+    assert "num_warps: int | None = 4," not in text
 
 
 def test_a_stream_parameter_takes_the_name_from_run() -> None:

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import torch
 
+from ttgen.vocabulary.options import COMPILE_OPTIONS
+
 from examples.generated import scale_shift_launch, softmax_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
 from examples.generated.softmax_launch import softmax_kernel
@@ -67,13 +69,14 @@ BAD = [
     ("BLOCK", True, TypeError, "one of 128, 256, 512"),
     ("BLOCK", 256.0, TypeError, "got float"),
     ("ACTIVATION", "relu", ValueError, "one of 'none', 'gelu'"),
-    ("grid", (), ValueError, "grid expected a tuple or list of 1 to 3 ints"),
-    ("grid", [], ValueError, "grid expected a tuple or list of 1 to 3 ints"),
+    ("grid", (), ValueError, "grid expected a tuple or list of 1 to 3 integers"),
+    ("grid", [], ValueError, "grid expected a tuple or list of 1 to 3 integers"),
     ("grid", [1, 65536], ValueError, "got list [1, 65536]"),
     ("grid", (1, 1, 1, 1), ValueError, "grid expected"),
-    ("grid", (-1,), ValueError, "got tuple (-1,)"),
+    ("grid", (-1, -1), ValueError, "got tuple (-1, -1)"),
     ("grid", (1.5,), TypeError, "grid expected"),
-    ("grid", (True,), TypeError, "grid expected"),
+    ("grid", ("2",), TypeError, "grid expected"),
+    ("grid", (torch.tensor(2.0),), TypeError, "grid expected"),
     ("grid", (2**31,), ValueError, "grid expected"),
     ("grid", (1, 65536), ValueError, "grid expected"),
     ("grid", (1, 1, 65536), ValueError, "grid expected"),
@@ -85,11 +88,15 @@ BAD = [
     ("stream", 1.0, TypeError, "stream expected"),
     ("num_warps", "4", TypeError, "launch option 'num_warps' expected a power of two"),
     ("num_warps", 0, ValueError, "launch option 'num_warps' expected a power of two"),
-    ("num_warps", 3, ValueError, "expected a power of two (a positive int), got int 3"),
+    ("num_warps", 3, ValueError, "expected a power of two (a positive int) or None, got int 3"),
     ("num_warps", 4.0, TypeError, "launch option 'num_warps'"),
-    ("num_stages", 0, ValueError, "launch option 'num_stages' expected a positive int, got int 0"),
+    ("num_stages", 0, ValueError, "launch option 'num_stages' expected a positive int or None, got int 0"),
     ("maxnreg", 0, ValueError, "launch option 'maxnreg' expected a positive int or None"),
-    ("launch_pdl", 1, TypeError, "launch option 'launch_pdl' expected a bool"),
+    ("launch_pdl", 2, ValueError, "launch option 'launch_pdl' expected a bool (or 0 or 1) or None"),
+    ("launch_pdl", "yes", TypeError, "launch option 'launch_pdl' expected a bool"),
+    ("enable_fp_fusion", "no", TypeError, "compile option 'enable_fp_fusion' expected a bool"),
+    ("ptx_version", 8.4, TypeError, "compile option 'ptx_version' expected an int or None, got float"),
+    ("extern_libs", ["libdevice"], TypeError, "compile option 'extern_libs' expected dict or None"),
 ]
 
 
@@ -106,7 +113,7 @@ def test_bad_argument_is_refused_before_triton(
     message = str(caught.value)
     assert message.startswith("scale_shift_kernel: ")
     assert text in message, message
-    if name not in ("grid", "stream", "maxnreg") and not name.startswith(("num_", "launch_")):
+    if name not in ("grid", "stream", "maxnreg", *COMPILE_OPTIONS) and not name.startswith(("num_", "launch_")):
         assert f"argument '{name}'" in message
     assert not launched
 

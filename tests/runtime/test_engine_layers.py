@@ -266,8 +266,8 @@ def test_refused_arguments_get_the_body_s_errors(monkeypatch: pytest.MonkeyPatch
         run(**{**args, "n": 1024.0}, grid=_grid)
     with pytest.raises(TypeError, match="layered: argument 'bias' expected"):
         run(**{**args, "bias": args["x"]}, grid=_grid)  # a float16 tensor where float32 is allowed
-    with pytest.raises(TypeError, match="layered: launch option 'launch_pdl' expected a bool"):
-        run(**args, grid=_grid, launch_pdl=1)
+    with pytest.raises(ValueError, match="layered: launch option 'launch_pdl' expected a bool"):
+        run(**args, grid=_grid, launch_pdl=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'BLOCK'"):
         run(**args, grid=_grid, BLOCK=64)
     assert not primed.launched  # (the first call filed its entry, the others launched nothing)

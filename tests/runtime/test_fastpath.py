@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import enum
 import gc
+import importlib
 import inspect
 import warnings
 import weakref
 from typing import Any
 
+import numpy
 import pytest
 import torch
 
@@ -403,13 +405,23 @@ class Port(enum.IntEnum):
     [
         ((5,), (5, 1, 1)), ([5, 6], (5, 6, 1)), ((5, 6, 7), (5, 6, 7)), ((0,), (0, 1, 1)),
         ((2**31 - 1, 65535, 65535), (2**31 - 1, 65535, 65535)),
-        ((), None), ((1, 1, 1, 1), None), ((-1,), None), ((2**31,), None), ((1, 65536), None),
-        ((1, 1, 65536), None), ((2**80,), None), ((True,), None), ((1.0,), None), ((Port.ONE,), None),
+        # integers as Triton takes them, and a product that is not positive launches nothing
+        ((True,), (1, 1, 1)), ((Port.ONE,), (1, 1, 1)), ((numpy.int64(2), numpy.int32(3)), (2, 3, 1)),
+        ([torch.tensor(4)], (4, 1, 1)), ((-1,), (0, 1, 1)), ((2, -3), (0, 1, 1)), ((5, 0, 2), (0, 1, 1)),
+        ((), None), ((1, 1, 1, 1), None), ((-1, -1), None), ((2**31,), None), ((1, 65536), None),
+        ((1, 1, 65536), None), ((2**80,), None), ((1.0,), None), ((numpy.float64(1),), None),
+        ((torch.tensor(1.0),), None), ((torch.tensor([1, 2]),), None),
         (4, None), ("abc", None), (None, None), (range(3), None),
     ],
 )
-def test_grid3_takes_plain_ints_within_cudas_limits(grid: object, expected: object) -> None:
+def test_grid3_takes_integers_within_cudas_limits(grid: object, expected: object) -> None:
     assert rt.grid3(grid) == expected
+    launcher = importlib.import_module("examples.generated.vector_add_launch")._add_kernel
+    if expected is None:  # the launcher's Python rule (which torch.compile traces) is the same
+        with pytest.raises((TypeError, ValueError), match="add_kernel: grid expected"):
+            launcher.checked_grid(grid)
+    else:
+        assert launcher.checked_grid(grid) == expected
 
 
 # -- LaunchState and Launch -----------------------------------------------------------------------

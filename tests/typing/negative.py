@@ -24,3 +24,7 @@ add_kernel.run(x=x, y=y, out=out, n=8, grid=lambda meta: (meta["size"],))  # cal
 add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,), num_warps=4.0)  # float launch option
 scale_shift_kernel.run(x=x, bias=None, out=out, n=8, scale=1.0, relu=1, grid=(1,))  # int for a bool flag
 summed: torch.Tensor = add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,))  # using the return value
+add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,), enable_fp_fussion=False)  # misspelt compile option
+add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,), enable_fp_fusion="no")  # str for a bool compile option
+add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,), extern_libs=["libdevice"])  # list for extern_libs
+add_kernel.run(x=x, y=y, out=out, n=8, grid=(1,), instrumentation_mode="consan")  # an option Triton overwrites

@@ -8,6 +8,7 @@ key as one tuple, one cache lookup and one launch call.  The emitted text is det
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ttgen.generate import check
@@ -15,12 +16,12 @@ from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
-from ttgen.vocabulary.options import RUN_OPTIONS, grid_keyword
+from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
 MARKER = "@" + "generated"
 
-# Launch options of run(): name, annotation, default (Triton's CUDA defaults).
+# Launch options of run(): name, annotation besides None, default (Triton's CUDA defaults).
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
 # The module aliases of a generated module, by role, as each is spelt where no kernel or
 # parameter takes the name.
@@ -36,7 +37,7 @@ BUILTINS = (
 # ``option_num_warps`` for a parameter num_warps with a default: see `_option_parameters`).
 LOCALS = (
     "state", "device", "given", "tensors", "aligned", "ok", "grid", "g0", "g1", "g2", "stream",
-    "key", "launch", "tune_key", "tuned", "choice",
+    "key", "launch", "tune_key", "tuned", "choice", "options", "compile",
 )
 
 
@@ -88,7 +89,7 @@ class Names:
 
     def _locals(self, kernel: model.Kernel) -> dict[str, str]:
         """run()'s locals: clear of the module's names, the parameters and run()'s keywords."""
-        taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS}
+        taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS} | set(COMPILE_OPTIONS)
         taken |= {"stream", self.kernels[kernel.name].grid}
         tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)]
         options = [f"option_{p.name}" for p in _option_parameters(kernel)]
@@ -288,6 +289,8 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spellin
     w.add(f"{n.grid}: {s.rt}.Grid[{n.args}],", indent + 1)
     for option, annotation, default in _options(kernel):
         w.add(f"{option}: {_option_annotation(annotation, s)} = {default},", indent + 1)
+    for option in _compile_options(kernel):
+        w.add(f"{option}: {_option_annotation(COMPILE_OPTIONS[option], s)} = None,", indent + 1)
     if _has_stream(kernel):
         w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
     w.add(") -> None:", indent)
@@ -301,8 +304,9 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spellin
 
 
 def _option_annotation(annotation: str, s: kinds.Spelling) -> str:
-    """A launch option's annotation (``int | None``...) with the module's spelling of builtins."""
-    return " | ".join(part if part == "None" else s.builtin(part) for part in annotation.split(" | "))
+    """An option's annotation in run(), ``int | None``..., with the module's spelling of
+    builtins: None stands for Triton's default."""
+    return re.sub(r"\b[a-z]+\b", lambda word: s.builtin(word.group()), annotation) + " | None"
 
 
 def _given(kernel: model.Kernel) -> list[model.Param]:
@@ -324,6 +328,11 @@ def _options(kernel: model.Kernel) -> tuple[tuple[str, str, str], ...]:
         option for option in OPTIONS
         if option[0] not in taken and (not kernel.autotuned or option[0] in RUN_OPTIONS)
     )
+
+
+def _compile_options(kernel: model.Kernel) -> tuple[str, ...]:
+    """The compile options of run() (ttgen.vocabulary.options.compile_options)."""
+    return compile_options((p.name for p in kernel.params), kernel.autotuned)
 
 
 def _has_stream(kernel: model.Kernel) -> bool:
@@ -363,8 +372,10 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
     v, launcher = n.locals, n.launcher
     given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
-    own_options = _options_dict([(name, name) for name, _, _ in _options(kernel)], s)
-    run_options = _options_dict(_option_values(kernel, n), s)
+    own = [name for name, _, _ in _options(kernel)]
+    own_options = _options_dict([(name, name) for name in own], s)
+    compiled = [(name, name) for name in _compile_options(kernel)]
+    run_options = _options_dict(_option_values(kernel, n) + compiled, s)
     for param in _option_parameters(kernel):
         w.add(f'{param.name}, {n.locals["option_" + param.name]} = {launcher}.option_parameter("{param.name}", '
               f"{param.name})")
@@ -389,7 +400,10 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
         w.call(1, Call("(", tuple(given), f",) = {v['given']}" if len(given) == 1 else f") = {v['given']}"))
     if tensors:
         w.add(f"{v['tensors']} = {launcher}.pointers({v['device']}, {_tuple_text(tensors)})", 1)
-    w.call(1, Call(f"{launcher}.check_options(", (own_options,)))
+    if own:  # as Triton takes them: None for the default, integer-like values, 0 and 1
+        w.call(1, Call(f"{v['options']} = {launcher}.check_options(", (own_options,)))
+        unpacked = f"{',' if len(own) == 1 else ''}) = {v['options']}.values()"
+        w.call(1, Call("(", tuple(own), unpacked))
     if tensors:
         w.add(", ".join([v["aligned"]] + [n.ptr(name) for name in tensors]) + f" = {v['tensors']}")
     if _has_stream(kernel):
@@ -399,9 +413,12 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
         w.add(f"{v['stream']} = {launcher}.as_stream(stream)", 1)
     else:
         w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})")
+    if compiled:  # one part of the key (below): True while every compile option is Triton's default
+        w.call(0, Call(f"{v['compile']} = (", tuple(name for name, _ in compiled), ",)" if len(compiled) == 1 else ")"))
     known = list(given)
+    tune_options = _options_dict([(name, name) for name in own] + compiled, s)
     for index, layer in enumerate(kernel.layers):
-        _emit_layer(w, kernel, n, s, index, layer, known, own_options)
+        _emit_layer(w, kernel, n, s, index, layer, known, tune_options)
         known += [name for name in layer.supplies or () if name in names and name not in known]
     w.add(f"if {n.grid}.__class__ is {s.builtin('tuple')}:")
     w.add(f"{v['grid']} = {n.grid}", 1)
@@ -414,6 +431,8 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
     if kernel.autotuned:
         w.add(f"{v['choice']},", 1)
     w.add(", ".join(local for _, local in _option_values(kernel, n)) + ",", 1)
+    if compiled:
+        w.add(f"{v['compile']} == {launcher}.unset or {launcher}.compile_key({v['compile']}),", 1)
     for part in _key_parts(kernel, launcher, v):
         w.add(part + ",", 1)
     w.add(")")
@@ -431,7 +450,7 @@ def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.
     """run() of a kernel whose decorators' names are known only at run time: the launcher checks
     every argument and launches through Triton's decorators, as kernel[grid](...) does."""
     given = ", ".join(f'"{p.name}": {p.name}' for p in _given(kernel))
-    options = [name for name, _, _ in _options(kernel)]
+    options = [name for name, _, _ in _options(kernel)] + list(_compile_options(kernel))
     w.add(f"{n.launcher}.run_loose(")
     w.add("{" + given + "},", 1)
     w.add(f"{n.grid},", 1)
@@ -442,14 +461,14 @@ def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.
 
 def _option_checks(kernel: model.Kernel, s: kinds.Spelling) -> list[str]:
     """The launch options' types, as chained tests (one per type) to keep the hot path short."""
-    options = {name: annotation for name, annotation, _ in _options(kernel)}
+    options = {name: (annotation, default) for name, annotation, default in _options(kernel)}
     checks = []
-    for annotation in ("int", "bool"):
-        names = [name for name, kind in options.items() if kind == annotation]
+    for annotation in ("int", "bool"):  # (None, the default, is normalized by check_options)
+        names = [name for name, (kind, default) in options.items() if kind == annotation and default != "None"]
         if names:
             checks.append(" is ".join(f"{name}.__class__" for name in names) + f" is {s.builtin(annotation)}")
-    checks += [f"({name} is None or {name}.__class__ is {s.builtin('int')})"
-               for name, kind in options.items() if kind == "int | None"]
+    checks += [f"({name} is None or {name}.__class__ is {s.builtin(kind)})"
+               for name, (kind, default) in options.items() if default == "None"]
     return checks
 
 

@@ -31,8 +31,7 @@ def tune(
     Triton's Autotuner tunes (or reads its disk cache); remember the config it chose.  With
     a bundle's choice for the key (issue 16), remember that one and return it, launching
     nothing: run() then launches it as for a known key."""
-    options = non_default(options)
-    launcher.check_options(options)
+    options = non_default(launcher.check_options(options))
     if callable(grid):  # Triton's Autotuner calls it: its errors name the kernel all the same
         grid = functools.partial(launcher.call_grid, grid)
     names = [spec.name for spec in launcher.given]
@@ -86,7 +85,7 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
     values = list(launcher.accept(index, tuple(given[n] for n in names)))
-    launcher.check_options(options)
+    options = launcher.check_options(options)
     if launcher.interpreted:  # the interpreter needs constexprs wrapped: apply the layers here
         known = dict(zip(names, values))
         for layer in launcher.layers:

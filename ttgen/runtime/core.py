@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import sys
 import textwrap
 import threading
@@ -33,7 +34,9 @@ from ttgen.runtime import precompiled  # issue 16: bundles and TTGEN_RECORD
 from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
 from ttgen.runtime.live import StaleLauncherError
-from ttgen.vocabulary.options import OPTIONS, non_default
+from ttgen.vocabulary.options import (
+    COMPILE_OPTIONS, OPTIONS, OptionError, compile_options, hashable, non_default, option_value,
+)
 from ttgen.runtime import device
 from ttgen.runtime.launch import VERSION, LaunchFunction, launch_function
 from ttgen.runtime.specs import OMITTED, ArgumentError, Dynamic, Spec, Tensor, data_ptr, describe, tensor_check
@@ -69,6 +72,11 @@ class LauncherCore:
         # Whether the source did not tell what a decorator sets: run() then calls run_loose.
         self.loose = any(layer[1] is None for layer in layers)
         self.lock = threading.Lock()
+        # The compile options run() takes, and their values while all are Triton's defaults (the
+        # key then holds True in their place: `compile_key`).
+        autotuned = any(layer[0] == "autotune" for layer in layers)
+        self.compile_names = compile_options((spec.name for spec in self.params), autotuned)
+        self.unset = (None,) * len(self.compile_names)
         self.origin = sys._getframe(1).f_globals.get("__file__")  # issue 16: where the bundle is looked for
         where = f"{module.__name__}.{name}"
         outer = getattr(module, name, None)
@@ -135,7 +143,23 @@ class LauncherCore:
         """The key of loosely typed parameter ``index``: as Triton's binder keys it."""
         rule = self.key_rules[index]
         assert rule is not None
-        return rule(value)
+        spec = self.params[index]
+        try:
+            if isinstance(value, torch.Tensor):
+                spec.accept(value, device.current_device())  # memory on the launch's device
+            return rule(value)
+        except ArgumentError as exc:
+            cls, expected, given = exc.args
+            raise cls(f"{self.name}: argument '{spec.name}' expected {expected}, got {describe(given)}") from None
+        except (OverflowError, KeyError, TypeError, ValueError, AttributeError, RuntimeError,
+                NotImplementedError) as exc:
+            # Triton's specializer cannot take the value (its binder raises the same, naming nothing)
+            cls = ValueError if isinstance(exc, OverflowError) else TypeError
+            raise cls(
+                f"{self.name}: argument '{spec.name}' expected a value Triton can pass to a kernel (a "
+                f"tensor of a dtype Triton has, an int in [-2**63, 2**64), a float, a bool, None...), "
+                f"got {describe(value)} (Triton's specializer: {type(exc).__name__}: {exc})"
+            ) from None
 
     def _check_signature(self, module: ModuleType, expected: str) -> None:
         # Triton's JITFunction keeps inspect.getsourcelines(fn) from when it decorated the
@@ -195,25 +219,32 @@ class LauncherCore:
         )
 
     def checked_grid(self, grid: object) -> tuple[int, int, int]:
-        """The full grid rules, for what `grid3` did not take: normalized (x, y, z), or raise."""
+        """The grid as `grid3` (C) reads it, in Python (torch.compile traces this): 1 to 3
+        integers (anything with ``__index__``, as Triton takes them) each at most its limit,
+        ``(0, 1, 1)`` where their product is not positive (Triton launches nothing); or a clear
+        error.  tests/runtime/test_fastpath.py holds the two to one table."""
         if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
             raise self._grid_error(grid)
-        dims = (*grid, 1, 1)[:3]
-        for dim, limit in zip(dims, GRID_LIMITS):
-            if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim <= limit:
+        dims = [1, 1, 1]
+        for i, dim in enumerate(grid):
+            number = _index(dim)
+            if number is None or number > GRID_LIMITS[i]:
                 raise self._grid_error(grid)
-        return int(dims[0]), int(dims[1]), int(dims[2])
+            dims[i] = number
+        if dims[0] * dims[1] * dims[2] <= 0:
+            return 0, 1, 1
+        if min(dims) < 0:
+            raise self._grid_error(grid)
+        return dims[0], dims[1], dims[2]
 
     def _grid_error(self, grid: object) -> Exception:
-        cls = TypeError if not isinstance(grid, (tuple, list)) else ValueError
-        if isinstance(grid, (tuple, list)) and any(
-            not isinstance(d, int) or isinstance(d, bool) for d in grid
-        ):
+        cls = ValueError if isinstance(grid, (tuple, list)) else TypeError
+        if isinstance(grid, (tuple, list)) and any(_index(d) is None for d in grid):
             cls = TypeError
         return cls(
-            f"{self.name}: grid expected a tuple or list of 1 to 3 ints, each in [0, limit] "
-            f"(limits {GRID_LIMITS[0]}, {GRID_LIMITS[1]}, {GRID_LIMITS[2]}), or a callable "
-            f"returning one, got {describe(grid)}"
+            f"{self.name}: grid expected a tuple or list of 1 to 3 integers, each at most its "
+            f"limit ({GRID_LIMITS[0]}, {GRID_LIMITS[1]}, {GRID_LIMITS[2]}; a product that is not "
+            f"positive launches nothing), or a callable returning one, got {describe(grid)}"
         )
 
     def call_grid(self, grid: object, args: Any) -> Any:
@@ -243,28 +274,30 @@ class LauncherCore:
             f"(an int >= 0), got {describe(stream)}"
         )
 
-    def check_options(self, options: dict[str, Any]) -> None:
-        """Launch options of the types run() declares: positive ints (num_warps a power of two,
-        as Triton requires), None where allowed, bools.  Every launch that is not a cache hit
-        passes here, and a refused value never reaches the cache, so a hit needs no check."""
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options as Triton takes them, normalized (`options.option_value`: None for the
+        default, ints for integer-like values, bools for 0 and 1), or a clear error.  Every
+        launch that is not a cache hit passes here, and a refused value never reaches the cache,
+        so a hit needs no check."""
+        checked = {}
         for key, value in options.items():
-            if key not in OPTIONS:
-                continue  # set by a config (ir_override, ...): Triton's to check
-            annotation = OPTIONS[key][0]
-            number = annotation != "bool" and isinstance(value, int) and not isinstance(value, bool)
-            if annotation == "bool":
-                ok, expected = isinstance(value, bool), "a bool"
-            elif key == "num_warps":
-                ok = number and value > 0 and value & (value - 1) == 0
-                expected = "a power of two (a positive int)"
-            else:
-                ok = number and value > 0 or value is None and "None" in annotation
-                expected = "a positive int" + (" or None" if "None" in annotation else "")
-            if not ok:
-                error = ValueError if number else TypeError
-                raise error(
-                    f"{self.name}: launch option '{key}' expected {expected}, got {describe(value)}"
-                )
+            if key not in OPTIONS and key not in COMPILE_OPTIONS:
+                checked[key] = value  # set by a config (ir_override, ...): Triton's to check
+                continue
+            try:
+                checked[key] = option_value(key, value)
+            except OptionError as exc:
+                cls, expected = exc.args
+                kind = "launch" if key in OPTIONS else "compile"
+                raise cls(f"{self.name}: {kind} option '{key}' expected {expected}, got {describe(value)}") from None
+        return checked
+
+    def compile_key(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The compile options' part of the key (``values`` in `compile_names`' order, as run()
+        passes them where one is not None): each value checked and normalized, as it stands in the
+        key (`options.hashable`)."""
+        checked = self.check_options(dict(zip(self.compile_names, values)))
+        return tuple(hashable(value) for value in checked.values())
 
     # -- the slow path -------------------------------------------------------------------------
 
@@ -282,8 +315,7 @@ class LauncherCore:
         ``settings`` are an autotuned config's options (num_warps, ...): passed whole and after
         the launch options, as Triton's Autotuner passes them, so that Triton's in-memory cache
         gives back the very kernel the Autotuner launched."""
-        options = non_default(options)
-        self.check_options(options)
+        options = non_default(self.check_options(options))
         options.update(settings or {})
         grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
@@ -368,6 +400,13 @@ class LauncherCore:
         positional, keywords, _ = self._arguments([s.name for s in self.params], values)
         with device.INTERPRETER_LOCK:
             self.kernel[grid](*positional, **keywords)
+
+
+def _index(value: object) -> int | None:
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except Exception:  # (a float tensor's __index__ raises RuntimeError)
+        return None
 
 
 def _backend() -> Any:

@@ -37,7 +37,7 @@ def bind(launcher: LauncherCore, function: _F) -> _F:
     layers = _layers(launcher)
     options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
     grid = grid_keyword(spec.name for spec in launcher.params)
-    names = (*(spec.name for spec in launcher.given), grid, *options, "stream")
+    names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
     if layers is None or code.co_varnames[: code.co_kwonlyargcount] != names:
         return keyword_call(function)
     body, defaults = _positional(function)

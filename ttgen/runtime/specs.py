@@ -107,7 +107,7 @@ class Tensor(Spec):
     def accept(self, value: object, device: int) -> object:
         if value is None and self.optional:
             return None
-        if not isinstance(value, torch.Tensor):
+        if not isinstance(value, torch.Tensor) or value.device.type == "meta":
             raise ArgumentError(TypeError, self.expected(device), value)
         if value.dtype not in (self.dtypes or POINTER_DTYPES) or value.layout is not torch.strided:
             raise ArgumentError(TypeError, self.expected(device), value)
@@ -203,7 +203,22 @@ class Dynamic(Spec):
         self.rule = kinds.Dynamic(model.DynamicType(variadic=variadic))
 
     def accept(self, value: object, device: int) -> object:
+        if isinstance(value, torch.Tensor):
+            _has_memory(value, device, "a tensor")
         return _ruled(self.rule.accept, value)
+
+
+def _has_memory(value: torch.Tensor, device: int, expected: str) -> None:
+    """Refuse a tensor whose memory the launch cannot reach: none at all (meta, sparse: a
+    TypeError) or on another device (a ValueError), before anything is launched (a meta
+    tensor's address is 0: on a GPU the kernel would fault and break the process's CUDA
+    context)."""
+    where = f"{expected} with memory on {device_name(device)}"
+    if value.layout is not torch.strided or value.device.type == "meta":
+        raise ArgumentError(TypeError, f"{where} (a strided tensor)", value)
+    if get_device(value) != device or device < 0 and value.device.type != "cpu":
+        place = " (the current device)" if device >= 0 else " (the host, as the interpreter runs)"
+        raise ArgumentError(ValueError, where + place, value)
 
 
 def loose_rule(param: Any) -> tuple[Any, ...] | None:

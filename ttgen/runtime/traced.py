@@ -36,7 +36,7 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import OPTIONS, grid_keyword, non_default
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non_default
 from ttgen.runtime.core import LauncherCore
 
 
@@ -99,12 +99,12 @@ def _n(count: int, noun: str) -> str:
 def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
     """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
-    options = {name: values[name] for name in OPTIONS if name in values}
+    options = {name: values[name] for name in (*OPTIONS, *COMPILE_OPTIONS) if name in values}
     for name in launcher.option_named & set(values):  # (a parameter named like an option)
         values[name], options[name] = launcher.option_parameter(name, values[name])
     names = [spec.name for spec in launcher.given]
     arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
-    launcher.check_options(options)
+    options = launcher.check_options(options)
     if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
         # Triton's kernel[grid](...) has no stream either
         raise TypeError(

@@ -1,23 +1,74 @@
-"""The launch options a generated run() takes, with Triton's CUDA defaults.
+"""The options a generated run() takes, and the rules for their values: one table each.
 
-Shared by the emitter (which writes them into run()'s signature) and the runtime (which passes
-Triton only the ones that differ from these defaults, so ttgen's compiles share Triton's
-in-memory cache entry with a plain ``kernel[grid](...)`` call).  Imports nothing heavy.
+`OPTIONS` are the launch options with Triton's CUDA defaults; `COMPILE_OPTIONS` the other fields
+of Triton's backend options (``CUDAOptions``, ``HIPOptions``) that ``kernel[grid](...)`` takes as
+keywords, all defaulting to None (Triton's own default).  Shared by the emitter (which writes
+them into run()'s signature as static text, so that mypy reads them) and the runtime (which
+checks and normalizes the values as Triton would take them, and passes Triton only those that
+differ from its defaults, so ttgen's compiles share Triton's in-memory cache entry with a plain
+``kernel[grid](...)`` call).  tests/runtime/test_options.py holds these tables to the fields of
+the installed Triton's backends (3.6 and 3.9 differ; the table is their union).  Imports nothing
+heavy.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import Any
 
-# name -> (annotation in run(), default)
+# name -> (annotation in run() besides None, default): None for any of them means the default,
+# as Triton's option parsing drops None.
 OPTIONS: dict[str, tuple[str, object]] = {
     "num_warps": ("int", 4),
     "num_stages": ("int", 3),
     "num_ctas": ("int", 1),
-    "maxnreg": ("int | None", None),
+    "maxnreg": ("int", None),
     "launch_cooperative_grid": ("bool", False),
     "launch_pdl": ("bool", False),
+}
+
+# name -> annotation in run() besides None (the default: Triton's, which may depend on the target
+# and the environment).  Fields of the backends' options that Triton 3.6 to 3.9 reads from a
+# launch's keywords, CUDA's then HIP's.  Not here: what Triton's run() sets itself on every
+# launch (instrumentation_mode, fpsan_homomorphic_casts: a keyword is overwritten) and what
+# describes the target rather than a compile of it (arch, warp_size, backend_name,
+# supported_fp8_dtypes, deprecated_fp8_dot_operand_dtypes, allowed_dot_input_precisions);
+# docs/differences.md says why.  An option of another backend or version is taken and passed
+# on: Triton's option parsing ignores a name its backend has no field for.
+COMPILE_OPTIONS: dict[str, str] = {
+    "enable_fp_fusion": "bool",
+    "enable_reflect_ftz": "bool",
+    "debug": "bool",
+    "sanitize_overflow": "bool",
+    "ptx_version": "int",
+    "ptx_options": "str",
+    "ir_override": "str",
+    "default_dot_input_precision": "str",
+    "max_num_imprecise_acc_default": "int",
+    "extern_libs": "dict[str, str]",
+    "sched4reg": "bool",
+    "clc": "bool",
+    "min_shared_mem": "int",
+    "waves_per_eu": "int",
+    "matrix_instr_nonkdim": "int",
+    "kpack": "int",
+    "allow_flush_denorm": "bool",
+    "schedule_hint": "str",
+    "llvm_fn_attrs": "str | tuple[tuple[str, str], ...]",
+    "wgp_cu_mode": "str",
+}
+
+# Fields of Triton's backend options that run() does not take, and why (docs/differences.md).
+NOT_TAKEN: dict[str, str] = {
+    "instrumentation_mode": "set by Triton's run() from knobs.compilation on every launch",
+    "fpsan_homomorphic_casts": "set by Triton's run() from knobs.compilation on every launch",
+    "arch": "the target's, read from the device",
+    "warp_size": "the target's",
+    "backend_name": "the target's",
+    "supported_fp8_dtypes": "the target's, derived from its capability",
+    "deprecated_fp8_dot_operand_dtypes": "the target's, derived from its capability",
+    "allowed_dot_input_precisions": "the backend's",
 }
 
 # triton.Config's own keywords that are never None unless given so, with their defaults: they win
@@ -26,6 +77,60 @@ CONFIG_KEYWORDS: dict[str, int] = {"num_warps": 4, "num_ctas": 1, "num_stages": 
 
 # Options a config cannot set, so run() takes them even for autotuned kernels (and no others).
 RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
+
+
+class OptionError(Exception):
+    """``OptionError(cls, expected)``: a value an option does not take; the launcher names the
+    kernel (TypeError for a value of another type, ValueError for one out of range)."""
+
+
+def option_value(name: str, value: object) -> object:
+    """``value`` of option ``name`` as Triton takes it, normalized: None for the default (a
+    launch option's own), an int for anything with ``__index__``, a bool for a bool or 0/1, a
+    str, a dict; or raise `OptionError`."""
+    annotation = OPTIONS[name][0] if name in OPTIONS else COMPILE_OPTIONS[name]
+    if value is None:
+        return OPTIONS[name][1] if name in OPTIONS else None
+    if annotation == "bool":
+        if isinstance(value, bool):
+            return value
+        number = _index(value)
+        if number in (0, 1):
+            return bool(number)
+        raise OptionError(TypeError if number is None else ValueError, "a bool (or 0 or 1) or None")
+    if annotation == "int":
+        number = _index(value)
+        if number is None:
+            raise OptionError(TypeError, _INT_EXPECTED.get(name, "an int") + " or None")
+        if name == "num_warps" and not (number > 0 and number & (number - 1) == 0):
+            raise OptionError(ValueError, _INT_EXPECTED[name] + " or None")
+        if name in _INT_EXPECTED and name != "num_warps" and number <= 0:
+            raise OptionError(ValueError, _INT_EXPECTED[name] + " or None")
+        return number
+    kinds = (str, tuple) if annotation.startswith("str |") else (dict,) if annotation.startswith("dict") else (str,)
+    if not isinstance(value, kinds):
+        raise OptionError(TypeError, f"{' or '.join(k.__name__ for k in kinds)} or None")
+    return value
+
+
+_INT_EXPECTED = {
+    "num_warps": "a power of two (a positive int)",
+    "num_stages": "a positive int",
+    "num_ctas": "a positive int",
+    "maxnreg": "a positive int",
+}
+
+
+def _index(value: object) -> int | None:
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def hashable(value: object) -> object:
+    """An option's normalized value as it stands in a launch key (a dict as its sorted items)."""
+    return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
 
 def non_default(options: dict[str, Any]) -> dict[str, Any]:
@@ -46,3 +151,11 @@ def grid_keyword(params: Iterable[str]) -> str:
     while name in taken:
         name += "_"
     return name
+
+
+def compile_options(params: Iterable[str], autotuned: bool) -> tuple[str, ...]:
+    """The compile options run() takes, in `COMPILE_OPTIONS`' order: not those a kernel
+    parameter's name takes (Triton gives the value to the parameter), nor for an autotuned
+    kernel ``ir_override``, which its configs set."""
+    taken = set(params) | ({"ir_override"} if autotuned else set())
+    return tuple(name for name in COMPILE_OPTIONS if name not in taken)

@@ -9,7 +9,8 @@
  *
  * A run() whose parameters are the kernel's parameters the decorators do not supply (in the
  * kernel's order), then ``grid``, the launch options in ttgen.vocabulary.options' order (the six, or for an
- * autotuned kernel launch_cooperative_grid and launch_pdl), and ``stream``.  ``params`` names
+ * autotuned kernel launch_cooperative_grid and launch_pdl), the compile options (the names after
+ * those up to ``stream``), and ``stream``.  ``params`` names
  * every kernel parameter.  ``plan`` has one entry per kernel parameter, built by
  * ttgen.runtime.engine from the launcher's specs (the literal data of the generated module):
  *   ("t", index, keyed, optional)    a tensor: entry ``index`` of ``tensors`` (a TensorCheck);
@@ -36,7 +37,9 @@
  *                                    and "warmup": False, each result added to it under its name
  *                                    and given to the next entry of ``supplies``
  * The supplied values then pass their parameters' tests above like the caller's, and the key is
- * (state, [Choice], *options, [alignment], *parts): the key of the generated Python body, which
+ * (state, [Choice], *options, [compile], [alignment], *parts): the key of the generated Python
+ * body (a launch option None as its default, a bool option's 0 or 1 as False or True; compile
+ * True while every compile option is None, else their values), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
@@ -86,6 +89,7 @@ typedef struct {
     Py_ssize_t count;   /* kernel parameters */
     Py_ssize_t given;   /* those run() takes */
     Py_ssize_t options; /* launch options run() takes: OPTIONS, or TUNED_OPTIONS when autotuned */
+    Py_ssize_t compiled; /* compile options run() takes */
     Param *params;
     Layer *layers;
     Py_ssize_t nlayers;
@@ -301,10 +305,26 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
 /* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error. */
 static int fast(Engine *self, PyObject *const *args) {
     Py_ssize_t n = self->count, given = self->given;
-    PyObject *const *options = args + given + 1, *grid = args[given], *stream_arg = args[given + 1 + self->options];
+    PyObject *const *given_options = args + given + 1, *grid = args[given];
+    PyObject *const *compiled = given_options + self->options, *stream_arg = compiled[self->compiled];
     TensorCheck *tc = (TensorCheck *)self->tensors;
-    /* The options' types first (as run()'s inline tests): a hit on an equal value of another
-     * type (4.0 for 4) must not launch. */
+    /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool), then
+     * their types (as run()'s inline tests): a hit on an equal value of another type (4.0 for
+     * 4) must not launch. */
+    PyObject *options[OPTIONS];
+    for (Py_ssize_t i = 0; i < self->options; i++) {
+        PyObject *value = given_options[i];
+        int flag = i >= self->options - 2;
+        if (value == Py_None)
+            value = PyTuple_GET_ITEM(self->keywords.defaults, given + 1 + i);
+        else if (flag && PyLong_CheckExact(value)) {
+            int overflow;
+            long bit = PyLong_AsLongAndOverflow(value, &overflow);
+            if (!overflow && (bit == 0 || bit == 1))
+                value = bit ? Py_True : Py_False;
+        }
+        options[i] = value;
+    }
     if (self->options == OPTIONS) {
         for (int i = 0; i < 3; i++)
             if (!PyLong_CheckExact(options[i]))
@@ -331,6 +351,7 @@ static int fast(Engine *self, PyObject *const *args) {
     }
     /* Every parameter's value (the caller's, then the layers'), tensor pointer and key part. */
     PyObject *values[ON_STACK], *owned[ON_STACK], *parts[ON_STACK], *choice = NULL, *key = NULL, *launch_fn = NULL;
+    PyObject *compile = NULL;
     PyObject *dims3 = NULL;
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
@@ -355,8 +376,24 @@ static int fast(Engine *self, PyObject *const *args) {
     if ((result = check_params(self, 1, values, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
-    /* key = (state, [choice], *options, [aligned], *parts) */
-    Py_ssize_t head = 1 + self->autotuned + self->options, size = head + self->aligned_any;
+    /* The compile options: True while all are None; plain values (the body's normalized ones,
+     * or equal to them) in a tuple; anything else is the body's to check. */
+    if (self->compiled > 0) {
+        Py_ssize_t set = 0;
+        for (Py_ssize_t i = 0; i < self->compiled; i++) {
+            PyObject *value = compiled[i];
+            if (value != Py_None && !PyBool_Check(value) && !PyLong_CheckExact(value) && !PyUnicode_CheckExact(value))
+                goto done;
+            set += value != Py_None;
+        }
+        compile = set == 0 ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
+        if (compile == NULL)
+            goto failed;
+        for (Py_ssize_t i = 0; set != 0 && i < self->compiled; i++)
+            PyTuple_SET_ITEM(compile, i, Py_NewRef(compiled[i]));
+    }
+    /* key = (state, [choice], *options, [compile], [aligned], *parts) */
+    Py_ssize_t head = 1 + self->autotuned + self->options + (self->compiled > 0), size = head + self->aligned_any;
     for (Py_ssize_t i = 0; i < n; i++)
         size += parts[i] != NULL;
     key = PyTuple_New(size);
@@ -368,6 +405,10 @@ static int fast(Engine *self, PyObject *const *args) {
         PyTuple_SET_ITEM(key, 1, Py_NewRef(choice));
     for (Py_ssize_t i = 0; i < self->options; i++)
         PyTuple_SET_ITEM(key, 1 + self->autotuned + i, Py_NewRef(options[i]));
+    if (compile != NULL) {
+        PyTuple_SET_ITEM(key, head - 1, compile);
+        compile = NULL;
+    }
     if (self->aligned_any) {
         unsigned long long ored = 0;
         Py_ssize_t count = 0;
@@ -468,6 +509,7 @@ static int fast(Engine *self, PyObject *const *args) {
 failed:
     result = -1;
 done:
+    Py_XDECREF(compile);
     Py_XDECREF(state);
     Py_XDECREF(key);
     Py_XDECREF(choice);
@@ -716,7 +758,8 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     for (Py_ssize_t i = 0; i < self->count; i++)
         self->given -= self->params[i].supplied;
     self->options = self->autotuned ? TUNED_OPTIONS : OPTIONS;
-    if (PyTuple_GET_SIZE(v[2]) != self->given + 2 + self->options) {
+    self->compiled = PyTuple_GET_SIZE(v[2]) - self->given - 2 - self->options;
+    if (self->compiled < 0) {
         PyErr_SetString(PyExc_ValueError, "names: the parameters run() takes, grid, the launch options and stream");
         Py_DECREF(self);
         return NULL;

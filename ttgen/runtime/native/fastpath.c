@@ -28,8 +28,11 @@
  *
  * 2. grid3(grid) -> (x, y, z) or None
  *
- * A tuple or list of 1 to 3 plain ints within CUDA's grid limits (x < 2**31, y and z < 2**16),
- * padded with ones; None for anything else (the launcher's full rules then explain).
+ * A tuple or list of 1 to 3 integers (ints, or anything with ``__index__`` but floats: numpy's
+ * and 0-d torch integers, as Triton takes them) within CUDA's grid limits (x < 2**31, y and z <
+ * 2**16), padded with ones, as plain ints; ``(0, 1, 1)`` where their product is not positive
+ * (Triton's launcher then launches nothing); None for anything else (the launcher's full rules
+ * then explain).
  *
  * 3. LaunchState(module, hooks, knobs, hooked, inspection=None)() -> (device, *knobs) or (device, hooked)
  *
@@ -453,21 +456,39 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
     Py_ssize_t size = PySequence_Fast_GET_SIZE(grid);
     if (size < 1 || size > 3)
         Py_RETURN_NONE;
-    PyObject *dims[3] = {NULL, NULL, NULL};
+    long long values[3] = {1, 1, 1};
+    int plain = 1, empty = 0, negative = 0;
     for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i);
-        int overflow;
-        long long value = PyLong_CheckExact(dim) ? PyLong_AsLongLongAndOverflow(dim, &overflow) : -1;
-        if (!PyLong_CheckExact(dim) || overflow || value < 0 || value > limits[i])
+        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i), *number;
+        plain &= PyLong_CheckExact(dim);
+        if (PyLong_CheckExact(dim))
+            number = Py_NewRef(dim);
+        else if (PyIndex_Check(dim) && !PyFloat_Check(dim))
+            number = PyNumber_Index(dim); /* numpy and 0-d torch integers, as Triton takes them */
+        else
             Py_RETURN_NONE;
-        dims[i] = dim;
+        if (number == NULL) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        int overflow;
+        values[i] = PyLong_AsLongLongAndOverflow(number, &overflow);
+        Py_DECREF(number);
+        if (overflow || values[i] > limits[i] || (values[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        empty |= values[i] == 0;
+        negative ^= values[i] < 0;
     }
-    if (size == 3 && PyTuple_CheckExact(grid))
+    if (empty || negative) /* a product that is not positive: Triton launches nothing */
+        return Py_BuildValue("(iii)", 0, 1, 1);
+    for (int i = 0; i < 3; i++)
+        if (values[i] < 0)
+            Py_RETURN_NONE; /* two negative extents: refused (the launcher explains) */
+    if (plain && size == 3 && PyTuple_CheckExact(grid))
         return Py_NewRef(grid);
-    PyObject *one = PyLong_FromLong(1);
-    PyObject *result = PyTuple_Pack(3, dims[0], dims[1] ? dims[1] : one, dims[2] ? dims[2] : one);
-    Py_DECREF(one);
-    return result;
+    return Py_BuildValue("(LLL)", values[0], values[1], values[2]);
 }
 
 static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* 3. */
@@ -787,7 +808,7 @@ static PyTypeObject LaunchType = {
 /* -- 5. KeywordCall --------------------------------------------------------------------------- */
 
 #define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
-#define ON_STACK 96
+#define ON_STACK 128 /* run()'s keywords: a kernel's parameters, grid, 26 options and stream */
 
 typedef struct {
     PyObject *kwnames; /* owned; NULL while the entry is free */

@@ -35,10 +35,11 @@
  *                        ``first``, with a ``data_ptr`` attribute): tensor subclasses, wrappers.
  *
  * Anything else (int and float subclasses without data_ptr, tuples, tensor descriptors, an int
- * beyond 64 bits, another dtype, a data_ptr() that is not an int of 64 bits) is dynamic_key's: Triton's
- * specializer keys it, or raises its own error.  An exact tensor on the current device gives
- * its pointer to the launch, as an annotated tensor does; any other the launch reads as
- * Triton's launcher does (data_ptr() and cuPointerGetAttribute).
+ * beyond 64 bits, another dtype, a data_ptr() that is not an int of 64 bits) is dynamic_key's:
+ * Triton's specializer keys it, or raises its own error.  An exact tensor on the current device
+ * gives its pointer to the launch, as an annotated tensor does; any other object the launch
+ * reads as Triton's launcher does (data_ptr() and cuPointerGetAttribute).  A torch tensor
+ * elsewhere, or with no memory (meta), is dynamic_key's, which refuses it.
  */
 
 typedef struct {
@@ -120,7 +121,20 @@ static int read_as_tensor(const Loose *r, PyObject *value) {
 /* The key of an object Triton keys as a tensor (`read_as_tensor`), read as its handle_tensor
  * reads it (its ``dtype``, then its ``data_ptr()``): as `loose_key`; the launch reads the
  * object itself (*have 0). */
-static int loose_object(const Loose *r, PyObject *value, uint64_t *ptr, PyObject **part) {
+static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
+                        PyObject **part) {
+    int tensor = PyObject_IsInstance(value, PyTuple_GET_ITEM(r->tensor_types, 0));
+    if (tensor < 0)
+        return -1;
+    if (tensor) { /* a torch tensor subclass: on the launch's device, or dynamic_key's */
+        PyObject *index = PyObject_Vectorcall(tc->get_device, &value, 1, NULL);
+        long found = index != NULL ? PyLong_AsLong(index) : -2;
+        Py_XDECREF(index);
+        if (PyErr_Occurred())
+            return -1;
+        if (found != device)
+            return 0;
+    }
     PyObject *dtype = PyObject_GetAttr(value, dtype_name);
     if (dtype == NULL)
         return -1;
@@ -152,7 +166,7 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
         exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
     if (!exact) {
         int tensor = read_as_tensor(r, value);
-        return tensor > 0 ? loose_object(r, value, ptr, part) : tensor;
+        return tensor > 0 ? loose_object(r, tc, value, device, ptr, part) : tensor;
     }
     PyObject *dtype = NULL;
     long found = -2;
@@ -184,8 +198,10 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
         return PyErr_Occurred() ? -1 : 0;
     if (r->specialize && !r->native)
         return 0;
+    if (found != device)
+        return 0; /* memory elsewhere, or none (meta): dynamic_key refuses it, naming it */
     *ptr = address;
-    *have = found == device;
+    *have = 1;
     return pack_key(type, r->specialize ? (r->align && (address & 15) == 0 ? s_D : s_empty) : Py_None, part);
 }
 

@@ -1,0 +1,5 @@
+"""Kernel modules that only tests/runtime/test_differential.py reads: one kernel written as Triton
+users write it (no annotations) and the same kernel annotated, plus one whose body Triton refuses.
+
+ttgen generates their launchers into a temporary folder during the test; nothing is committed.
+"""
