@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parent))  # after the library: this file is attorch.py too
 from run_ops import real_code, run_ops  # noqa: E402
 
 OP_NAMES = real_code(sys.argv[1:])

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parent))  # after the library, whose names win
 from run_ops import real_code, run_ops  # noqa: E402
 
 if not torch.cuda.is_available():
