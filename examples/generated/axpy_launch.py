@@ -48,7 +48,7 @@ _axpy_kernel = _rt.Launcher(
 
 
 class axpy_kernel:
-    """Launches ``axpy_kernel`` (line 16 of its module)."""
+    """Launches ``axpy_kernel``."""
 
     Args = AxpyKernelArgs
 

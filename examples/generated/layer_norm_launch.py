@@ -52,7 +52,7 @@ _layer_norm_fwd = _rt.Launcher(
 
 
 class layer_norm_fwd:
-    """Launches ``layer_norm_fwd`` (line 10 of its module)."""
+    """Launches ``layer_norm_fwd``."""
 
     Args = LayerNormFwdArgs
 

@@ -67,7 +67,7 @@ _matmul_autotuned = _rt.Launcher(
 
 
 class matmul_autotuned:
-    """Launches ``matmul_autotuned`` (line 24 of its module)."""
+    """Launches ``matmul_autotuned``."""
 
     Args = MatmulAutotunedArgs
 

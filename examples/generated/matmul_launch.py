@@ -61,7 +61,7 @@ _matmul_kernel = _rt.Launcher(
 
 
 class matmul_kernel:
-    """Launches ``matmul_kernel`` (line 10 of its module)."""
+    """Launches ``matmul_kernel``."""
 
     Args = MatmulKernelArgs
 

@@ -46,7 +46,7 @@ _scale_shift_kernel = _rt.Launcher(
 
 
 class scale_shift_kernel:
-    """Launches ``scale_shift_kernel`` (line 12 of its module)."""
+    """Launches ``scale_shift_kernel``."""
 
     Args = ScaleShiftKernelArgs
 

@@ -44,7 +44,7 @@ _softmax_kernel = _rt.Launcher(
 
 
 class softmax_kernel:
-    """Launches ``softmax_kernel`` (line 10 of its module)."""
+    """Launches ``softmax_kernel``."""
 
     Args = SoftmaxKernelArgs
 

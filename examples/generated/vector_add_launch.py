@@ -40,7 +40,7 @@ _add_kernel = _rt.Launcher(
 
 
 class add_kernel:
-    """Launches ``add_kernel`` (line 10 of its module)."""
+    """Launches ``add_kernel``."""
 
     Args = AddKernelArgs
 

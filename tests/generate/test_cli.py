@@ -243,6 +243,18 @@ def test_check_passes_after_an_edit_to_a_kernel_body(
     assert run(capsys, "src", "--out", "gen")[0] == 0 and files(Path("gen")) == before
 
 
+def test_check_passes_after_lines_are_added_above_a_kernel(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A launcher does not carry its kernel's line: an import added at the top of the module
+    (as ttgen migrate adds one) moves every kernel and leaves every launcher as it was."""
+    assert run(capsys, "src", "--out", "gen")[0] == 0
+    before = files(Path("gen"))
+    module = tree / "vector_add.py"
+    module.write_text("import os  # noqa: F401\nimport sys  # noqa: F401\n" + module.read_text())
+    code, out = run(capsys, "src", "--out", "gen", "--check")
+    assert code == 0, out
+    assert files(Path("gen")) == before
+
+
 def test_check_fails_after_a_body_edit_that_changes_which_functions_are_kernels(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -259,15 +259,14 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spel
     w.add(")")
     w.add()
     w.add()
-    where = f"line {kernel.position.line} of its module"
-    if kernel.condition is not None:
-        where += f", defined under '{kernel.condition}'"
+    # (no line number: an edit that moves a kernel leaves its launcher as it is, for --check)
+    where = "" if kernel.condition is None else f" (defined under '{kernel.condition}')"
     if n.function is not None:
         _emit_run(w, kernel, n, s, 0, n.function)
         w.add()
         w.add()
     w.add(f"class {kernel.name}:")
-    w.add(f'"""Launches ``{kernel.name}`` ({where})."""', 1)
+    w.add(f'"""Launches ``{kernel.name}``{where}."""', 1)
     w.add()
     w.add(f"Args = {n.args}", 1)
     w.add()
