@@ -94,6 +94,10 @@ ROWS = [
                  "    import gen.kern_launch as kern_launch_2\n")),
     Row("a call that is not a kernel launch stays silently", function("print(x[0], [1][0])\n"), function("print(x[0], [1][0])\n")),
     # -- left as they are --------------------------------------------------------------------------
+    Row("a ** splat of a dict built here", function("add[grid](x, y, out, **dict(n=n))\n"),
+        function("add[grid](x, y, out, **dict(n=n))\n"),
+        ("**dict(n=n) is built here: mypy checks its value type against every keyword run() takes, "
+         "compile options among them (a parameter's own **kwargs stays)",)),
     Row("*args", function("add[grid](*x)\n"), function("add[grid](*x)\n"),
         ("*args: which parameters it fills is known only at run time",)),
     Row("a kernel chosen at run time: a parameter", function("grid[x](y)\n"), function("grid[x](y)\n"),

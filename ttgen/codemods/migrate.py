@@ -10,7 +10,9 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
   to one kernel of those modules, and its launcher on disk is what ``ttgen`` generates now;
 * every positional argument maps to a parameter, and every argument names one that ``run()``
   takes (read from the generated ``run()`` itself, so launch and compile options come and go
-  with the generator); ``**kwargs`` stay (``run()`` takes keywords), ``*args`` do not;
+  with the generator); a function's own ``**kwargs`` passed on stays (``run()`` takes keywords),
+  a dict built in the function does not (mypy checks its value type against every keyword of
+  ``run()``), nor do ``*args``;
 * the call is a statement of its own inside a function (``run()`` returns None where
   ``kernel[grid](...)`` returns the compiled kernel).
 
@@ -192,7 +194,7 @@ class _Migrate(cst.CSTTransformer):
             target = self._target(original.func.value)
             function = self._function(original)
             grid = _grid(updated.func)  # type: ignore[arg-type]
-            args = self._arguments(target, updated.args)
+            args = self._arguments(target, updated.args, function)
         except Skip as skip:
             start = self.get_metadata(PositionProvider, original).start
             self.notes.append(f"{self.path}:{start.line}:{start.column + 1}: skipped: {skip.args[0]}")
@@ -263,7 +265,7 @@ class _Migrate(cst.CSTTransformer):
                 break
         raise Skip("not inside a function (a launcher cannot be imported while the modules load)")
 
-    def _arguments(self, target: Target, args: Sequence[cst.Arg]) -> list[cst.Arg]:
+    def _arguments(self, target: Target, args: Sequence[cst.Arg], function: cst.FunctionDef) -> list[cst.Arg]:
         """The call's arguments, all by keyword, or Skip."""
         assert target.run is not None
         run, kernel = target.run, target.kernel
@@ -275,6 +277,10 @@ class _Migrate(cst.CSTTransformer):
             if arg.star == "*":
                 raise Skip("*args: which parameters it fills is known only at run time")
             if arg.star == "**":
+                if not (isinstance(arg.value, cst.Name) and arg.value.value in _parameters(function)):
+                    raise Skip(f"**{cst.Module([]).code_for_node(arg.value)} is built here: mypy checks "
+                               "its value type against every keyword run() takes, compile options "
+                               "among them (a parameter's own **kwargs stays)")
                 splat = True
                 out.append(arg)
                 continue
@@ -376,3 +382,11 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    """The names ``function`` takes (``**kwargs`` among them): the types its caller gives."""
+    params = function.params
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return {param.name.value for param in found}

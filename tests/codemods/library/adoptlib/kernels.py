@@ -58,11 +58,10 @@ def scale_add(x, y, alpha=1.0):
     return out
 
 
-def bias_fill(x, value, bias=None):
-    """Launch options in a **kwargs splat, a tensor or None."""
+def bias_fill(x, value, bias=None, **launch):
+    """Launch options passed through in a **kwargs splat, a tensor or None."""
     out = torch.empty_like(x)
     n = x.numel()
-    launch = {"num_warps": 2}
     bias_fill_kernel[(triton.cdiv(n, 64),)](
         x,
         out,
