@@ -5,7 +5,9 @@ launched, each parameter without annotation gets the one annotation that keeps T
 specialization of everything recorded (ttgen.codemods.infer); a parameter that none fits
 stays as it is, with one note line saying why, and so does a kernel never launched.  Existing
 annotations stay (``--tighten`` narrows a bare ``tl.constexpr`` or ``tl.tensor`` to what was
-seen).  ``import ttgen.annotations`` is added where the new annotations need it; nothing else
+seen).  A scalar the kernel's body uses as an object (``n.to(tl.int64)``) keeps no ``int`` or
+``float`` annotation: mypy reads the body too.  ``import ttgen.annotations`` is added where the
+new annotations need it; nothing else
 in the file changes (libcst keeps its formatting and comments), and a second run changes
 nothing.  Without ``--write`` the changes are printed as a unified diff.
 """
@@ -13,6 +15,7 @@ nothing.  Without ``--write`` the changes are printed as a unified diff.
 from __future__ import annotations
 
 import argparse
+import ast
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,6 +77,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
     notes: list[str] = []
     mechanism = False
     alias = language_alias(tree)
+    used_as_objects = _used_as_objects(data)
     for kernel in parsed.kernels:
         lines = seen.get(f"{module}:{kernel.name}", {})
         recorded = lines.get(tuple(param.name for param in kernel.params))
@@ -84,6 +88,9 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
             continue
         for param in kernel.params:
             decision = infer.decide(param, recorded[param.name], tighten)
+            if decision.annotation in _BUILTIN_SCALARS and param.name in used_as_objects.get(param.position.line, ()):
+                decision = infer.Decision(note=f"the body uses it as an object ('{param.name}.…'), which "
+                                               f"mypy would refuse under '{decision.annotation}'")
             if decision.note is not None:
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
@@ -96,6 +103,23 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
         if mechanism:
             tree = _with_mechanism(tree)
     return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
+
+
+_BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes
+
+
+def _used_as_objects(text: str) -> dict[int, set[str]]:
+    """For each line of a function's signature, the parameters of that function whose attributes
+    its body reads (``n.to(...)``: Triton's scalars are tensors inside a kernel)."""
+    found: dict[int, set[str]] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = {arg.arg for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+            used = {sub.value.id for sub in ast.walk(node) if isinstance(sub, ast.Attribute)
+                    and isinstance(sub.value, ast.Name) and sub.value.id in params}
+            for line in range(node.lineno, max(node.lineno + 1, node.body[0].lineno)):
+                found.setdefault(line, set()).update(used)
+    return found
 
 
 class _Annotate(cst.CSTTransformer):
