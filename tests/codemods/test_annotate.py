@@ -53,8 +53,14 @@ ROWS = [
         kernel("x: tl.tensor[tl.float32], n, eps: float", HEAD + MECHANISM).replace(
             "    pass", "    tl.store(x, n.to(tl.int64) + eps)"),
         ("x=*fp32:16 n=i32 eps=fp32",),
-        ("'k': parameter 'n' left as it is: the body uses it as an object ('n.…'), which mypy would "
+        ("'k': parameter 'n' left as it is: the body reads its attributes ('n.…'), which mypy would "
          "refuse under 'int'",)),
+    Row("a tensor or None the body computes with keeps no annotation (mypy reads the body)",
+        kernel("x, w").replace("    pass", "    tl.store(x, tl.load(w + 1))"),
+        kernel("x: tl.tensor[tl.float32], w", HEAD + MECHANISM).replace("    pass", "    tl.store(x, tl.load(w + 1))"),
+        ("x=*fp32:16 w=*fp32:16", "x=*fp32:16 w=None"),
+        ("'k': parameter 'w' left as it is: the body computes with it ('w' may be None to mypy, which "
+         "does not follow constexpr tests), which mypy would refuse under 'tl.tensor[tl.float32] | None'",)),
     Row("an int seen equal to 1 (a constant to Triton) stays", kernel("n"), kernel("n"), ("n=1", "n=i32"),
         ("'k': parameter 'n' left as it is: seen equal to 1, which Triton compiles as a constant; an int "
          "annotation would compile it as an argument",)),

@@ -5,8 +5,10 @@ launched, each parameter without annotation gets the one annotation that keeps T
 specialization of everything recorded (ttgen.codemods.infer); a parameter that none fits
 stays as it is, with one note line saying why, and so does a kernel never launched.  Existing
 annotations stay (``--tighten`` narrows a bare ``tl.constexpr`` or ``tl.tensor`` to what was
-seen).  A scalar the kernel's body uses as an object (``n.to(tl.int64)``) keeps no ``int`` or
-``float`` annotation: mypy reads the body too.  ``import ttgen.annotations`` is added where the
+seen).  mypy reads the kernel's body too, so an annotation it would refuse there is not written:
+``int``, ``float`` or ``bool`` for a scalar whose attributes the body reads (``n.to(tl.int64)``),
+``... | None`` for a value the body computes with (``W + offsets`` under a constexpr test mypy
+cannot follow).  ``import ttgen.annotations`` is added where the
 new annotations need it; nothing else
 in the file changes (libcst keeps its formatting and comments), and a second run changes
 nothing.  Without ``--write`` the changes are printed as a unified diff.
@@ -77,7 +79,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
     notes: list[str] = []
     mechanism = False
     alias = language_alias(tree)
-    used_as_objects = _used_as_objects(data)
+    uses = _uses(data)
     for kernel in parsed.kernels:
         lines = seen.get(f"{module}:{kernel.name}", {})
         recorded = lines.get(tuple(param.name for param in kernel.params))
@@ -88,9 +90,11 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
             continue
         for param in kernel.params:
             decision = infer.decide(param, recorded[param.name], tighten)
-            if decision.annotation in _BUILTIN_SCALARS and param.name in used_as_objects.get(param.position.line, ()):
-                decision = infer.Decision(note=f"the body uses it as an object ('{param.name}.…'), which "
-                                               f"mypy would refuse under '{decision.annotation}'")
+            if decision.annotation is not None:
+                refused = _refused_in_body(decision.annotation, param.name, uses.get(param.position.line))
+                if refused is not None:
+                    decision = infer.Decision(note=f"the body {refused}, which mypy would refuse under "
+                                                   f"'{decision.annotation.format(tl=alias)}'")
             if decision.note is not None:
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
@@ -108,17 +112,36 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
 _BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes
 
 
-def _used_as_objects(text: str) -> dict[int, set[str]]:
+def _refused_in_body(annotation: str, name: str, uses: tuple[set[str], set[str]] | None) -> str | None:
+    """What the body does with ``name`` that mypy refuses under ``annotation``, if anything."""
+    if uses is None:
+        return None
+    attributes, operands = uses
+    if annotation in _BUILTIN_SCALARS and name in attributes:
+        return f"reads its attributes ('{name}.…')"
+    if annotation.endswith(" | None") and name in attributes | operands:
+        return f"computes with it ('{name}' may be None to mypy, which does not follow constexpr tests)"
+    return None
+
+
+def _uses(source: bytes) -> dict[int, tuple[set[str], set[str]]]:
     """For each line of a function's signature, the parameters of that function whose attributes
-    its body reads (``n.to(...)``: Triton's scalars are tensors inside a kernel)."""
-    found: dict[int, set[str]] = {}
-    for node in ast.walk(ast.parse(text)):
+    its body reads (``n.to(...)``), and those it computes with (operands, subscripts)."""
+    found: dict[int, tuple[set[str], set[str]]] = {}
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             params = {arg.arg for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
-            used = {sub.value.id for sub in ast.walk(node) if isinstance(sub, ast.Attribute)
-                    and isinstance(sub.value, ast.Name) and sub.value.id in params}
+            attributes: set[str] = set()
+            operands: set[str] = set()
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Attribute):
+                    attributes.add(getattr(sub.value, "id", ""))
+                elif isinstance(sub, ast.BinOp):
+                    operands.update(getattr(side, "id", "") for side in (sub.left, sub.right))
+                elif isinstance(sub, ast.Subscript):
+                    operands.add(getattr(sub.value, "id", ""))
             for line in range(node.lineno, max(node.lineno + 1, node.body[0].lineno)):
-                found.setdefault(line, set()).update(used)
+                found[line] = (attributes & params, operands & params)
     return found
 
 
