@@ -1,4 +1,7 @@
-"""Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given ints."""
+"""Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given
+ints; int and float scalars given an int subclass (an IntEnum)."""
+
+import enum
 
 import triton
 import triton.language as tl
@@ -19,3 +22,15 @@ def ints_for_floats_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32],
                            wide: tl.float64) -> None:
     offs = tl.arange(0, 64)
     tl.store(out + offs, tl.load(x + offs) * scale + wide.to(tl.float32))
+
+
+class Port(enum.IntEnum):
+    ONE = 1
+    WIDE = 48
+
+
+@triton.jit
+def int_subclass_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, big: tl.int64,
+                        scale: float) -> None:
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * scale + big)

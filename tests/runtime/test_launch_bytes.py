@@ -322,14 +322,17 @@ def test_a_variadic_kernel_s_launcher_says_it_needs_triton_3_9(tmp_path: Path) -
 
 def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """tests/patterns/special_floats.py: inf, -inf and nan (of either sign) at float scalars of
-    every width pass as Triton passes them, and so do ints; once their key is cached they hit in C."""
+    every width pass as Triton passes them, and so do ints, and IntEnums at int and float
+    scalars; once their key is cached they hit in C."""
     inf, nan = "float('inf')", "float('nan')"
     results = compare_with_jit(stubcuda_lib, "special_floats", [
         ("special_floats_kernel", f"dict(x=x, out=out, low=-{inf}, high={inf}, fill={nan}, scale=-{nan}, wide=-{inf})",
          "(1,)"),
         ("ints_for_floats_kernel", "dict(x=x, out=out, scale=3, wide=2**60 + 1)", "(1,)"),
+        ("int_subclass_kernel", "dict(x=x, out=out, n=source.Port.WIDE, big=source.Port.ONE, scale=source.Port.WIDE)",
+         "(1,)"),
     ], tmp_path)
-    assert [result["python"] for result in results] == [0, 0]  # the hits ran in C
+    assert [result["python"] for result in results] == [0, 0, 0]  # the hits ran in C
     records = results[0]["records"]
     params = records[results[0]["marks"][3] - 1].params
     assert params is not None

@@ -98,9 +98,10 @@ typedef struct {
 
 static PyObject *s_dtype, *s_grid, *s_warmup, *s_pre_hook; /* interned at module init */
 
-/* 1: a plain int within [low, high], 0: not. */
+/* 1: an int (a subclass too, an IntEnum, read as Triton's launcher reads it: its int value; not a
+ * bool) within [low, high], 0: not. */
 static int int_in_range(const Param *p, PyObject *value, long long *out) {
-    if (!PyLong_CheckExact(value))
+    if (!PyLong_Check(value) || PyBool_Check(value))
         return 0;
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
@@ -183,7 +184,7 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
         double d;
         if (PyFloat_CheckExact(value)) {
             d = PyFloat_AS_DOUBLE(value);
-        } else if (PyLong_CheckExact(value)) { /* an int, converted as the full rule converts it */
+        } else if (PyLong_Check(value) && !PyBool_Check(value)) { /* an int, converted as the full rule converts it */
             d = PyLong_AsDouble(value);
             if (d == -1.0 && PyErr_Occurred()) {
                 PyErr_Clear(); /* beyond any double: the body refuses it */
