@@ -79,7 +79,7 @@ def test_typing_literal_points_at_the_constexpr_spelling() -> None:
 
 def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> None:
     _, shown = read("s: tl.float16 = 1e6")
-    assert shown == ["8:23: warning: default of 's': expected a float that fits float16 (|x| <= 65504, "
+    assert shown == ["8:23: warning: default of 's': expected a float that float16 holds (|x| < 65520, "
                      "or inf or nan), got 1000000.0: run() refuses a call that omits 's'  [default]"]
 
 
@@ -96,7 +96,8 @@ RUN_LINES = [
     ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "num_warps: int | None = 4,"]),
     ("x: tl.tensor[tl.float16, tl.bfloat16] | None", ["x: _torch.Tensor | None,", "None if x is None else x.dtype,"]),
     ("n: tl.int64", ["n: int,", "n.__class__ is int and -9223372036854775808 <= n <= 9223372036854775807"]),
-    ("s: tl.float16", ["s: float,", "s.__class__ is float and -65504.0 <= s <= 65504.0"]),
+    ("s: tl.float16", ["s: float,", "s.__class__ is float and -65520.0 < s < 65520.0"]),
+    ("s: tl.float32", ["s: float,", "s.__class__ is float"]),
     ("N: tl.constexpr['Literal[64, 128]'] = 64", ["N: _typing.Literal[64, 128] = 64,"]),
     ("num_warps: tl.constexpr[int]", ["num_warps: int,", "num_stages: int | None = 3,"]),
     ("stream: int", ["_stream = _rt.current_stream(_device)"]),

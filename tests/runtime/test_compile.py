@@ -243,7 +243,7 @@ WRONG: list[tuple[str, Call, Callable[[dict[str, Any]], dict[str, Any]]]] = [
     ("constexpr kind", ADD, lambda kw: {**kw, "BLOCK": "1024"}),
     ("literal", SCALE_SHIFT, lambda kw: {**kw, "BLOCK": 64}),
     ("literal str", SCALE_SHIFT, lambda kw: {**kw, "ACTIVATION": "relu"}),
-    ("float range", SCALE_SHIFT, lambda kw: {**kw, "scale": 1e39}),
+    ("float range", SCALE_SHIFT, lambda kw: {**kw, "scale": 10**400}),
     ("bool", SCALE_SHIFT, lambda kw: {**kw, "relu": 1}),
     ("grid rank", ADD, lambda kw: {**kw, "grid": (1, 1, 1, 1)}),
     ("grid kind", ADD, lambda kw: {**kw, "grid": 8}),

@@ -322,7 +322,8 @@ def test_a_variadic_kernel_s_launcher_says_it_needs_triton_3_9(tmp_path: Path) -
 
 def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """tests/patterns/special_floats.py: inf, -inf and nan (of either sign) at float scalars of
-    every width pass as Triton passes them, and so do ints, and IntEnums at int and float
+    every width pass as Triton passes them, and so do finite values past a width's range (float16
+    short of 65520, which Triton's launcher rounds to 65504), ints, and IntEnums at int and float
     scalars; once their key is cached they hit in C."""
     inf, nan = "float('inf')", "float('nan')"
     results = compare_with_jit(stubcuda_lib, "special_floats", [
@@ -337,3 +338,11 @@ def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stub
     params = records[results[0]["marks"][3] - 1].params
     assert params is not None
     assert (params[2], params[3]) == (b"\x00\x00\x80\xff", b"\x00\x00\x80\x7f")  # float32 -inf, inf
+    (past,) = compare_with_jit(stubcuda_lib, "special_floats", [  # (the same key: a process of its own)
+        ("special_floats_kernel", "dict(x=x, out=out, low=-1e39, high=10**39, fill=-65519.0, scale=3.4e38, wide=1e308)",
+         "(1,)"),
+    ], tmp_path)
+    assert past["python"] == 0
+    params = past["records"][past["marks"][3] - 1].params
+    assert params is not None  # past float32's range: inf; float16 -65519 rounds to -65504
+    assert (params[2], params[3], params[4]) == (b"\x00\x00\x80\xff", b"\x00\x00\x80\x7f", b"\xff\xfb")

@@ -210,7 +210,7 @@ class _Reader:
             return model.TensorType(())
         if short == "constexpr":
             return model.ConstexprType(None)
-        if short in kinds.INT_RANGES or short in kinds.FLOAT_MAX or short == "int1":
+        if short in kinds.INT_RANGES or short in kinds.FLOAT_DTYPES or short == "int1":
             return model.ScalarType(short)
         if short in kinds.DTYPES:
             return self.loose(node, f"tl.{short} is a pointer dtype, not a scalar ttgen can check")

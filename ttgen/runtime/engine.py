@@ -100,7 +100,7 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
             keyed = (2 if spec.align else 1) if spec.specialize else 0
             return ("i", low, high, keyed)
         if isinstance(rule, kinds.Float):
-            return ("f", None if spec.dtype == "float64" else kinds.FLOAT_MAX[spec.dtype])
+            return ("f", kinds.FLOAT16_UNPACKABLE if spec.dtype == "float16" else None)
         return ("b",)
     if isinstance(spec, Constexpr):
         typed = spec.rule.kind

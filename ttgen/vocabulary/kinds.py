@@ -53,13 +53,14 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "uint32": (0, 2**32 - 1),
     "uint64": (0, 2**64 - 1),
 }
-# The largest finite value of each float dtype a scalar may be annotated with.
-FLOAT_MAX: dict[str, float] = {
-    "float16": 65504.0,
-    "bfloat16": 3.3895313892515355e38,
-    "float32": 3.4028234663852886e38,
-    "float64": 1.7976931348623157e308,
-}
+# Scalar dtypes a runtime float parameter may be annotated with.
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+# Triton's launcher packs a float16 scalar with PyFloat_Pack2, which raises from this magnitude on
+# (what rounds past 65504); it casts the others, so a finite float32 or bfloat16 value beyond its
+# range arrives as inf (or bfloat16's truncation), as it does through kernel[grid](...).
+FLOAT16_UNPACKABLE = 65520.0
+# The smallest int float() cannot convert (it rounds to 2**1024).
+_INT_BEYOND_FLOAT = 2**1024 - 2**970
 
 # A constexpr annotation's Python type by name.
 PYTHON_TYPES = {"int": int, "bool": bool, "float": float, "str": str}
@@ -172,9 +173,9 @@ class Int:
 
 @dataclass(frozen=True)
 class Float:
-    """A float scalar.  Ints are accepted and converted, as Python's numeric tower allows; inf
-    and nan pass as Triton passes them (-inf is a common masking value); a finite value must
-    fit the dtype."""
+    """A float scalar.  Ints are accepted and converted, as Python's numeric tower allows; every
+    float Triton's launcher packs passes (inf and nan too: -inf is a common masking value), which
+    leaves out a float16 value it cannot pack and an int beyond any float."""
 
     kind: model.ScalarType
 
@@ -185,23 +186,21 @@ class Float:
         dtype = self.kind.dtype
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise Violation(TypeError, f"a float ({dtype})")
-        try:
-            number = float(value)
-        except OverflowError:
-            number = math.inf
-        largest = FLOAT_MAX[dtype]
-        # Comparisons, not math.isfinite: under torch.compile the value may be symbolic.
-        too_large = largest < abs(number) < math.inf  # (nan compares False)
-        if too_large or abs(number) == math.inf and not isinstance(value, float):
-            raise Violation(ValueError, f"a float that fits {dtype} (|x| <= {largest:g}, or inf or nan)")
+        # Comparisons, not try/except or math.isfinite: Dynamo traces these rules, and under
+        # torch.compile the value may be symbolic.
+        if isinstance(value, int) and abs(value) >= _INT_BEYOND_FLOAT:
+            raise Violation(ValueError, f"a float ({dtype}), or an int within a float's range")
+        number = float(value)
+        if dtype == "float16" and FLOAT16_UNPACKABLE <= abs(number) < math.inf:  # (nan compares False)
+            raise Violation(ValueError, f"a float that float16 holds (|x| < {FLOAT16_UNPACKABLE:g}, or inf or nan)")
         return number
 
     def inline(self, name: str, spelling: Spelling) -> str:
-        if self.kind.dtype == "float64":
+        if self.kind.dtype != "float16":
             return f"{name}.__class__ is {spelling.builtin('float')}"
-        largest = FLOAT_MAX[self.kind.dtype]
         # inf and nan fail the range test and take the full rule, which lets them through.
-        return f"{name}.__class__ is {spelling.builtin('float')} and {-largest!r} <= {name} <= {largest!r}"
+        limit = FLOAT16_UNPACKABLE
+        return f"{name}.__class__ is {spelling.builtin('float')} and {-limit!r} < {name} < {limit!r}"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
         return None

@@ -17,7 +17,7 @@
  *                                    keyed 1: its dtype is in the key, 2: whether it is None
  *   ("i", low, high, keyed)          an int in [low, high]; keyed 2: None if == 1 else whether
  *                                    a multiple of 16, 1: whether == 1, 0: nothing
- *   ("f", largest)                   a float (or an int): inf, -inf, nan or |x| <= largest (None: any)
+ *   ("f", limit)                     a float (or an int): inf, -inf, nan or |x| < limit (None: any)
  *   ("b",)                           a bool
  *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
  *                                    of ``values`` (None: any); keyed by its value
@@ -60,7 +60,7 @@ typedef struct {
     Py_ssize_t index;               /* 't': the TensorCheck entry; 'd': the parameter */
     long long low;                  /* 'i' */
     unsigned long long high;
-    double largest;                 /* 'f': < 0 for any float */
+    double limit;                   /* 'f': < 0 for any float */
     PyObject *type, *values;        /* 'c': borrowed from the plan */
     Loose loose;                    /* 'd' */
 } Param;
@@ -193,8 +193,8 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
         } else {
             return 0;
         }
-        /* inf, -inf and nan pass as the full rule passes them; a finite value must fit */
-        return p->largest < 0 || !isfinite(d) || fabs(d) <= p->largest;
+        /* inf, -inf and nan pass as the full rule passes them; a finite value within the limit */
+        return p->limit < 0 || !isfinite(d) || fabs(d) < p->limit;
     }
     case 'b':
         return PyBool_Check(value);
@@ -578,7 +578,7 @@ static int read_plan(Engine *self) {
             (kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(entry, 0))) == NULL)
             goto bad;
         p->kind = kind[0];
-        PyObject *type = Py_None, *values = Py_None, *largest = Py_None;
+        PyObject *type = Py_None, *values = Py_None, *limit = Py_None;
         int keyed = 0;
         PyObject *rest = PyTuple_GetSlice(entry, 1, PyTuple_GET_SIZE(entry));
         if (rest == NULL)
@@ -595,8 +595,8 @@ static int read_plan(Engine *self) {
             ok = PyArg_ParseTuple(rest, "LKi", &p->low, &p->high, &keyed);
             break;
         case 'f':
-            ok = PyArg_ParseTuple(rest, "O", &largest);
-            p->largest = largest == Py_None ? -1.0 : PyFloat_AsDouble(largest);
+            ok = PyArg_ParseTuple(rest, "O", &limit);
+            p->limit = limit == Py_None ? -1.0 : PyFloat_AsDouble(limit);
             ok = ok && !PyErr_Occurred();
             break;
         case 'b':
