@@ -379,7 +379,7 @@ WRONG_DTYPE = r'''
 import importlib, importlib.util, json, pathlib, sys
 import torch
 from ttgen.generate.parse import parse_module
-from ttgen.vocabulary import keys, manifest, model
+from ttgen.vocabulary import keys, manifest, param_types
 
 launches, package, launchers = sys.argv[1:]
 dtypes = {short: getattr(torch, name) for name, short in
@@ -394,7 +394,7 @@ def annotated(module, name):
     path = pathlib.Path(importlib.util.find_spec(module).origin)
     parsed, _ = parse_module(str(path), path.read_bytes(), module)
     kernel = next((k for k in parsed.kernels if k.name == name), None) if parsed else None
-    return {p.name for p in kernel.params if isinstance(p.type, model.TensorType) and p.type.dtypes} if kernel else set()
+    return {p.name for p in kernel.params if isinstance(p.type, param_types.TensorType) and p.type.dtypes} if kernel else set()
 
 
 tried = []

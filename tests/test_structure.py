@@ -16,6 +16,8 @@ the CLI, the package's face and the module kernel sources import (``ttgen.annota
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ttgen"
@@ -157,3 +159,15 @@ def test_the_checks_see_the_arrows_they_judge() -> None:
     assert "ttgen.vocabulary.kinds" in arrows["ttgen.generate.emit"]
     assert "ttgen.runtime.core" in arrows["ttgen.runtime.launcher"]
     assert "ttgen.runtime.live" in arrows["ttgen.bundle.compile"]
+
+
+def test_a_launcher_s_import_never_loads_the_build_s_modules() -> None:
+    """``import ttgen.runtime`` (what every launcher module does first) creates the classes of
+    the vocabulary it uses, not those of the build's kernel model or spelling: each frozen
+    dataclass costs a launcher's start a fraction of a millisecond."""
+    code = "import sys, ttgen.runtime; print(' '.join(m for m in sys.modules if m.startswith('ttgen')))"
+    loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                cwd=PACKAGE.parent).stdout.split())
+    assert "ttgen.vocabulary.kinds" in loaded  # (the check reads what it judges)
+    build = {m for m in loaded if _world(m) in ("generate", "codemods", "bundle")}
+    assert not build and not loaded & {"ttgen.vocabulary.model", "ttgen.vocabulary.spelling"}, sorted(loaded)

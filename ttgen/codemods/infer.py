@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ttgen.vocabulary import keys
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
 
 # Triton's short dtype name -> its name in triton.language (fp16 -> float16), in kinds' order.
 _DTYPE_NAMES = {short: name for name, (_, short) in kinds.DTYPES.items()}
@@ -59,13 +60,13 @@ KEEP = Decision()  # an existing annotation: left alone, nothing to say
 def decide(param: model.Param, tokens: set[str], tighten: bool) -> Decision:
     """The decision for ``param`` whose launches received ``tokens`` (at least one)."""
     kind = param.type
-    if isinstance(kind, model.DynamicType) and not kind.annotated:
+    if isinstance(kind, param_types.DynamicType) and not kind.annotated:
         return _runtime(tokens)
     if not tighten:
         return KEEP
-    if isinstance(kind, model.ConstexprType) and kind == model.ConstexprType(None):
+    if isinstance(kind, param_types.ConstexprType) and kind == param_types.ConstexprType(None):
         return _constexpr(tokens)
-    if isinstance(kind, model.TensorType) and not kind.dtypes:
+    if isinstance(kind, param_types.TensorType) and not kind.dtypes:
         found = _runtime(tokens)
         if found.annotation is None or not found.annotation.startswith("{tl}.tensor"):
             return found if found.note else Decision(note="seen as something other than a tensor")

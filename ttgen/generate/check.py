@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
 from ttgen.vocabulary.options import CONFIG_KEYWORDS
 
 # Names Triton's kernel[grid](...) takes as keywords of its own: a parameter so named can only be
@@ -54,7 +55,7 @@ def default_problem(param: model.Param) -> str | None:
 
 def kernel_problems(kernel: model.Kernel) -> Iterator[tuple[str, str, str]]:
     """``(severity, message, code)`` about the kernel as a whole."""
-    bare = [p.name for p in kernel.params if isinstance(p.type, model.DynamicType)
+    bare = [p.name for p in kernel.params if isinstance(p.type, param_types.DynamicType)
             and not p.type.annotated and not p.type.variadic and p.name not in kernel.supplied]
     if bare:
         shown = ", ".join(bare[:6]) + (", ..." if len(bare) > 6 else "")

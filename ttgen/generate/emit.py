@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from ttgen.generate import check
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
+from ttgen.vocabulary.spelling import Spelling
 from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword
 
 # Split so that this file is not itself taken for generated code by tools that grep for it.
@@ -67,7 +69,7 @@ class Names:
             if alias != f"_{dtype}":
                 renamed[f"_{dtype}"] = alias
         self.source, self.importlib = aliases["source"], aliases["importlib"]
-        self.spelling = kinds.Spelling(aliases["torch"], aliases["typing"], aliases["rt"], renamed)
+        self.spelling = Spelling(aliases["torch"], aliases["typing"], aliases["rt"], renamed)
         self.kernels = {kernel.name: self._kernel_names(kernel) for kernel in module.kernels}
         for kernel in module.kernels:
             self.kernels[kernel.name].locals = self._locals(kernel)
@@ -91,7 +93,7 @@ class Names:
         """run()'s locals: clear of the module's names, the parameters and run()'s keywords."""
         taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS} | set(COMPILE_OPTIONS)
         taken |= {"stream", self.kernels[kernel.name].grid}
-        tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, model.TensorType)]
+        tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, param_types.TensorType)]
         options = [f"option_{p.name}" for p in _option_parameters(kernel)]
         return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors, *options)}
 
@@ -219,7 +221,7 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     return "\n".join(out.lines).rstrip("\n") + "\n"
 
 
-def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, source: str) -> None:
+def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, source: str) -> None:
     w.add()
     w.add()
     fields = [(param.name, kinds.of(param.type).annotation(s)) for param in kernel.params]
@@ -242,7 +244,7 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spel
     w.add(f'"{kernel.fingerprint}",', 1)
     w.add("(", 1)
     for param in kernel.params:
-        if isinstance(param.type, model.TensorType):
+        if isinstance(param.type, param_types.TensorType):
             w.dtypes.update(param.type.dtypes)
         w.add(kinds.of(param.type).spec(param, s) + ",", 2)
     w.add("),", 1)
@@ -277,7 +279,7 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spel
         _emit_run(w, kernel, n, s, 1, "run")
 
 
-def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, indent: int, name: str) -> None:
+def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, indent: int, name: str) -> None:
     """run(), as a method (indent 1) or as a module-level function (indent 0)."""
     w.add(f"@{n.launcher}.engine", indent)
     w.add(f"def {name}(", indent)
@@ -302,7 +304,7 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spellin
     w.dtypes.update(body.dtypes)
 
 
-def _option_annotation(annotation: str, s: kinds.Spelling) -> str:
+def _option_annotation(annotation: str, s: Spelling) -> str:
     """An option's annotation in run(), ``int | None``..., with the module's spelling of
     builtins: None stands for Triton's default."""
     return re.sub(r"\b[a-z]+\b", lambda word: s.builtin(word.group()), annotation) + " | None"
@@ -316,7 +318,7 @@ def _given(kernel: model.Kernel) -> list[model.Param]:
 def _may_be_supplied(kernel: model.Kernel, param: model.Param) -> bool:
     """For a kernel whose decorators' names are known only at run time: the parameters they may
     set (any value but a tensor), which run() therefore takes as optional."""
-    return kernel.loose and not isinstance(param.type, model.TensorType)
+    return kernel.loose and not isinstance(param.type, param_types.TensorType)
 
 
 def _options(kernel: model.Kernel) -> tuple[tuple[str, str, str], ...]:
@@ -359,7 +361,7 @@ def _option_values(kernel: model.Kernel, n: KernelNames) -> list[tuple[str, str]
     return [(name, n.locals[f"option_{name}"] if name in own else name) for name in _option_names(kernel)]
 
 
-def _options_dict(values: list[tuple[str, str]], s: kinds.Spelling) -> Call:
+def _options_dict(values: list[tuple[str, str]], s: Spelling) -> Call:
     return Call(f"{s.builtin('dict')}(", tuple(f"{name}={local}" for name, local in values))
 
 
@@ -367,7 +369,7 @@ def _tuple_call(items: list[str]) -> Call:
     return Call("(", tuple(items), ",)" if len(items) == 1 else ")")
 
 
-def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling) -> None:
+def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) -> None:
     v, launcher = n.locals, n.launcher
     given = [p.name for p in _given(kernel)]
     names = [p.name for p in kernel.params]
@@ -380,7 +382,7 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
               f"{param.name})")
     w.add(f"{v['state']} = {s.rt}.launch_state()")
     w.add(f"{v['device']} = {v['state']}[0]")
-    tensors = [p.name for p in kernel.params if isinstance(p.type, model.TensorType)]
+    tensors = [p.name for p in kernel.params if isinstance(p.type, param_types.TensorType)]
     checks = [c for c in (kinds.of(p.type).inline(p.name, s) for p in _given(kernel)) if c != "True"]
     checks = ([f"{v['tensors']} is not None"] if tensors else []) + checks + _option_checks(kernel, s)
     w.add("try:")
@@ -441,11 +443,11 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelli
     settings = (f"{v['choice']}.settings",) if kernel.autotuned else ()
     w.call(1, Call(f"{launcher}.launch_slow(", slow_args + settings))
     w.add("else:")
-    passed = [n.ptr(p.name) if isinstance(p.type, model.TensorType) else p.name for p in kernel.params]
+    passed = [n.ptr(p.name) if isinstance(p.type, param_types.TensorType) else p.name for p in kernel.params]
     w.call(1, Call(f"{v['launch']}(", (v["g0"], v["g1"], v["g2"], v["stream"], *passed)))
 
 
-def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling) -> None:
+def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) -> None:
     """run() of a kernel whose decorators' names are known only at run time: the launcher checks
     every argument and launches through Triton's decorators, as kernel[grid](...) does."""
     given = ", ".join(f'"{p.name}": {p.name}' for p in _given(kernel))
@@ -458,7 +460,7 @@ def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.
     w.add(")")
 
 
-def _option_checks(kernel: model.Kernel, s: kinds.Spelling) -> list[str]:
+def _option_checks(kernel: model.Kernel, s: Spelling) -> list[str]:
     """The launch options' types, as chained tests (one per type) to keep the hot path short."""
     options = {name: (annotation, default) for name, annotation, default in _options(kernel)}
     checks = []
@@ -472,7 +474,7 @@ def _option_checks(kernel: model.Kernel, s: kinds.Spelling) -> list[str]:
 
 
 def _emit_layer(
-    w: _Writer, kernel: model.Kernel, n: KernelNames, s: kinds.Spelling, index: int, layer: model.Layer,
+    w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, index: int, layer: model.Layer,
     known: list[str], options: Call,
 ) -> None:
     """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
@@ -490,12 +492,12 @@ def _emit_layer(
     parts = [v["device"]] + [name for name in layer.keys or () if name in known]
     for name in known:
         kind = params[name].type
-        if isinstance(kind, model.TensorType):
+        if isinstance(kind, param_types.TensorType):
             if len(kind.dtypes) != 1:
                 parts.append(f"None if {name} is None else {name}.dtype" if kind.optional else f"{name}.dtype")
             elif kind.optional:
                 parts.append(f"{name} is None")
-        elif isinstance(kind, model.DynamicType) or isinstance(kind, model.ConstexprType) and kind.kind is None:
+        elif isinstance(kind, param_types.DynamicType) or isinstance(kind, param_types.ConstexprType) and kind.kind is None:
             parts.append(f'{s.builtin("getattr")}({name}, "dtype", None)')
     w.add(f"{v['tune_key']} = {_tuple_text(parts)}")
     w.add(f"{v['tuned']} = {launcher}.tuned.get({v['tune_key']})")
@@ -511,9 +513,9 @@ def _emit_layer(
     w.call(1, Call(f"{launcher}.run_pre_hook(", (v["choice"], values, n.grid)))
 
 
-def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: kinds.Spelling) -> str:
+def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: Spelling) -> str:
     default = param.default
-    if isinstance(param.type, model.DynamicType) and param.type.variadic:
+    if isinstance(param.type, param_types.DynamicType) and param.type.variadic:
         return " = ()"  # *args
     if default is None:
         return f" = {s.rt}.TUNED" if _may_be_supplied(kernel, param) else ""

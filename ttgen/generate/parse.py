@@ -3,7 +3,7 @@
 `parse_module` reads one file.  It resolves the names a module imports from Triton (``tl``,
 ``triton.language``, ``from triton import jit``, ...), finds the kernels (``@triton.jit``
 functions and names bound to ``triton.jit(...)`` calls, see `bindings`) that are not helpers,
-and reads each parameter's annotation into a `model.ParamType`.  Every problem becomes a
+and reads each parameter's annotation into a `param_types.ParamType`.  Every problem becomes a
 `Diagnostic` with the position of the offending node.
 """
 
@@ -24,6 +24,7 @@ from ttgen.generate import bindings, check
 from ttgen.vocabulary import fingerprint
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
 from ttgen.generate import decorators
 from ttgen.vocabulary.diagnostics import BuildError, Diagnostic, at, source_lines
 from ttgen.generate.bindings import JIT, Made, identifier
@@ -188,12 +189,12 @@ class _Reader:
     # loosely (DynamicType, or a constexpr of any value) with a warning that says how to
     # tighten it; only what Triton itself rejects is an error.
 
-    def loose(self, node: cst.CSTNode, message: str) -> model.DynamicType:
+    def loose(self, node: cst.CSTNode, message: str) -> param_types.DynamicType:
         self.warn(node, f"{message}: passed through unchecked and keyed as Triton reads it; "
                   f"ttgen reads {VOCABULARY}", "annotation")
-        return model.DynamicType(annotated=True)
+        return param_types.DynamicType(annotated=True)
 
-    def read_type(self, node: cst.BaseExpression) -> model.ParamType:
+    def read_type(self, node: cst.BaseExpression) -> param_types.ParamType:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
             return self.read_optional(node)
         if isinstance(node, cst.Subscript):
@@ -202,23 +203,23 @@ class _Reader:
             return self.loose(node, "a quoted annotation is read by Triton as a string")
         name = self.qualified(node)
         if name in ("int", "float"):
-            return model.ScalarType("int32" if name == "int" else "float32")
+            return param_types.ScalarType("int32" if name == "int" else "float32")
         if name == "bool":
-            return model.ScalarType("int1")  # what Triton makes of it: u1
+            return param_types.ScalarType("int1")  # what Triton makes of it: u1
         short = self.language_name(node)
         if short == "tensor":
-            return model.TensorType(())
+            return param_types.TensorType(())
         if short == "constexpr":
-            return model.ConstexprType(None)
+            return param_types.ConstexprType(None)
         if short in kinds.INT_RANGES or short in kinds.FLOAT_DTYPES or short == "int1":
-            return model.ScalarType(short)
+            return param_types.ScalarType(short)
         if short in kinds.DTYPES:
             return self.loose(node, f"tl.{short} is a pointer dtype, not a scalar ttgen can check")
         if name is not None and name.split(".")[-1] == "Literal":
             return self.loose(node, "typing.Literal outside tl.constexpr[\"Literal[...]\"]")
         return self.loose(node, "annotation not understood")
 
-    def read_optional(self, node: cst.BinaryOperation) -> model.ParamType:
+    def read_optional(self, node: cst.BinaryOperation) -> param_types.ParamType:
         left, right = node.left, node.right
         if _is_none(left):
             left, right = right, left
@@ -226,14 +227,14 @@ class _Reader:
             return self.loose(node, "only 'X | None' unions are understood")
         before = len(self.diagnostics)
         inner = self.read_type(left)
-        if isinstance(inner, model.TensorType) and not inner.optional:
-            return model.TensorType(inner.dtypes, optional=True)
-        if isinstance(inner, model.ConstexprType) and not inner.optional:
-            return model.ConstexprType(inner.kind, inner.values, optional=True)
+        if isinstance(inner, param_types.TensorType) and not inner.optional:
+            return param_types.TensorType(inner.dtypes, optional=True)
+        if isinstance(inner, param_types.ConstexprType) and not inner.optional:
+            return param_types.ConstexprType(inner.kind, inner.values, optional=True)
         del self.diagnostics[before:]  # one warning for the whole annotation
         return self.loose(node, "'| None' on a scalar: Triton specializes it dynamically")
 
-    def read_subscript(self, node: cst.Subscript) -> model.ParamType:
+    def read_subscript(self, node: cst.Subscript) -> param_types.ParamType:
         if (self.qualified(node.value) or "").split(".")[-1] == "Literal":
             raise self.error(
                 node,
@@ -253,23 +254,23 @@ class _Reader:
                 known = ", ".join(f"tl.{name}" for name in kinds.DTYPES)
                 self.warn(node, f"unknown tensor dtype in tl.tensor[...]: any dtype is accepted; "
                           f"known dtypes: {known}", "dtype")
-                return model.TensorType(())
-            return model.TensorType(tuple(d for d in dtypes if d is not None))
+                return param_types.TensorType(())
+            return param_types.TensorType(tuple(d for d in dtypes if d is not None))
         if base == "constexpr":
             if len(values) != 1:
                 return self.loose_constexpr(node, "tl.constexpr[...] takes exactly one type")
             return self.read_constexpr(values[0])
         return self.loose(node, "annotation not understood")
 
-    def loose_constexpr(self, node: cst.CSTNode, message: str) -> model.ConstexprType:
+    def loose_constexpr(self, node: cst.CSTNode, message: str) -> param_types.ConstexprType:
         self.warn(node, f"{message}: any hashable value is accepted; write tl.constexpr[int], "
                   "[bool], [float], [str] or [\"Literal[...]\"] to check it", "annotation")
-        return model.ConstexprType(None)
+        return param_types.ConstexprType(None)
 
-    def read_constexpr(self, node: cst.BaseExpression) -> model.ConstexprType:
+    def read_constexpr(self, node: cst.BaseExpression) -> param_types.ConstexprType:
         name = self.qualified(node)
         if name in ("int", "bool", "float", "str"):
-            return model.ConstexprType(name)
+            return param_types.ConstexprType(name)
         if isinstance(node, cst.SimpleString):
             return self.read_literal(node)
         if isinstance(node, cst.Subscript) and (self.qualified(node.value) or "").endswith("Literal"):
@@ -281,7 +282,7 @@ class _Reader:
             )
         return self.loose_constexpr(node, "tl.constexpr[...] of a type ttgen does not check")
 
-    def read_literal(self, node: cst.SimpleString) -> model.ConstexprType:
+    def read_literal(self, node: cst.SimpleString) -> param_types.ConstexprType:
         text = node.evaluated_value
         try:
             expr = ast.parse(str(text).strip(), mode="eval").body
@@ -304,7 +305,7 @@ class _Reader:
             if not any(type(value) is type(v) and value == v for v in values):
                 values.append(value)
         kinds_seen = {type(value).__name__ for value in values}
-        return model.ConstexprType(kinds_seen.pop() if len(kinds_seen) == 1 else None, tuple(values))
+        return param_types.ConstexprType(kinds_seen.pop() if len(kinds_seen) == 1 else None, tuple(values))
 
     # -- kernels -------------------------------------------------------------------------------
 
@@ -338,13 +339,13 @@ class _Reader:
         for index, (node, arg) in enumerate(zip(nodes, syntax_args)):
             name = identifier(node.name)
             try:
-                kind = model.DynamicType(node.annotation is not None, variadic=True) if node in star \
+                kind = param_types.DynamicType(node.annotation is not None, variadic=True) if node in star \
                     else self.read_param_type(node)
             except BuildError as exc:
                 self.diagnostics.append(exc.diagnostic)
-                kind = model.DynamicType(annotated=True)
+                kind = param_types.DynamicType(annotated=True)
             default = self.read_default(node)
-            if isinstance(kind, model.TensorType) and not kind.optional and default and default.literal \
+            if isinstance(kind, param_types.TensorType) and not kind.optional and default and default.literal \
                     and default.value is None and node.default is not None:
                 kind = dataclasses.replace(kind, optional=True)  # Triton takes the None
                 self.warn(node.default, f"'{name}' defaults to None: run() takes None for it, as "
@@ -391,9 +392,9 @@ class _Reader:
                         "it directly; autotuning goes through it")
             self.warn(decorator, f"@{shown} is not a Triton decorator: {what}", "decorator")
 
-    def read_param_type(self, param: cst.Param) -> model.ParamType:
+    def read_param_type(self, param: cst.Param) -> param_types.ParamType:
         if param.annotation is None:
-            return model.DynamicType()  # one warning per kernel: check.kernel_problems
+            return param_types.DynamicType()  # one warning per kernel: check.kernel_problems
         return self.read_type(param.annotation.annotation)
 
     def read_default(self, param: cst.Param) -> model.Default | None:

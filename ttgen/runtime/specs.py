@@ -19,7 +19,7 @@ import triton.language as tl
 from ttgen.runtime import _native
 from ttgen.vocabulary import keys
 from ttgen.vocabulary import kinds
-from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
 from ttgen.runtime.device import device_name
 from ttgen.runtime.launch import VERSION
 
@@ -166,7 +166,7 @@ class Constexpr(Spec):
         optional: bool = False,
     ) -> None:
         super().__init__(name)
-        typed = model.ConstexprType(kind, values, optional)  # type: ignore[arg-type]
+        typed = param_types.ConstexprType(kind, values, optional)  # type: ignore[arg-type]
         self.rule = kinds.Constexpr(typed)
 
     def accept(self, value: object, device: int) -> object:
@@ -200,7 +200,7 @@ class Dynamic(Spec):
     def __init__(self, name: str, specialize: bool = True, align: bool = True, variadic: bool = False) -> None:
         super().__init__(name)
         self.specialize, self.align, self.variadic = specialize, align, variadic
-        self.rule = kinds.Dynamic(model.DynamicType(variadic=variadic))
+        self.rule = kinds.Dynamic(param_types.DynamicType(variadic=variadic))
 
     def accept(self, value: object, device: int) -> object:
         if isinstance(value, torch.Tensor):

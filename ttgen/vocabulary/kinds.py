@@ -1,6 +1,6 @@
 """One table of parameter kinds: for each kind of kernel parameter, every rule ttgen applies.
 
-For each `model.ParamType`, one class here says
+For each `param_types.ParamType`, one class here says
 - ``annotation``: its type in the generated ``run()`` (and the arguments TypedDict);
 - ``accept``: the rule a value must meet, with the message naming what was expected; the build
   step applies it to a literal default and the launcher, at run time, to every argument, so a
@@ -18,10 +18,14 @@ Nothing here imports torch or Triton: the build step uses it as it is, and ``run
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
 
-from ttgen.vocabulary import model
+from ttgen.vocabulary import param_types
+
+if TYPE_CHECKING:  # the build's kernel model and spelling, which launchers never import
+    from ttgen.vocabulary import model
+    from ttgen.vocabulary.spelling import Spelling
 
 # Triton dtype name -> (torch dtype name, Triton's canonical short name).
 DTYPES: dict[str, tuple[str, str]] = {
@@ -67,25 +71,6 @@ PYTHON_TYPES = {"int": int, "bool": bool, "float": float, "str": str}
 _HASHABLE = (int, bool, float, str, type(None))
 
 
-@dataclass(frozen=True)
-class Spelling:
-    """How a generated module spells the names its code relies on: its module aliases, the
-    builtins it uses (each its own name, or an alias where a kernel or a parameter takes the
-    name) and its dtype aliases."""
-
-    torch: str = "_torch"
-    typing: str = "_typing"
-    rt: str = "_rt"
-    renamed: dict[str, str] = field(default_factory=dict)  # builtin or dtype alias -> its name here
-
-    def builtin(self, name: str) -> str:
-        return self.renamed.get(name, name)
-
-    def dtype(self, dtype: str) -> str:
-        alias = f"_{dtype}"
-        return self.renamed.get(alias, alias)
-
-
 class Violation(Exception):
     """A value breaks its parameter's rule: ``Violation(cls, expected)``, ``cls`` TypeError or
     ValueError and what was expected, worded to follow 'argument 'x' expected ...'.  No
@@ -115,7 +100,7 @@ def article(word: str) -> str:
 
 @dataclass(frozen=True)
 class Tensor:
-    kind: model.TensorType
+    kind: param_types.TensorType
 
     def annotation(self, spelling: Spelling) -> str:
         tensor = f"{spelling.torch}.Tensor"
@@ -142,7 +127,7 @@ class Tensor:
 
 @dataclass(frozen=True)
 class Int:
-    kind: model.ScalarType
+    kind: param_types.ScalarType
 
     def annotation(self, spelling: Spelling) -> str:
         return spelling.builtin("int")
@@ -177,7 +162,7 @@ class Float:
     float Triton's launcher packs passes (inf and nan too: -inf is a common masking value), which
     leaves out a float16 value it cannot pack and an int beyond any float."""
 
-    kind: model.ScalarType
+    kind: param_types.ScalarType
 
     def annotation(self, spelling: Spelling) -> str:
         return spelling.builtin("float")
@@ -211,7 +196,7 @@ class Float:
 
 @dataclass(frozen=True)
 class Bool:
-    kind: model.ScalarType
+    kind: param_types.ScalarType
 
     def annotation(self, spelling: Spelling) -> str:
         return spelling.builtin("bool")
@@ -233,7 +218,7 @@ class Bool:
 
 @dataclass(frozen=True)
 class Constexpr:
-    kind: model.ConstexprType
+    kind: param_types.ConstexprType
 
     def annotation(self, spelling: Spelling) -> str:
         kind = self.kind
@@ -309,7 +294,7 @@ class Dynamic:
     """No annotation, or one ttgen does not read: passed through as it comes.  The launcher
     learns at import how Triton reads the parameter and keys it exactly so."""
 
-    kind: model.DynamicType
+    kind: param_types.DynamicType
 
     def annotation(self, spelling: Spelling) -> str:
         if self.kind.variadic:
@@ -335,24 +320,24 @@ class Dynamic:
 
 Kind = Union[Tensor, Int, Float, Bool, Constexpr, Dynamic]
 
-def of(kind: model.ParamType) -> Kind:
+def of(kind: param_types.ParamType) -> Kind:
     """The rules of a parameter type."""
-    if isinstance(kind, model.TensorType):
+    if isinstance(kind, param_types.TensorType):
         return Tensor(kind)
-    if isinstance(kind, model.ScalarType):
+    if isinstance(kind, param_types.ScalarType):
         return scalar(kind.dtype)
-    if isinstance(kind, model.ConstexprType):
+    if isinstance(kind, param_types.ConstexprType):
         return Constexpr(kind)
     return Dynamic(kind)
 
 
 def scalar(dtype: str) -> Int | Float | Bool:
     """The rules of a runtime scalar of ``dtype`` (``int32``, ``float16``, ``int1``...)."""
-    kind = model.ScalarType(dtype)
+    kind = param_types.ScalarType(dtype)
     return Bool(kind) if kind.kind == "bool" else Float(kind) if kind.kind == "float" else Int(kind)
 
 
-def default_problem(kind: model.ParamType, value: object) -> str | None:
+def default_problem(kind: param_types.ParamType, value: object) -> str | None:
     """Why a literal default breaks its own parameter's rule, if it does (build time)."""
     rules = of(kind)
     if isinstance(rules, Tensor):
@@ -366,7 +351,7 @@ def default_problem(kind: model.ParamType, value: object) -> str | None:
 
 def aligned(param: model.Param) -> bool:
     """Whether Triton specializes ``param``'s pointer on 16-byte alignment."""
-    return isinstance(param.type, model.TensorType) and param.specialize and param.specialize_alignment
+    return isinstance(param.type, param_types.TensorType) and param.specialize and param.specialize_alignment
 
 
 def _is_kind(value: object, kind: type) -> bool:
