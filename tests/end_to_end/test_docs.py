@@ -31,7 +31,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "ttgen" / "runtime" / "native" / "README.md"]
 INSTALL, TOUR, WORKING = "Install", "A five-minute tour", "Working on ttgen"
 BUNDLES = ROOT / "docs" / "bundles.md"  # its recipe: tests/bundle/test_bundle.py::test_the_documented_recipe
 TYPING = ROOT / "docs" / "typing.md"  # its commands: test_a_users_first_hour
