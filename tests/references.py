@@ -36,7 +36,9 @@ __all__ = [
     "add_ref",
     "layer_norm_ref",
     "make_add_kernel_case",
+    "make_axpy_kernel_case",
     "make_layer_norm_fwd_case",
+    "make_matmul_autotuned_case",
     "make_matmul_kernel_case",
     "make_scale_shift_kernel_case",
     "make_softmax_kernel_case",
@@ -52,7 +54,8 @@ Activation = Literal["none", "gelu"]
 class Case:
     """One launch of a kernel and what it must produce.
 
-    ``kwargs`` maps every kernel parameter name to its argument; ``expected`` maps the names of
+    ``kwargs`` maps every kernel parameter name to its argument (but those the kernel's decorators
+    supply, for ``axpy_kernel`` and ``matmul_autotuned``); ``expected`` maps the names of
     the output parameters to the reference results.  Outputs must match within ``atol``/``rtol``.
     """
 
@@ -359,4 +362,55 @@ def make_scale_shift_kernel_case(
         expected={"out": scale_shift_ref(x, bias, scale, relu, activation)},
         atol=1e-5,
         rtol=1e-5,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# axpy_kernel and matmul_autotuned: their decorators supply constexprs, which their cases leave out
+
+
+def make_axpy_kernel_case(device: str | torch.device = "cpu", seed: int = 0, n: int = 1000) -> Case:
+    """A launch of ``axpy_kernel``: ``out = 0.5 * x + y`` on ``n`` fp32 elements.  Its heuristics
+    supply BLOCK (``min(1024, next power of 2 of n)``) and EVEN; grid ``(cdiv(n, BLOCK),)``."""
+    gen = _generator(seed)
+    x, y = _randn((n,), gen).to(device), _randn((n,), gen).to(device)
+    return Case(
+        kwargs={"x": x, "y": y, "out": _nan_like(x), "alpha": 0.5, "n": n},
+        grid=(_cdiv(n, min(1024, _next_pow2(n))),),
+        expected={"out": 0.5 * x + y},
+        atol=1e-6,
+        rtol=1e-6,
+    )
+
+
+def make_matmul_autotuned_case(
+    device: str | torch.device = "cpu", seed: int = 0, M: int = 64, N: int = 48, K: int = 80
+) -> Case:
+    """A launch of ``matmul_autotuned``: ``c (M x N, fp32) = a (M x K, fp16) @ b (K x N, fp16)``.
+
+    Its configs choose the blocks, so no grid fits every launch: ``grid`` is a placeholder, and a
+    launch takes a callable grid, ``(cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))``."""
+    gen = _generator(seed)
+    a = _randn((M, K), gen).to(device, torch.float16)
+    b = _randn((K, N), gen).to(device, torch.float16)
+    c = torch.full((M, N), float("nan"), device=device)
+    return Case(
+        kwargs={
+            "a": a,
+            "b": b,
+            "c": c,
+            "M": M,
+            "N": N,
+            "K": K,
+            "stride_am": a.stride(0),
+            "stride_ak": a.stride(1),
+            "stride_bk": b.stride(0),
+            "stride_bn": b.stride(1),
+            "stride_cm": c.stride(0),
+            "stride_cn": c.stride(1),
+        },
+        grid=(1, 1),
+        expected={"c": matmul_ref(a, b)},
+        atol=2e-2,
+        rtol=2e-2,
     )

@@ -2,6 +2,10 @@
 annotation tests (tests/interpreter_kernels) and the kernels made by calls (tests/patterns/calls.py)
 give the same output through ``kernel[grid](...)`` as through their launcher's ``run()``.
 
+The autotuned example's Autotuner times its configs through the GPU driver's benchmarker, which
+the interpreter has not (ttgen's run() then says so: tests/runtime/test_checks.py); its test
+stands in for the timing, so that each config in turn is the one both launches take.
+
 On the CPU both run in Triton's interpreter (see conftest), which ``ttgen.annotations`` teaches
 to read ``tl.constexpr[...]`` and, before Triton 3.8, to take a ``bool``; on a CUDA machine both
 run the GPU.  CI runs this on Triton 3.6 and 3.9 (tox -e triton39).
@@ -19,8 +23,9 @@ from typing import Any
 
 import pytest
 import torch
+import triton
 
-from tests.cases import EXAMPLES, Example
+from tests.cases import AXPY, EXAMPLES, MATMUL_AUTOTUNED, Example
 from tests.conftest import DEVICE
 from ttgen import cli
 
@@ -66,12 +71,60 @@ def _same_launch(kernel: Any, launcher: Any, arguments: dict[str, Any], grid: An
     assert changed, "the kernel wrote nothing"
 
 
+def _kernel_and_launcher(example: Example) -> tuple[Any, Any]:
+    return (getattr(importlib.import_module(f"examples.kernels.{example.module}"), example.kernel),
+            getattr(importlib.import_module(f"examples.generated.{example.module}_launch"), example.kernel))
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.id)
 def test_each_example_kernel_launches_alike_through_triton_and_run(example: Example) -> None:
-    kernel = getattr(importlib.import_module(f"examples.kernels.{example.module}"), example.kernel)
-    launcher = getattr(importlib.import_module(f"examples.generated.{example.module}_launch"), example.kernel)
+    kernel, launcher = _kernel_and_launcher(example)
     case = example.make(device=DEVICE, **example.options)
     _same_launch(kernel, launcher, dict(case.kwargs), case.grid)
+
+
+# The callable grids below read only what the decorators supply: Triton 3.6's interpreter hands a
+# callable grid the scalar arguments as the tensors it made of them (docs/differences.md, 9).
+
+
+@pytest.mark.parametrize("n", [1000, 1024], ids=["uneven", "even"])
+def test_the_heuristics_example_launches_alike_through_triton_and_run(n: int) -> None:
+    """axpy_kernel: its heuristics supply BLOCK and EVEN, which its callable grid reads."""
+    kernel, launcher = _kernel_and_launcher(AXPY)
+    case = AXPY.make(device=DEVICE, n=n)
+    _same_launch(kernel, launcher, dict(case.kwargs), lambda meta: (triton.cdiv(n, meta["BLOCK"]),))
+
+
+@pytest.mark.parametrize("chosen", range(3))
+def test_the_autotuned_example_launches_alike_through_triton_and_run(monkeypatch: pytest.MonkeyPatch,
+                                                                       chosen: int) -> None:
+    """matmul_autotuned with config ``chosen`` made the fastest: the stand-in timing runs each
+    config once (so each runs, in the interpreter on the CPU) and ranks ``chosen`` first."""
+    kernel, launcher = _kernel_and_launcher(MATMUL_AUTOTUNED)
+    state = importlib.import_module("examples.generated.matmul_autotuned_launch")._matmul_autotuned
+    timed: list[int] = []
+
+    def bench(kernel_call: Callable[[], None], quantiles: tuple[float, ...]) -> list[float]:
+        kernel_call()
+        timed.append(len(timed))
+        return [0.0 if timed[-1] == chosen else 1.0] * len(quantiles)
+
+    assert len(kernel.configs) == 3
+    # The instance's own entry wins over Triton's cached_property ``do_bench``.
+    monkeypatch.setitem(vars(kernel), "do_bench", bench)
+    monkeypatch.setattr(kernel, "cache", {})  # Triton's choices per key: none yet
+    state.tuned.clear()  # ttgen's (on a GPU) per key: none yet
+    state.cache.clear()
+    try:
+        M, N = 64, 48
+        case = MATMUL_AUTOTUNED.make(device=DEVICE, M=M, N=N, K=80)  # K: no config's BLOCK_K divides
+        _same_launch(kernel, launcher, dict(case.kwargs),
+                     lambda meta: (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"])))
+    finally:
+        state.tuned.clear()
+        state.cache.clear()
+    assert timed == [0, 1, 2]  # kernel[grid] tuned; run() took the choice Triton made for the key
+    assert kernel.best_config is kernel.configs[chosen]
 
 
 def _vectors(n: int = 16) -> dict[str, torch.Tensor]:

@@ -58,30 +58,6 @@ class Call:
         return importlib.import_module(self.module)
 
 
-def _axpy_case(n: int = 1000) -> ref.Case:
-    gen = torch.Generator().manual_seed(0)
-    x, y = torch.randn(n, generator=gen).to(DEVICE), torch.randn(n, generator=gen).to(DEVICE)
-    return ref.Case(
-        kwargs={"x": x, "y": y, "out": torch.full_like(x, math.nan), "alpha": 0.5, "n": n},
-        grid=(triton.cdiv(n, 1024),),  # BLOCK: the heuristic's min(1024, next power of 2)
-        expected={"out": 0.5 * x + y}, atol=1e-6, rtol=1e-6,
-    )
-
-
-def _matmul_autotuned_case(M: int = 64, N: int = 48, K: int = 80) -> ref.Case:
-    gen = torch.Generator().manual_seed(0)
-    a = torch.randn(M, K, generator=gen).to(DEVICE, torch.float16)
-    b = torch.randn(K, N, generator=gen).to(DEVICE, torch.float16)
-    c = torch.full((M, N), math.nan, device=DEVICE)
-    return ref.Case(
-        kwargs=dict(a=a, b=b, c=c, M=M, N=N, K=K, stride_am=a.stride(0), stride_ak=a.stride(1),
-                    stride_bk=b.stride(0), stride_bn=b.stride(1), stride_cm=c.stride(0),
-                    stride_cn=c.stride(1)),
-        grid=(1, 1),  # unused: the Call's callable grid reads the configs' blocks
-        expected={"c": a.float() @ b.float()}, atol=2e-2, rtol=2e-2,
-    )
-
-
 def _matmul_grid(meta: Any) -> tuple[int, int]:
     return (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
 
@@ -100,10 +76,11 @@ BUILT = "gen_compile"  # tests/compile_kernels' launchers, built into a temporar
 CALLS = [
     *(Call(e.id, f"{GENERATED}.{e.module}_launch", e.kernel,
            functools.partial(e.make, device=DEVICE, **e.options)) for e in EXAMPLES),
-    Call("axpy_kernel", f"{GENERATED}.axpy_launch", "axpy_kernel", _axpy_case,
+    Call("axpy_kernel", f"{GENERATED}.axpy_launch", "axpy_kernel",
+         functools.partial(ref.make_axpy_kernel_case, device=DEVICE),
          supplied=lambda kw: {"BLOCK": 1024, "EVEN": kw["n"] % 1024 == 0}),
     Call("matmul_autotuned", f"{GENERATED}.matmul_autotuned_launch", "matmul_autotuned",
-         _matmul_autotuned_case, grid=_matmul_grid),
+         functools.partial(ref.make_matmul_autotuned_case, device=DEVICE), grid=_matmul_grid),
     Call("negate_kernel", f"{BUILT}.kernels_launch", "negate_kernel",  # a bool annotation
          functools.partial(_scaling_case, "negate", True, -1)),
 ]
