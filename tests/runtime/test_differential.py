@@ -9,7 +9,8 @@ generated ``run()``, for the same kernel written unannotated and annotated
 * On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): every compile
   and launch option form, every grid form, hands the driver the JIT's bytes, on a miss and on a
   hit; the hits of a call with ``enable_fp_fusion=False`` and of a numpy-integer grid run no
-  Python frame of run().
+  Python frame of run(); the CompilationError of a kernel body Triton's JIT refuses reaches
+  run()'s caller unchanged.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -295,11 +296,15 @@ STANDIN = f"""
 """
 
 
-def _standin(python: str, session: Any, tmp_path: Path) -> None:
+def _generated_files(tmp_path: Path) -> dict[str, str]:
+    """The kernels' launchers, as ``run_recorded``'s files (the package ``generated``)."""
     out = tmp_path / "generated"
     assert cli.main([str(KERNELS), "--out", str(out), "-q"]) == 0
-    files = {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
-    records = run_recorded(STANDIN, python=python, files=files, session=session)
+    return {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
+
+
+def _standin(python: str, session: Any, tmp_path: Path) -> None:
+    records = run_recorded(STANDIN, python=python, files=_generated_files(tmp_path), session=session)
     info = json.loads(records.stdout.strip().splitlines()[-1])
     launching = info["forms"] - 2  # (0,) and (-1,) launch nothing, in Triton as in ttgen
     assert len(records) == 2 * 3 * launching
@@ -318,6 +323,38 @@ def _standin(python: str, session: Any, tmp_path: Path) -> None:
 
 def test_every_option_and_grid_form_hands_the_driver_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     _standin(sys.executable, stubcuda_lib, tmp_path)
+
+
+BODY_ERROR = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from triton.compiler.errors import CompilationError
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x = torch.zeros(100)
+    seen = []
+    for call in (lambda: kernels.refused_body[(1,)](x, 100, BLOCK=64),
+                 lambda: gen.refused_body.run(x=x, n=100, BLOCK=64, grid=(1,)),
+                 lambda: gen.refused_body.run(x=x, n=100, BLOCK=64, grid=(1,))):  # (nothing was cached)
+        try:
+            call()
+            seen.append(None)
+        except Exception as exc:
+            seen.append([f"{{type(exc).__module__}}.{{type(exc).__qualname__}}", str(exc),
+                         isinstance(exc, CompilationError)])
+    print(json.dumps(seen))
+"""
+
+
+def test_triton_s_compilation_error_from_the_jit_passes_through(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    records = run_recorded(BODY_ERROR, files=_generated_files(tmp_path), session=stubcuda_lib)
+    theirs, *ours = json.loads(records.stdout.strip().splitlines()[-1])
+    assert theirs is not None and theirs[2], theirs  # Triton's JIT: a CompilationError (static_assert)
+    assert "BLOCK must be negative" in theirs[1]
+    assert ours == [theirs, theirs]  # the same class, the same message, nothing wrapped around it
+    assert len(records) == 0
 
 
 # -- the GPU: nothing a generated call does breaks the CUDA context --------------------------------
