@@ -351,6 +351,15 @@ def _tamper(folder: Path, how: str) -> str:
     elif how == "malformed":
         del entry["signature"]
         cubin = index_path
+    elif how == "swapped":  # the entry names the intact objects of another key's compile
+        (folder.parent.parent / "other.txt").write_text(KERNEL_LINE.replace("BLOCK=1024", "BLOCK=512") + "\n")
+        assert bundle.main(["other.txt", "--out", "other", "-j", "1", "-q"]) == 0
+        (other,) = _index(Path("other/ttgen-bundle"))["kernels"]["pkg.vadd:add_kernel"]["binaries"].values()
+        assert other["hash"] != entry["hash"] and other["name"] == entry["name"]
+        for name in ("cubin", "metadata"):
+            shutil.copy(Path("other/ttgen-bundle") / other[name], folder / other[name])
+            entry[name] = other[name]
+        cubin = folder / entry["metadata"]
     index_path.write_text(json.dumps(index))
     return str(cubin.relative_to(folder))
 
@@ -363,6 +372,7 @@ def _tamper(folder: Path, how: str) -> str:
     ("linked out", "it leads out of the bundle"),
     ("rejected", "the driver cannot load it (add_kernel: CUDA error in cuModuleLoadData"),
     ("malformed", "its entry for this key is malformed (KeyError: 'signature')"),
+    ("swapped", "it is the compile of add_kernel with hash "),
 ])
 def test_a_bundle_object_that_is_not_the_recorded_one_is_never_loaded(
     package: Path, stubcuda_lib, how: str, why: str  # noqa: F811

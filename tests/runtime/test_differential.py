@@ -6,10 +6,12 @@ generated ``run()``, for the same kernel written unannotated and annotated
   the same output; where Triton raises, run() raises a TypeError or ValueError naming the kernel
   and what was wrong (a parameter, an option, the grid), or Triton's own error from the kernel
   body, unchanged.
-* On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): every compile
-  and launch option form, every grid form, hands the driver the JIT's bytes, on a miss and on a
-  hit; the hits of a call with ``enable_fp_fusion=False`` and of a numpy-integer grid run no
-  Python frame of run().
+* On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): the same seeded
+  calls, where Triton launches, hand the driver the JIT's bytes and binary, on a miss and on a
+  hit, and where it raises, run() raises as above; so do a fixed form of every option and grid,
+  whose hits with ``enable_fp_fusion=False`` and with a numpy-integer grid run no Python frame
+  of run(); the CompilationError of a kernel body Triton's JIT refuses reaches run()'s caller
+  unchanged.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -19,11 +21,9 @@ import dataclasses
 import importlib.util
 import json
 import os
-import random
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -31,17 +31,18 @@ from typing import Any, Callable
 import numpy
 import pytest
 import torch
-import triton
+from triton.compiler.errors import CompilationError
+from triton.runtime.errors import InterpreterError
 
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from tests.differential_kernels import kernels
+from tests.differential_kernels.trials import BLOCK, GRIDS, N, OPTION_VALUES, Trial, triton_call, trials, values
 from ttgen import cli
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = REPO / "tests" / "differential_kernels" / "kernels.py"
-N = 100  # elements of x and y
-BLOCK = 64
+TRIALS = 60  # seeded calls per seed, under the interpreter and on the stand-in
 
 
 @pytest.fixture(scope="module")
@@ -55,88 +56,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     return module
 
 
-# -- the seeded calls -------------------------------------------------------------------------------
-
-
-def _cdiv_grid(meta: Any) -> tuple[int]:
-    return (triton.cdiv(int(meta["n"]), BLOCK),)
-
-
-def _numpy_grid(meta: Any) -> tuple[Any, ...]:
-    return (numpy.int32(2),)
-
-
-# name -> values: every launch and compile option of the backend, None and integer-like values.
-OPTION_VALUES: dict[str, list[Any]] = {
-    "num_warps": [None, 4, 8, numpy.int64(2)],
-    "num_stages": [None, 2, numpy.int32(3)],
-    "num_ctas": [None, 1],
-    "maxnreg": [None, 128],
-    "launch_cooperative_grid": [None, False, 0],
-    "launch_pdl": [None, False, True, 0, 1],
-    "enable_fp_fusion": [None, False, True],
-    "enable_reflect_ftz": [None, False],
-    "debug": [None, False, True],
-    "sanitize_overflow": [None, True, False],
-    "default_dot_input_precision": [None, "ieee", "tf32"],
-    "max_num_imprecise_acc_default": [None, 0],
-    "ptx_options": [None],
-    "extern_libs": [None],
-}
-
-GRIDS: list[tuple[str, Any]] = [
-    ("(2,)", (2,)), ("[2]", [2]), ("(2, 1, 1)", (2, 1, 1)), ("(numpy 2,)", (numpy.int64(2),)),
-    ("(tensor 2,)", (torch.tensor(2),)), ("cdiv", _cdiv_grid), ("numpy callable", _numpy_grid),
-    ("(0,)", (0,)), ("(-1,)", (-1,)), ("(2, 0)", (2, 0)),
-]
-
-
-def _values() -> dict[str, list[tuple[str, Callable[[], Any]]]]:
-    """Argument values by parameter, each made afresh per call (label, maker)."""
-    return {
-        "x": [
-            ("f32", lambda: torch.arange(N, dtype=torch.float32)),
-            ("f32 misaligned", lambda: torch.arange(N + 1, dtype=torch.float32)[1:]),
-            ("complex64", lambda: torch.zeros(N, dtype=torch.complex64)),
-            ("meta", lambda: torch.empty(N, device="meta")),
-            ("sparse", lambda: torch.zeros(N).to_sparse()),
-            ("ndarray", lambda: numpy.zeros(N, dtype=numpy.float32)),
-            ("float8_e8m0fnu", lambda: torch.zeros(N, dtype=torch.float8_e8m0fnu)),
-        ],
-        "n": [
-            ("100", lambda: N), ("64", lambda: 64), ("1", lambda: 1), ("numpy 100", lambda: numpy.int64(N)),
-            ("2**64", lambda: 2**64), ("-5", lambda: -5),
-        ],
-    }
-
-
-@dataclass
-class Trial:
-    kernel: str
-    x: tuple[str, Callable[[], Any]]
-    n: tuple[str, Callable[[], Any]]
-    grid: tuple[str, Any]
-    options: dict[str, Any] = field(default_factory=dict)
-    form: str = "positional"  # how Triton's call passes the arguments
-
-    def describe(self) -> str:
-        return f"{self.kernel}(x={self.x[0]}, n={self.n[0]}, grid={self.grid[0]}, {self.options}, {self.form})"
-
-
-def trials(seed: int, count: int) -> list[Trial]:
-    rng = random.Random(seed)
-    values = _values()
-    made = []
-    for _ in range(count):
-        # Mostly good arguments, so that options and grids are tried where Triton launches.
-        x = values["x"][0 if rng.random() < 0.6 else rng.randrange(len(values["x"]))]
-        n = values["n"][0 if rng.random() < 0.6 else rng.randrange(len(values["n"]))]
-        options = {name: rng.choice(choices) for name, choices in OPTION_VALUES.items() if rng.random() < 0.4}
-        made.append(Trial(
-            rng.choice(["affine_plain", "affine_typed"]), x, n, rng.choice(GRIDS), options,
-            rng.choice(["positional", "keywords", "constexpr positional"]),
-        ))
-    return made
+# -- the seeded calls (tests/differential_kernels/trials.py) ---------------------------------------
 
 
 def _interpreter_grid(grid: Any, n: Any) -> Any:
@@ -155,13 +75,7 @@ def _empty(grid: Any) -> bool:
 
 
 def _triton_call(trial: Trial, x: Any, y: Any, n: Any) -> None:
-    kernel = getattr(kernels, trial.kernel)[_interpreter_grid(trial.grid[1], n)]
-    if trial.form == "positional":
-        kernel(x, y, n, BLOCK=BLOCK, **trial.options)
-    elif trial.form == "keywords":
-        kernel(x=x, y=y, n=n, BLOCK=BLOCK, **trial.options)
-    else:
-        kernel(x, y, n, BLOCK, **trial.options)
+    triton_call(trial, getattr(kernels, trial.kernel), _interpreter_grid(trial.grid[1], n), x, y, n, trial.options)
 
 
 def _outcome(call: Callable[[], None]) -> Exception | None:
@@ -172,20 +86,27 @@ def _outcome(call: Callable[[], None]) -> Exception | None:
     return None
 
 
-def _named(error: Exception, kernel: str) -> bool:
-    """A TypeError or ValueError naming the kernel and what was wrong."""
-    message = str(error)
-    return (
-        type(error) in (TypeError, ValueError)
-        and message.startswith(f"{kernel}: ")
-        and any(word in message for word in ("argument '", "option '", "grid expected"))
-    )
+def _named(kernel: str, kind: str, message: str) -> bool:
+    """An error (its class's name, its message) that is a TypeError or ValueError naming the
+    kernel and what was wrong."""
+    return kind in ("TypeError", "ValueError") and message.startswith(f"{kernel}: ") and any(
+        word in message for word in ("argument '", "option '", "grid expected"))
+
+
+def _named_error(error: Exception, kernel: str) -> bool:
+    return type(error) in (TypeError, ValueError) and _named(kernel, type(error).__name__, str(error))
+
+
+def _passed_on(theirs: Exception, ours: Exception) -> bool:
+    """Triton's own error from the kernel body (compiling or interpreting it), unchanged."""
+    return isinstance(theirs, (CompilationError, InterpreterError)) and (type(ours), str(ours)) == (
+        type(theirs), str(theirs))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_run_does_what_kernel_grid_does_under_the_interpreter(seed: int, generated: ModuleType) -> None:
     problems = []
-    for trial in trials(seed, 60):
+    for trial in trials(seed, TRIALS):
         x, n = trial.x[1](), trial.n[1]()
         theirs, ours = torch.full((N,), -7.0), torch.full((N,), -7.0)
         triton_error = _outcome(lambda: _triton_call(trial, x, theirs, n))
@@ -195,7 +116,7 @@ def test_run_does_what_kernel_grid_does_under_the_interpreter(seed: int, generat
             # Stricter on purpose (docs/differences.md): an annotated parameter's checks; and
             # values Triton's JIT cannot specialize, which its interpreter does not read when
             # the grid is empty.
-            deliberate = ttgen_error is not None and _named(ttgen_error, trial.kernel) and (
+            deliberate = ttgen_error is not None and _named_error(ttgen_error, trial.kernel) and (
                 trial.kernel == "affine_typed" and "argument '" in str(ttgen_error) or _empty(trial.grid[1]))
             if ttgen_error is not None and not deliberate:
                 problems.append(f"Triton launched, ttgen raised {ttgen_error!r}: {trial.describe()}")
@@ -203,17 +124,18 @@ def test_run_does_what_kernel_grid_does_under_the_interpreter(seed: int, generat
                 problems.append(f"outputs differ: {trial.describe()}")
         elif ttgen_error is None:
             problems.append(f"Triton raised {triton_error!r}, ttgen launched: {trial.describe()}")
-        elif type(ttgen_error) is not type(triton_error) and not _named(ttgen_error, trial.kernel):
+        elif not (_named_error(ttgen_error, trial.kernel) or _passed_on(triton_error, ttgen_error)):
             problems.append(f"Triton raised {triton_error!r}, ttgen {ttgen_error!r}: {trial.describe()}")
     assert not problems, "\n".join(problems)
 
 
 def test_the_seeded_calls_cover_every_form() -> None:
-    made = trials(0, 60) + trials(1, 60) + trials(2, 60)
+    made = trials(0, TRIALS) + trials(1, TRIALS) + trials(2, TRIALS)
     assert {t.grid[0] for t in made} == {label for label, _ in GRIDS}
-    assert {t.x[0] for t in made} == {label for label, _ in _values()["x"]}
-    assert {t.n[0] for t in made} == {label for label, _ in _values()["n"]}
-    assert {name for t in made for name in t.options} == set(OPTION_VALUES)
+    assert {t.x[0] for t in made} == {label for label, _ in values()["x"]}
+    assert {t.n[0] for t in made} == {label for label, _ in values()["n"]}
+    assert {(name, repr(value)) for t in made for name, value in t.options.items()} == {
+        (name, repr(value)) for name, choices in OPTION_VALUES.items() for value in choices}
 
 
 def test_triton_s_own_errors_from_the_kernel_body_pass_through(generated: ModuleType) -> None:
@@ -295,11 +217,15 @@ STANDIN = f"""
 """
 
 
-def _standin(python: str, session: Any, tmp_path: Path) -> None:
+def _generated_files(tmp_path: Path) -> dict[str, str]:
+    """The kernels' launchers, as ``run_recorded``'s files (the package ``generated``)."""
     out = tmp_path / "generated"
     assert cli.main([str(KERNELS), "--out", str(out), "-q"]) == 0
-    files = {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
-    records = run_recorded(STANDIN, python=python, files=files, session=session)
+    return {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
+
+
+def _standin(python: str, session: Any, tmp_path: Path) -> None:
+    records = run_recorded(STANDIN, python=python, files=_generated_files(tmp_path), session=session)
     info = json.loads(records.stdout.strip().splitlines()[-1])
     launching = info["forms"] - 2  # (0,) and (-1,) launch nothing, in Triton as in ttgen
     assert len(records) == 2 * 3 * launching
@@ -318,6 +244,149 @@ def _standin(python: str, session: Any, tmp_path: Path) -> None:
 
 def test_every_option_and_grid_form_hands_the_driver_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     _standin(sys.executable, stubcuda_lib, tmp_path)
+
+
+# The seeded calls on the stand-in: those of the interpreter test, each through Triton's
+# kernel[grid](...) and twice through run() (a miss or a hit, then a hit).
+SEEDED = f"""
+    import dataclasses, json, os, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import numpy, torch
+    from triton.backends.nvidia.compiler import CUDAOptions
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.errors import InterpreterError
+    from tests.differential_kernels import kernels
+    from tests.differential_kernels.trials import BLOCK, IR_OVERRIDE, N, triton_call, trials
+    import generated.kernels_launch as gen
+
+    os.chdir(os.path.dirname(os.path.abspath(__file__)))  # where IR_OVERRIDE is written
+    LOG = os.environ["STUBCUDA_LOG"]
+    # Triton's bool options: one given as 0 or 1 compiles the same code under another hash.
+    BOOLS = {{f.name for f in dataclasses.fields(CUDAOptions) if isinstance(f.default, bool)}}
+
+    def launches():
+        return open(LOG).read().count("\\n") if os.path.exists(LOG) else 0
+
+    def outcome(call):
+        before = launches()
+        try:
+            result = call()
+        except Exception as exc:
+            error = [type(exc).__name__, str(exc), isinstance(exc, (CompilationError, InterpreterError))]
+            return {{"launches": launches() - before, "error": error}}
+        if hasattr(result, "result") and not hasattr(result, "hash"):
+            result = result.result()  # (3.9's asynchronous compile)
+        return {{"launches": launches() - before, "error": None, "hash": getattr(result, "hash", None)}}
+
+    def for_triton(options):
+        # Triton's JIT fails on a numpy option (docs/differences.md, 7): it gets the int.
+        return {{k: int(v) if isinstance(v, numpy.integer) else v for k, v in options.items()}}
+
+    def write_override(kernel, x, y, n, options):
+        # IR_OVERRIDE: the TTIR Triton's JIT compiles for this call without the override.
+        if os.path.exists(IR_OVERRIDE):
+            os.remove(IR_OVERRIDE)
+        if options.get("ir_override") != IR_OVERRIDE:
+            return
+        plain = {{k: v for k, v in options.items() if k != "ir_override"}}
+        try:
+            compiled = kernel.warmup(x, y, n, BLOCK=BLOCK, grid=(1,), **plain)
+        except Exception:
+            return  # Triton's call fails before it compiles, so reads no override
+        if hasattr(compiled, "result") and not hasattr(compiled, "asm"):
+            compiled = compiled.result()
+        with open(IR_OVERRIDE, "w") as f:
+            f.write(compiled.asm["ttir"])
+
+    seen = []
+    for trial in trials(int(os.environ["SEED"]), {TRIALS}):
+        x, n, y = trial.x[1](), trial.n[1](), torch.empty(N)
+        kernel, run = getattr(kernels, trial.kernel), getattr(gen, trial.kernel).run
+        cache = getattr(gen, "_" + trial.kernel).cache
+        write_override(kernel, x, y, n, for_triton(trial.options))
+        theirs = outcome(lambda: triton_call(trial, kernel, trial.grid[1], x, y, n, for_triton(trial.options)))
+        before = set(cache)
+        ours = [outcome(lambda: run(x=x, y=y, n=n, BLOCK=BLOCK, grid=trial.grid[1], **trial.options))
+                for _ in range(2)]
+        seen.append(dict(
+            trial=trial.describe(), kernel=trial.kernel, x=trial.x[0], theirs=theirs, ours=ours,
+            hashes=[dict.get(cache, k).compiled.hash for k in set(cache) - before],
+            respelled=any(k in BOOLS and type(v) is int for k, v in trial.options.items()),
+        ))
+    print(json.dumps(seen))
+"""
+
+
+def _deliberate(call: dict[str, Any], error: list[Any]) -> bool:
+    """run() refuses on purpose what Triton's JIT launches (docs/differences.md): an annotated
+    parameter's checks, and a tensor with no memory (meta) at an unannotated one."""
+    kind, message, _ = error
+    return _named(call["kernel"], kind, message) and "argument '" in message and (
+        call["kernel"] == "affine_typed" or call["x"] == "meta")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_seeded_call_hands_the_driver_the_jit_s_bytes(seed: int, stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    done = run_recorded(SEEDED, files=_generated_files(tmp_path), session=stubcuda_lib, env_extra={"SEED": str(seed)})
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    records = [dataclasses.replace(r, module=0, function=0) for r in done]  # (see _standin)
+    problems, at, compared = [], 0, 0  # compared: run() calls whose launch matched the JIT's
+    for call in seen:
+        theirs, launches = call["theirs"], []
+        for side in [theirs, *call["ours"]]:
+            launches.append(records[at: at + side["launches"]])
+            at += side["launches"]
+        jit = launches[0]
+        for ours, got in zip(call["ours"], launches[1:]):
+            if theirs["error"] is None and ours["error"] is not None and not _deliberate(call, ours["error"]):
+                problems.append(f"Triton launched, ttgen raised {ours['error'][:2]}: {call['trial']}")
+            elif theirs["error"] is None and ours["error"] is None:
+                if got != jit:
+                    problems.append(f"ttgen's driver bytes differ from the JIT's: {call['trial']}\n{jit}\n{got}")
+                compared += len(got)
+            elif theirs["error"] is not None and ours["error"] is None:
+                problems.append(f"Triton raised {theirs['error'][:2]}, ttgen launched: {call['trial']}")
+            elif theirs["error"] is not None and not (
+                _named(call["kernel"], *ours["error"][:2]) or theirs["error"][2] and ours["error"] == theirs["error"]
+            ):
+                problems.append(f"Triton raised {theirs['error'][:2]}, ttgen {ours['error'][:2]}: {call['trial']}")
+        if theirs["error"] is None and theirs["hash"] and not call["respelled"]:
+            if any(h != theirs["hash"] for h in call["hashes"]):
+                problems.append(f"ttgen compiled another binary than the JIT: {call['trial']}")
+    assert at == len(records) and not problems, "\n".join(problems)
+    assert compared >= TRIALS // 2  # (some 40% of the calls launch, each through run() twice)
+
+
+BODY_ERROR = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from triton.compiler.errors import CompilationError
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x = torch.zeros(100)
+    seen = []
+    for call in (lambda: kernels.refused_body[(1,)](x, 100, BLOCK=64),
+                 lambda: gen.refused_body.run(x=x, n=100, BLOCK=64, grid=(1,)),
+                 lambda: gen.refused_body.run(x=x, n=100, BLOCK=64, grid=(1,))):  # (nothing was cached)
+        try:
+            call()
+            seen.append(None)
+        except Exception as exc:
+            seen.append([f"{{type(exc).__module__}}.{{type(exc).__qualname__}}", str(exc),
+                         isinstance(exc, CompilationError)])
+    print(json.dumps(seen))
+"""
+
+
+def test_triton_s_compilation_error_from_the_jit_passes_through(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    records = run_recorded(BODY_ERROR, files=_generated_files(tmp_path), session=stubcuda_lib)
+    theirs, *ours = json.loads(records.stdout.strip().splitlines()[-1])
+    assert theirs is not None and theirs[2], theirs  # Triton's JIT: a CompilationError (static_assert)
+    assert "BLOCK must be negative" in theirs[1]
+    assert ours == [theirs, theirs]  # the same class, the same message, nothing wrapped around it
+    assert len(records) == 0
 
 
 # -- the GPU: nothing a generated call does breaks the CUDA context --------------------------------

@@ -9,7 +9,8 @@ covers the functions it calls and the globals it reads), the current GPU's targe
 Otherwise the launcher compiles through Triton's JIT as without a bundle, and says why once
 per kernel (`PrecompiledWarning`).  So it does, once per file, when an object is not the one
 the index recorded (objects are named by the sha256 of their bytes, and must lie in the bundle's
-objects folder) or the driver cannot load it: only recorded bytes ever reach the driver.
+objects folder; the metadata's kernel name and hash must be the entry's) or the driver cannot
+load it: only recorded bytes ever reach the driver.
 
 Nothing here touches ``triton.runtime.driver.active`` or starts a compiler: the target comes
 from torch, the key from the launcher's specs (`record.tokens`: the rules its own key follows,
@@ -114,6 +115,7 @@ def find(launcher: Any, state: tuple[Any, ...], args: tuple[Any, ...], options: 
         return None
     try:
         metadata = json.loads(_verified(bundle, entry["metadata"], "json"))
+        _recorded(bundle.path / entry["metadata"], metadata, entry)
         binary = Binary(entry["name"], _verified(bundle, entry["cubin"], "cubin"), metadata,
                         tuple(entry["signature"]), entry["hash"])
         try:
@@ -152,6 +154,16 @@ def _verified(bundle: Bundle, name: object, suffix: str) -> bytes:
     if hashlib.sha256(data).hexdigest() != found[1]:
         raise Unusable(path, "its bytes are not the ones the bundle recorded (their sha256 is not its name)")
     return data
+
+
+def _recorded(path: Path, metadata: Any, entry: dict[str, Any]) -> None:
+    """Raise `Unusable` unless ``metadata`` is that of the compile the index entry records (its
+    kernel name and Triton's hash): an entry pointed at another intact object of the bundle, the
+    binary of another key, is not loaded as if it were this key's."""
+    found = (metadata.get("name"), metadata.get("hash")) if isinstance(metadata, dict) else (None, None)
+    if found != (entry["name"], entry["hash"]):
+        raise Unusable(path, f"it is the compile of {found[0]} with hash {found[1]}, not the one the index "
+                             f"records for this key ({entry['name']} with hash {entry['hash']})")
 
 
 def choice(launcher: Any, device: int, given: tuple[Any, ...]) -> Any | None:

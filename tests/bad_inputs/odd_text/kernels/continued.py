@@ -6,5 +6,5 @@ import ttgen.annotations  # noqa: F401
 
 @triton.jit
 def \
-    continued_kernel(x: tl.tensor, n: wat):
+    continued_kernel(x: tl.tensor, n: int):
     pass

@@ -50,11 +50,6 @@ def constexpr_two(N: tl.constexpr[int, str]):
 
 
 @triton.jit
-def literal_unquoted(N: tl.constexpr[Literal[1, 2]]):
-    pass
-
-
-@triton.jit
 def literal_repeated(N: tl.constexpr['Literal[1, 1]']):
     pass
 
