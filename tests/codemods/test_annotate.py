@@ -38,6 +38,11 @@ class Row:
 # that is only tested as well, a bare expression.
 TESTS = "    p = w\n    if w:\n        x\n    if not p and x is not None and w != x:\n        pass\n    assert w == x"
 
+# Assignments to scalars: a tensor to an int, to a float, an int64 plus an int (a tensor to
+# mypy), a tensor to a name bound to an int.
+ASSIGNS = ("    n = tl.load(x).to(tl.int32)\n    a += tl.load(x)\n    b += 1\n    p = m\n    p = tl.program_id(0)\n"
+           "    tl.store(x, a + n + b + p)")
+
 
 def kernel(signature: str, head: str = HEAD) -> str:
     return f"{head}\n\n@triton.jit\ndef k({signature}):\n    pass\n"
@@ -61,6 +66,12 @@ ROWS = [
         ("x=*fp32:16 n=i32 eps=fp32",),
         ("'k': parameter 'n' left as it is: the body reads its attributes ('n.…'), which mypy would "
          "refuse under 'int'",)),
+    Row("a scalar the body assigns to keeps no annotation (mypy checks each value assigned)",
+        kernel("x, n, a, b, m").replace("    pass", ASSIGNS), kernel("x: tl.tensor[tl.float32], n, a, b, m", HEAD + MECHANISM).replace(
+            "    pass", ASSIGNS), ("x=*fp32:16 n=i32 a=fp32 b=i64 m=i32",),
+        tuple(f"'k': parameter '{name}' left as it is: the body assigns to it ('{name} = …': most values a kernel "
+              f"computes are tensors to mypy), which mypy would refuse under '{annotation}'"
+              for name, annotation in [("n", "int"), ("a", "float"), ("b", "tl.int64"), ("m", "int")])),
     *(Row(f"a tensor or None the body uses keeps no annotation (mypy reads the body): {use}",
           kernel("x, w").replace("    pass", body), kernel("x: tl.tensor[tl.float32], w", HEAD + MECHANISM).replace("    pass", body),
           ("x=*fp32:16 w=*fp32:16", "x=*fp32:16 w=None"),

@@ -7,6 +7,7 @@ stays as it is, with one note line saying why, and so does a kernel never launch
 annotations stay (``--tighten`` narrows a bare ``tl.constexpr`` or ``tl.tensor`` to what was
 seen).  mypy reads the kernel's body too, so an annotation it would refuse there is not written:
 ``int``, ``float`` or ``bool`` for a scalar whose attributes the body reads (``n.to(tl.int64)``),
+any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1``),
 ``... | None`` for a value the body computes with or passes on (``W + offsets``, ``W += offsets``,
 ``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).
 ``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
@@ -120,6 +121,7 @@ class _Uses:
 
     attributes: frozenset[str]  # reads their attributes ('n.to(...)')
     values: frozenset[str]  # uses their value otherwise than testing it ('w + 1', 'w += 1', 'tl.load(w)')
+    assigned: frozenset[str]  # assigns to them ('n = ...', 'n += ...', 'for n in ...')
 
 
 def _refused_in_body(annotation: str, name: str, uses: _Uses | None) -> str | None:
@@ -128,6 +130,8 @@ def _refused_in_body(annotation: str, name: str, uses: _Uses | None) -> str | No
         return None
     if annotation in _BUILTIN_SCALARS and name in uses.attributes:
         return f"reads its attributes ('{name}.…')"
+    if annotation in infer.SCALARS.values() and name in uses.assigned:
+        return f"assigns to it ('{name} = …': most values a kernel computes are tensors to mypy)"
     if annotation.endswith(" | None") and name in uses.attributes | uses.values:
         return (f"computes with it or passes it on ('{name}' may be None to mypy, which does not follow "
                 "constexpr tests)")
@@ -144,6 +148,7 @@ def _uses(source: bytes) -> dict[int, _Uses]:
             parents = {child: parent for parent in ast.walk(body) for child in ast.iter_child_nodes(parent)}
             attributes: set[str] = set()
             values: set[str] = set()
+            assigned: set[str] = set()
             for name in ast.walk(body):
                 if not isinstance(name, ast.Name) or name.id not in holds:
                     continue
@@ -153,8 +158,10 @@ def _uses(source: bytes) -> dict[int, _Uses]:
                         attributes.add(holds[name.id])
                     elif not _only_tested(name, parent, holds):
                         values.add(holds[name.id])
+                if not isinstance(name.ctx, ast.Load) and not _binds_alias(name, parent, holds):
+                    assigned.add(holds[name.id])
             for line in range(node.lineno, max(node.lineno + 1, node.body[0].lineno)):
-                found[line] = _Uses(frozenset(attributes), frozenset(values))
+                found[line] = _Uses(frozenset(attributes), frozenset(values), frozenset(assigned))
     return found
 
 
@@ -172,6 +179,12 @@ def _aliases(body: ast.Module, params: list[ast.arg]) -> dict[str, str]:
                         holds[target.id] = holds[node.value.id]
                         grown = True
     return holds
+
+
+def _binds_alias(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool:
+    """Whether ``name`` is bound here to the parameter it holds (``p = w``: no new value)."""
+    return (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Name)
+            and holds.get(parent.value.id) == holds[name.id])
 
 
 def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool:
