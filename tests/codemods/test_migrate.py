@@ -201,3 +201,20 @@ def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Pat
     assert "+    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n" in out
     assert "1 call site rewritten, 0 skipped; 1 file would be rewritten (--write writes them)" in err
     assert (tmp_path / "pkg" / "calls.py").read_text() == function("add[grid](x, y, out, n)\n")
+
+
+def test_kernels_are_read_as_ttgen_reads_them_with_the_other_modules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Autotune configs built in another module of the PATHs: ttgen reads them there, and so
+    does migrate (the decorators set BLOCK; read alone, the module would not say so)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "configs.py").write_text('import triton\n\nCONFIGS = [triton.Config({"BLOCK": 32})]\n')
+    (tmp_path / "pkg" / "kern.py").write_text(
+        KERNELS.replace("configs=[triton.Config({\"BLOCK\": 32})]", "configs=CONFIGS").replace(
+            "import triton.language as tl\n", "import triton.language as tl\n\nfrom pkg.configs import CONFIGS\n"))
+    (tmp_path / "pkg" / "calls.py").write_text(function("tuned[grid](x, n, 64)\n"))
+    assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert _migrate(tmp_path, tmp_path / "pkg" / "calls.py", capsys) == (
+        function("tuned[grid](x, n, 64)\n"), ["'BLOCK' is set by the kernel's decorators (run() does not take it)"])

@@ -42,6 +42,7 @@ from ttgen.codemods import runner
 from ttgen.generate import plan
 from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.parse import parse_module
+from ttgen.generate.resolve import SourceTree
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
 from ttgen.vocabulary.options import OPTIONS
@@ -96,11 +97,13 @@ def main(argv: Sequence[str]) -> int:
 
 
 def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target]:
-    """``module.kernel`` -> the kernel and its launcher, for every kernel under the PATHs."""
+    """``module.kernel`` -> the kernel and its launcher, for every kernel under the PATHs (read as
+    ``build`` read them)."""
     found: dict[str, Target] = {}
+    tree = SourceTree({source.module: source.path for source in sources})
     for source in sources:
         try:
-            parsed, _ = parse_module(str(source.path), read_regular(source.path), source.module)
+            parsed, _ = parse_module(str(source.path), read_regular(source.path), source.module, tree)
         except OSError:
             continue
         for kernel in parsed.kernels if parsed is not None else ():
