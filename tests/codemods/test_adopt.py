@@ -9,13 +9,17 @@ gives the same results: digests of every result under ``TRITON_INTERPRET=1``, th
 (kernels, grids, blocks, scalar arguments) on the driver stand-in, where Triton's real JIT
 compiles.  There the annotated kernels are also compiled again for every recorded key
 (``ttgen bundle`` with ``TRITON_DISABLE_LINE_INFO=1``, so that the binary does not carry the
-source's line numbers): the same binary, byte for byte, for each.
+source's line numbers): the same binary, byte for byte, for each.  And mypy (strict, with
+Triton's stubs) finds no error in the adopted library that it did not find before, and finds
+the mistakes of a call added to it.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,7 +64,7 @@ def _def_line(source: str, kernel: str) -> str:
 # -- under Triton's interpreter ------------------------------------------------------------------
 
 
-def test_the_library_adopts_ttgen_under_the_interpreter(library: Path) -> None:
+def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path: Path) -> None:
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     workload = [sys.executable, "workload.py"]
     before = json.loads(run(workload, library, env))
@@ -112,6 +116,57 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path) -> None:
     ttgen("adoptlib", "--out", "generated", "--check", "-q", cwd=library, env=env)
     for again in (("annotate", "launches.txt", "adoptlib"), ("migrate", "adoptlib", "--out", "generated")):
         assert ttgen(*again, cwd=library, env=env).stdout == ""
+
+    # Last (the GPU machine has no mypy): mypy finds no new error, and the probe's mistakes.
+    pytest.importorskip("mypy.api")
+    _mypy_finds_no_new_error_and_catches_the_probe(LIBRARY, library, tmp_path / "probed")
+
+
+# A function added to the migrated ops.py: a misspelt keyword, then a float for an int.
+PROBE = """
+
+def probe(x: torch.Tensor) -> None:
+    import generated.kernels_launch as kernels_launch
+    kernels_launch.scale_add_kernel.run(grid=(1,), x=x, y=x, out=x, n=8, alpah=2.0, BLOCK=128)
+    kernels_launch.scale_add_kernel.run(grid=(1,), x=x, y=x, out=x, n=2.5, alpha=2.0, BLOCK=128)
+"""
+
+
+def _mypy_errors(tree: Path) -> list[tuple[str, int, str]]:
+    """mypy's errors on the library at ``tree``, as this project runs mypy (strict, Triton's
+    stubs; its cache shared with tests/end_to_end/test_mypy.py): (file, line, message)."""
+    from tests.end_to_end.test_mypy import run_mypy
+
+    out, _ = run_mypy(str(tree / "adoptlib"))
+    found = re.findall(r"^(?:.*/)?((?:adoptlib|generated)/.+?):(\d+): error: (.*)$", out, re.M)
+    # (the file from its package on: a module whose source mypy's cache holds already, from an
+    # earlier copy of the library, keeps that copy's path in the errors it reports again)
+    return [(path, int(line), message) for path, line, message in found]
+
+
+def _mypy_finds_no_new_error_and_catches_the_probe(original: Path, migrated: Path, probed: Path) -> None:
+    """mypy on the library as it was and as annotated and migrated, with PROBE added to a copy:
+    every error but the probe's was there before (compared without line numbers, and without
+    the types they quote, which annotations name now: 'Heuristics[Callable[[tensor[...]...'),
+    and the probe's are exactly the misspelt keyword and the float."""
+    shutil.copytree(migrated, probed, ignore=shutil.ignore_patterns("__pycache__"))
+    ops = probed / "adoptlib" / "ops.py"
+    first = len(ops.read_text().splitlines()) + 5  # the line of PROBE's first call
+    ops.write_text(ops.read_text() + PROBE)
+    before, after = _mypy_errors(original), _mypy_errors(probed)
+    probe = sorted((line - first, message) for path, line, message in after
+                   if path == "adoptlib/ops.py" and line >= first)
+    assert probe == [
+        (0, 'Unexpected keyword argument "alpah" for "run" of "scale_add_kernel"; did you mean "alpha"?  [call-arg]'),
+        (1, 'Argument "n" to "run" of "scale_add_kernel" has incompatible type "float"; expected "int"  [arg-type]'),
+    ], probe
+
+    def unquoted(errors: list[tuple[str, int, str]]) -> collections.Counter[tuple[str, str]]:
+        return collections.Counter((path, re.sub(r'"[^"]*"', '"…"', message)) for path, line, message in errors
+                                   if not (path == "adoptlib/ops.py" and line >= first))
+
+    assert not unquoted(after) - unquoted(before), (before, after)
+    assert len(before) > 10  # (strict mypy: the library's functions have no annotations)
 
 
 # -- on the driver stand-in, under Triton's real JIT -------------------------------------------------

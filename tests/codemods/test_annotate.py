@@ -10,6 +10,7 @@ that the proof would catch one that does not.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,16 @@ class Row:
     notes: tuple[str, ...] = ()  # what each note says after 'note: '
     tighten: bool = False
     other_lines: tuple[str, ...] = field(default_factory=tuple)  # whole lines
+
+
+# What mypy takes of a tensor or None: tests for truth, identity or equality, a name bound to it
+# that is only tested as well, a bare expression.
+TESTS = "    p = w\n    if w:\n        x\n    if not p and x is not None and w != x:\n        pass\n    assert w == x"
+
+# Assignments to scalars: a tensor to an int, to a float, an int64 plus an int (a tensor to
+# mypy), a tensor to a name bound to an int.
+ASSIGNS = ("    n = tl.load(x).to(tl.int32)\n    a += tl.load(x)\n    b += 1\n    p = m\n    p = tl.program_id(0)\n"
+           "    tl.store(x, a + n + b + p)")
 
 
 def kernel(signature: str, head: str = HEAD) -> str:
@@ -55,12 +66,32 @@ ROWS = [
         ("x=*fp32:16 n=i32 eps=fp32",),
         ("'k': parameter 'n' left as it is: the body reads its attributes ('n.…'), which mypy would "
          "refuse under 'int'",)),
-    Row("a tensor or None the body computes with keeps no annotation (mypy reads the body)",
-        kernel("x, w").replace("    pass", "    tl.store(x, tl.load(w + 1))"),
-        kernel("x: tl.tensor[tl.float32], w", HEAD + MECHANISM).replace("    pass", "    tl.store(x, tl.load(w + 1))"),
-        ("x=*fp32:16 w=*fp32:16", "x=*fp32:16 w=None"),
-        ("'k': parameter 'w' left as it is: the body computes with it ('w' may be None to mypy, which "
-         "does not follow constexpr tests), which mypy would refuse under 'tl.tensor[tl.float32] | None'",)),
+    Row("a scalar the body assigns to keeps no annotation (mypy checks each value assigned)",
+        kernel("x, n, a, b, m").replace("    pass", ASSIGNS), kernel("x: tl.tensor[tl.float32], n, a, b, m", HEAD + MECHANISM).replace(
+            "    pass", ASSIGNS), ("x=*fp32:16 n=i32 a=fp32 b=i64 m=i32",),
+        tuple(f"'k': parameter '{name}' left as it is: the body assigns to it ('{name} = …': most values a kernel "
+              f"computes are tensors to mypy), which mypy would refuse under '{annotation}'"
+              for name, annotation in [("n", "int"), ("a", "float"), ("b", "tl.int64"), ("m", "int")])),
+    *(Row(f"a tensor or None the body uses keeps no annotation (mypy reads the body): {use}",
+          kernel("x, w").replace("    pass", body), kernel("x: tl.tensor[tl.float32], w", HEAD + MECHANISM).replace("    pass", body),
+          ("x=*fp32:16 w=*fp32:16", "x=*fp32:16 w=None"),
+          (f"'k': parameter 'w' left as it is: the body computes with it or passes it on ('w' may be None to "
+           "mypy, which does not follow constexpr tests), which mypy would refuse under 'tl.tensor[tl.float32] | None'",))
+      for use, body in [
+          ("an operand", "    tl.store(x, tl.load(w + 1))"),
+          ("augmented assignment", "    w += tl.arange(0, 4)\n    tl.store(x, 1.0)"),
+          ("augmented assignment to another", "    o = tl.arange(0, 4)\n    o += w\n    tl.store(x + o, 1.0)"),
+          ("an argument", "    tl.store(x, tl.load(w))"),
+          ("a keyword argument", "    tl.store(x, tl.load(pointer=w))"),
+          ("a unary operand", "    tl.store(x, -w)"),
+          ("an order comparison", "    tl.store(x, w < 1)"),
+          ("a subscript", "    tl.store(x, w[None, :])"),
+          ("through another name", "    p = w\n    tl.store(x, tl.load(p))"),
+      ]),
+    Row("a tensor or None the body only tests keeps its annotation",
+        kernel("x, w").replace("    pass", TESTS), kernel("x: tl.tensor[tl.float32] | None, w: tl.tensor[tl.float32] | None",
+                                                           HEAD + MECHANISM).replace("    pass", TESTS),
+        ("x=*fp32:16 w=*fp32:16", "x=None w=None")),
     Row("an int seen equal to 1 (a constant to Triton) stays", kernel("n"), kernel("n"), ("n=1", "n=i32"),
         ("'k': parameter 'n' left as it is: seen equal to 1, which Triton compiles as a constant; an int "
          "annotation would compile it as an argument",)),
@@ -87,6 +118,10 @@ ROWS = [
     Row("--tighten: a bare tensor takes the dtypes seen", kernel("x: tl.tensor, y: tl.tensor | None"),
         kernel("x: tl.tensor[tl.int32], y: tl.tensor[tl.float32] | None", HEAD + MECHANISM),
         ("x=*i32 y=*fp32", "x=*i32:16 y=None"), tighten=True),
+    Row("--tighten: a bare constexpr only ever None stays", kernel("D: tl.constexpr = None"), kernel("D: tl.constexpr = None"),
+        ("D=None",), ("'k': parameter 'D' left as it is: only ever None",), tighten=True),
+    Row("--tighten: a bare tensor seen as something else stays", kernel("x: tl.tensor"), kernel("x: tl.tensor"),
+        ("x=i32",), ("'k': parameter 'x' left as it is: seen as something other than a tensor",), tighten=True),
     Row("a kernel never launched stays", kernel("x"), kernel("x"), (), ("'k': never launched in the recording; left as it is",)),
     Row("a kernel recorded with other parameters stays", kernel("x, n"), kernel("x, n"), (),
         ("'k': recorded with other parameters (before a change?); left as it is",),
@@ -173,3 +208,26 @@ def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
     assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
                                              "(its annotation or do_not_specialize say so)"]
+
+
+def test_every_annotation_written_type_checks_and_every_one_refused_would_not(tmp_path: Path) -> None:
+    """mypy (strict, Triton's stubs) over each row's module after annotation: no error in a
+    kernel's body, only strict's call for the annotations still missing; and over each with the
+    annotation a note says mypy would refuse written anyway: an error in the body."""
+    from tests.end_to_end.test_mypy import run_mypy
+
+    refusal = re.compile(r"parameter '(\w+)' left as it is: the body .*, which mypy would refuse under '(.+)'$")
+    written, refused = [], []
+    for index, row in enumerate(ROWS):
+        written.append(tmp_path / f"row_{index}.py")
+        written[-1].write_text(row.after)
+        for note in row.notes:
+            found = refusal.search(note)
+            if found is not None:
+                name, annotation = found.groups()
+                refused.append(tmp_path / f"row_{index}_{name}.py")
+                refused[-1].write_text(re.sub(rf"(?<=[(, ]){name}(?=[,)])", f"{name}: {annotation}", row.after, count=1))
+    out, _ = run_mypy(*map(str, written + refused))
+    errors = [line for line in out.splitlines() if ": error: " in line and not line.endswith("[no-untyped-def]")]
+    assert {Path(line.split(":")[0]).name for line in errors} == {path.name for path in refused}, out
+    assert len(refused) >= 10

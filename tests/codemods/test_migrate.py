@@ -10,6 +10,7 @@ its launchers generated into ``gen`` (``ttgen pkg --out gen``) before ``ttgen mi
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ def tuned(x, n, BLOCK: tl.constexpr):
 IMPORT = "from pkg.kern import add, tuned\n"
 NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
 LAUNCHER = "    import gen.kern_launch as kern_launch\n"
+REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
+HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class Row:
     inside: bool = False  # the module is the kernels' own
     kernels_after: str = ""  # the kernel module edited after its launchers were generated
     generate: bool = True
+    refused: bool = False  # ttgen reports an error for a kernel (and writes the other launchers)
+    foreign: bool = False  # the kernel module's launcher is a file of the user's (not ttgen's)
 
 
 def function(body: str, head: str = IMPORT, launcher: str = "") -> str:
@@ -140,6 +145,17 @@ ROWS = [
         kernels_after=KERNELS.replace("def add(x, y, out, n,", "def add(x, y, out, n, m,")),
     Row("no launcher generated", function("add[grid](x, y, out, n)\n"), function("add[grid](x, y, out, n)\n"),
         ("the launcher {gen}/kern_launch.py is missing: run ttgen on {pkg}/kern.py first",), generate=False),
+    Row("a kernel ttgen refuses has no launcher", REFUSED + function("bad[grid](x)\n", ""),
+        REFUSED + function("bad[grid](x)\n", ""),
+        ("'bad' has no launcher: ttgen reports an error for it: **kwargs cannot be a kernel parameter (Triton 3.9 "
+         "rejects it; 3.6 binds no keyword to it)",), inside=True, refused=True),
+    Row("a helper (other kernels call it) has no launcher", HELPER + function("helper[grid](x)\n", ""),
+        HELPER + function("helper[grid](x)\n", ""),
+        ("'helper' has no launcher: other kernels call it, so ttgen takes it for a helper",), inside=True),
+    Row("a module ttgen writes no launcher for has none", function("add[grid](x, y, out, n)\n"),
+        function("add[grid](x, y, out, n)\n"),
+        ("'add' has no launcher: ttgen writes none for {pkg}/kern.py ({gen}/kern_launch.py exists and was not "
+         "written by ttgen; not overwriting it)",), generate=False, foreign=True),
     Row("a parameter named like a launch option, by position and by keyword",
         NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
         NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nkern_launch.warps.run(grid=grid, x=x, num_warps=8)\n",
@@ -177,16 +193,19 @@ def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.Captu
     if not row.inside:
         module.write_text(row.before)
     if row.generate and row.inside:
-        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == (2 if row.refused else 0)
     elif row.generate:
         shutil.copytree(generated, tmp_path / "gen")
+    if row.foreign:
+        (tmp_path / "gen").mkdir()
+        (tmp_path / "gen" / "kern_launch.py").write_text("# the user's own\n")
     if row.kernels_after:
         (pkg / "kern.py").write_text(row.kernels_after)
     expected = (KERNELS + row.after) if row.inside else row.after
     skipped = [reason.format(gen=tmp_path / "gen", pkg=pkg) for reason in row.skipped]
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
     if row.inside and row.generate:  # the module changed: its launcher's header holds its hash
-        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+        assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == (2 if row.refused else 0)
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
 
 
@@ -201,3 +220,45 @@ def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Pat
     assert "+    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n" in out
     assert "1 call site rewritten, 0 skipped; 1 file would be rewritten (--write writes them)" in err
     assert (tmp_path / "pkg" / "calls.py").read_text() == function("add[grid](x, y, out, n)\n")
+
+
+def _regex(pattern: str) -> str:
+    """A pattern of the table as a regular expression."""
+    text = re.escape(pattern)
+    for placeholder, meaning in [(r"\\\.\\\.\\\.", ".*"), (r"'[^']*'", "'[^']*'"), (r"\b[NM]\b", r"\\d+"),
+                                 (r"\b[xn]\b", r"\\S+")]:
+        text = re.sub(placeholder, meaning, text)
+    return text
+
+
+def test_the_documented_table_of_skips_has_every_reason_and_no_other() -> None:
+    """docs/adopting.md's table of skip reasons: each reason of ROWS matches one of its patterns
+    (``...`` any text, ``'k'`` any quoted name, N and M numbers, x and n names), and each
+    pattern matches a reason of ROWS."""
+    from tests.end_to_end.test_docs import ADOPTING, document
+
+    table = document(ADOPTING).split("| `path:line:col: skipped: ...` | because |\n|---|---|\n")[1].split("\n\n")[0]
+    patterns = [code for line in table.splitlines() for code in re.findall(r"`([^`]+)`", line.split(" | ")[0])]
+    matchers = {pattern: re.compile(_regex(pattern)) for pattern in patterns}
+    reasons = {reason for row in ROWS for reason in row.skipped}
+    unmatched = {reason for reason in reasons if not any(m.match(reason) for m in matchers.values())}
+    unused = {pattern for pattern, m in matchers.items() if not any(m.match(reason) for reason in reasons)}
+    assert (unmatched, unused) == (set(), set())
+    assert len(patterns) > 15  # (the table was found)
+
+
+def test_kernels_are_read_as_ttgen_reads_them_with_the_other_modules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Autotune configs built in another module of the PATHs: ttgen reads them there, and so
+    does migrate (the decorators set BLOCK; read alone, the module would not say so)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "configs.py").write_text('import triton\n\nCONFIGS = [triton.Config({"BLOCK": 32})]\n')
+    (tmp_path / "pkg" / "kern.py").write_text(
+        KERNELS.replace("configs=[triton.Config({\"BLOCK\": 32})]", "configs=CONFIGS").replace(
+            "import triton.language as tl\n", "import triton.language as tl\n\nfrom pkg.configs import CONFIGS\n"))
+    (tmp_path / "pkg" / "calls.py").write_text(function("tuned[grid](x, n, 64)\n"))
+    assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert _migrate(tmp_path, tmp_path / "pkg" / "calls.py", capsys) == (
+        function("tuned[grid](x, n, 64)\n"), ["'BLOCK' is set by the kernel's decorators (run() does not take it)"])

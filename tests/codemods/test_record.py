@@ -1,10 +1,11 @@
 """``ttgen record``: every Python process of a command records its kernel launches, however a
 kernel is launched, without changing what runs.
 
-Under the interpreter: the command's exit code, processes started three ways, the user's own
-sitecustomize, kernels no module holds.  On the driver stand-in (Triton's real JIT): autotune
-(its choice and only the chosen config's launch), heuristics, a wrapper decorator, a launcher,
-a value the manifest cannot spell, and the same driver bytes with and without recording.
+Under the interpreter: the command's exit code, processes started three ways, processes that
+record at the same moment, the user's own sitecustomize, kernels no module holds.  On the
+driver stand-in (Triton's real JIT): autotune (its choice and only the chosen config's launch),
+heuristics, a wrapper decorator, a launcher, a value the manifest cannot spell, and the same
+driver bytes with and without recording.
 """
 
 from __future__ import annotations
@@ -81,6 +82,51 @@ def test_every_process_of_the_command_records(tmp_path: Path) -> None:
         "kernel kern:fill cuda:90 out=*i32:16 value=i32 n=i64:16 BLOCK=8",
     ]
     assert "ttgen record: 4 keys of 1 kernel and 0 autotune choices in launches.txt (3 new)" in done.stderr
+
+
+TAGGED = KERNELS + """
+
+@triton.jit
+def tagged(out, value, n, BLOCK: tl.constexpr, TAG: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offsets, value + TAG, mask=offsets < n)
+"""
+
+
+def test_processes_recording_at_the_same_moment_lose_nothing(tmp_path: Path) -> None:
+    """Four processes (spawned, as pytest-xdist's workers and ranks are fresh interpreters) wait
+    for each other, then launch 25 keys each at once: every key of every one is in the one
+    manifest, each line whole, none twice (without the manifest's lock, most are lost)."""
+    (tmp_path / "kern.py").write_text(TAGGED)
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        import multiprocessing, sys
+        import torch
+        import kern
+
+        def child(index, barrier):
+            out = torch.empty(8)
+            barrier.wait()
+            for tag in range(index * 25, index * 25 + 25):
+                kern.tagged[(1,)](out, 1.0, 8, BLOCK=8, TAG=tag)
+                assert out[0].item() == 1.0 + tag
+
+        if __name__ == "__main__":
+            context = multiprocessing.get_context("spawn")
+            barrier = context.Barrier(4)
+            processes = [context.Process(target=child, args=(index, barrier)) for index in range(4)]
+            for process in processes:
+                process.start()
+            for process in processes:
+                process.join()
+            sys.exit(max(process.exitcode for process in processes))
+        """))
+    done = _record(tmp_path, sys.executable, "main.py", env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "launches.txt").read_text()
+    assert text.startswith("# ttgen manifest") and text.endswith("\n")
+    assert _lines(tmp_path / "launches.txt") == sorted(
+        f"kernel kern:tagged cuda:90 out=*fp32:16 value=fp32 n=i32 BLOCK=8 TAG={tag}" for tag in range(100))
+    assert "ttgen record: 100 keys of 1 kernel and 0 autotune choices in launches.txt (100 new)" in done.stderr
 
 
 def test_the_users_own_sitecustomize_still_runs(tmp_path: Path) -> None:

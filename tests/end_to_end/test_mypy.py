@@ -20,7 +20,9 @@ NEGATIVE = ROOT / "tests" / "typing" / "negative.py"
 EXPECTED = NEGATIVE.with_suffix(".expected")
 
 
-def _mypy(*targets: str) -> tuple[str, int]:
+def run_mypy(*targets: str) -> tuple[str, int]:
+    """mypy as this project runs it (pyproject.toml: strict, stubs/ on mypy_path; the cache in
+    .mypy_cache), on files or folders named relative to the repository or absolute."""
     cwd = os.getcwd()
     os.chdir(ROOT)  # mypy reads pyproject.toml and reports paths relative to the repository
     try:
@@ -31,12 +33,12 @@ def _mypy(*targets: str) -> tuple[str, int]:
 
 
 def test_generated_code_call_sites_kernels_and_ttgen_are_strict_clean() -> None:
-    out, code = _mypy("examples", "ttgen", "tests/references.py", "tests/typing/positive.py")
+    out, code = run_mypy("examples", "ttgen", "tests/references.py", "tests/typing/positive.py")
     assert code == 0, out
 
 
 def test_negative_call_sites_give_exactly_the_expected_errors() -> None:
-    out, _ = _mypy(str(NEGATIVE.relative_to(ROOT)))
+    out, _ = run_mypy(str(NEGATIVE.relative_to(ROOT)))
     if os.environ.get("TTGEN_UPDATE_GOLDENS"):
         EXPECTED.write_text(out)
     expected = EXPECTED.read_text()
@@ -57,5 +59,5 @@ def test_launchers_of_kernels_named_like_generated_names_are_strict_clean(tmp_pa
     from ttgen import cli
 
     assert cli.main([str(ROOT / "tests" / "patterns" / "names.py"), "--out", str(tmp_path / "gen"), "-q"]) == 0
-    out, code = _mypy(str(tmp_path / "gen" / "names_launch.py"))
+    out, code = run_mypy(str(tmp_path / "gen" / "names_launch.py"))
     assert code == 0, out

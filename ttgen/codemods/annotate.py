@@ -7,10 +7,11 @@ stays as it is, with one note line saying why, and so does a kernel never launch
 annotations stay (``--tighten`` narrows a bare ``tl.constexpr`` or ``tl.tensor`` to what was
 seen).  mypy reads the kernel's body too, so an annotation it would refuse there is not written:
 ``int``, ``float`` or ``bool`` for a scalar whose attributes the body reads (``n.to(tl.int64)``),
-``... | None`` for a value the body computes with (``W + offsets`` under a constexpr test mypy
-cannot follow).  ``import ttgen.annotations`` is added where the
-new annotations need it; nothing else
-in the file changes (libcst keeps its formatting and comments), and a second run changes
+any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1``),
+``... | None`` for a value the body computes with or passes on (``W + offsets``, ``W += offsets``,
+``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).
+``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
+file changes (libcst keeps its formatting and comments), and a second run changes
 nothing.  Without ``--write`` the changes are printed as a unified diff.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
@@ -112,37 +114,93 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
 _BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes
 
 
-def _refused_in_body(annotation: str, name: str, uses: tuple[set[str], set[str]] | None) -> str | None:
+@dataclass(frozen=True)
+class _Uses:
+    """What a function's body does with its parameters that mypy checks against their
+    annotations, directly or through a name it binds one to (``p = w``)."""
+
+    attributes: frozenset[str]  # reads their attributes ('n.to(...)')
+    values: frozenset[str]  # uses their value otherwise than testing it ('w + 1', 'w += 1', 'tl.load(w)')
+    assigned: frozenset[str]  # assigns to them ('n = ...', 'n += ...', 'for n in ...')
+
+
+def _refused_in_body(annotation: str, name: str, uses: _Uses | None) -> str | None:
     """What the body does with ``name`` that mypy refuses under ``annotation``, if anything."""
     if uses is None:
         return None
-    attributes, operands = uses
-    if annotation in _BUILTIN_SCALARS and name in attributes:
+    if annotation in _BUILTIN_SCALARS and name in uses.attributes:
         return f"reads its attributes ('{name}.…')"
-    if annotation.endswith(" | None") and name in attributes | operands:
-        return f"computes with it ('{name}' may be None to mypy, which does not follow constexpr tests)"
+    if annotation in infer.SCALARS.values() and name in uses.assigned:
+        return f"assigns to it ('{name} = …': most values a kernel computes are tensors to mypy)"
+    if annotation.endswith(" | None") and name in uses.attributes | uses.values:
+        return (f"computes with it or passes it on ('{name}' may be None to mypy, which does not follow "
+                "constexpr tests)")
     return None
 
 
-def _uses(source: bytes) -> dict[int, tuple[set[str], set[str]]]:
-    """For each line of a function's signature, the parameters of that function whose attributes
-    its body reads (``n.to(...)``), and those it computes with (operands, subscripts)."""
-    found: dict[int, tuple[set[str], set[str]]] = {}
+def _uses(source: bytes) -> dict[int, _Uses]:
+    """For each line of a function's signature, what the function's body does with its parameters."""
+    found: dict[int, _Uses] = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            params = {arg.arg for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+            body = ast.Module(body=node.body, type_ignores=[])
+            holds = _aliases(body, [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
+            parents = {child: parent for parent in ast.walk(body) for child in ast.iter_child_nodes(parent)}
             attributes: set[str] = set()
-            operands: set[str] = set()
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Attribute):
-                    attributes.add(getattr(sub.value, "id", ""))
-                elif isinstance(sub, ast.BinOp):
-                    operands.update(getattr(side, "id", "") for side in (sub.left, sub.right))
-                elif isinstance(sub, ast.Subscript):
-                    operands.add(getattr(sub.value, "id", ""))
+            values: set[str] = set()
+            assigned: set[str] = set()
+            for name in ast.walk(body):
+                if not isinstance(name, ast.Name) or name.id not in holds:
+                    continue
+                parent = parents[name]
+                if isinstance(name.ctx, ast.Load) or isinstance(parent, ast.AugAssign):  # ('w += 1' reads w)
+                    if isinstance(parent, ast.Attribute):
+                        attributes.add(holds[name.id])
+                    elif not _only_tested(name, parent, holds):
+                        values.add(holds[name.id])
+                if not isinstance(name.ctx, ast.Load) and not _binds_alias(name, parent, holds):
+                    assigned.add(holds[name.id])
             for line in range(node.lineno, max(node.lineno + 1, node.body[0].lineno)):
-                found[line] = (attributes & params, operands & params)
+                found[line] = _Uses(frozenset(attributes), frozenset(values), frozenset(assigned))
     return found
+
+
+def _aliases(body: ast.Module, params: list[ast.arg]) -> dict[str, str]:
+    """Each parameter's name and each name the body binds to one alone (``p = w``, ``q = p``):
+    its parameter, whose type mypy gives it."""
+    holds = {param.arg: param.arg for param in params}
+    grown = True
+    while grown:
+        grown = False
+        for node in ast.walk(body):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in holds:
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id not in holds:
+                        holds[target.id] = holds[node.value.id]
+                        grown = True
+    return holds
+
+
+def _binds_alias(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool:
+    """Whether ``name`` is bound here to the parameter it holds (``p = w``: no new value)."""
+    return (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Name)
+            and holds.get(parent.value.id) == holds[name.id])
+
+
+def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool:
+    """Whether ``name``'s value is only tested where it stands (for truth, identity or equality,
+    which mypy allows of None), bound to a name that holds its parameter alone (whose own uses
+    count) or left unused."""
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        return parent.test is name
+    if isinstance(parent, ast.UnaryOp):
+        return isinstance(parent.op, ast.Not)
+    if isinstance(parent, ast.Compare):
+        return all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in parent.ops)
+    if isinstance(parent, ast.Assign):
+        return all(isinstance(target, ast.Name) and holds.get(target.id) == holds[name.id]
+                   for target in parent.targets)
+    return isinstance(parent, ast.Expr)
 
 
 class _Annotate(cst.CSTTransformer):

@@ -35,7 +35,7 @@ from ttgen.vocabulary import param_types
 # Triton's short dtype name -> its name in triton.language (fp16 -> float16), in kinds' order.
 _DTYPE_NAMES = {short: name for name, (_, short) in kinds.DTYPES.items()}
 # A scalar token's type -> the annotation that forces exactly it.
-_SCALARS = {"i32": "int", "i64": "{tl}.int64", "u64": "{tl}.uint64", "fp32": "float", "u1": "bool"}
+SCALARS = {"i32": "int", "i64": "{tl}.int64", "u64": "{tl}.uint64", "fp32": "float", "u1": "bool"}
 _WORDS = {"i32": "an int32", "i64": "an int64", "u64": "a uint64", "fp32": "a float", "u1": "a bool",
           "1": "an int equal to 1", "None": "None", "tensor": "a tensor"}
 
@@ -97,8 +97,8 @@ def _runtime(tokens: set[str]) -> Decision:
     if "1" in others:
         return Decision(note="seen equal to 1, which Triton compiles as a constant; an int "
                              "annotation would compile it as an argument")
-    if len(others) == 1 and next(iter(others)) in _SCALARS:
-        return Decision(_SCALARS[others.pop()])
+    if len(others) == 1 and next(iter(others)) in SCALARS:
+        return Decision(SCALARS[others.pop()])
     return Decision(note=f"seen as {_words(others)}: no one annotation fits")
 
 

@@ -42,6 +42,7 @@ from ttgen.codemods import runner
 from ttgen.generate import plan
 from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.parse import parse_module
+from ttgen.generate.resolve import SourceTree
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
 from ttgen.vocabulary.options import OPTIONS
@@ -63,12 +64,11 @@ class Run:
 
 @dataclass(frozen=True)
 class Target:
-    """A kernel a call may resolve to, and its launcher (or why it has none to call)."""
+    """A kernel a call may resolve to, and its launcher."""
 
     kernel: model.Kernel
     launcher: str  # the launcher module's import name
-    run: Run | None
-    problem: str | None = None
+    run: Run
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -95,26 +95,38 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
-def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target]:
-    """``module.kernel`` -> the kernel and its launcher, for every kernel under the PATHs."""
-    found: dict[str, Target] = {}
+def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
+    """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one, for every
+    @triton.jit function under the PATHs (read as ``build`` read them)."""
+    found: dict[str, Target | str] = {}
+    tree = SourceTree({source.module: source.path for source in sources})
     for source in sources:
         try:
-            parsed, _ = parse_module(str(source.path), read_regular(source.path), source.module)
+            parsed, _ = parse_module(str(source.path), read_regular(source.path), source.module, tree)
         except OSError:
             continue
-        for kernel in parsed.kernels if parsed is not None else ():
-            launcher = module_name(source.output)
-            wanted = build.outputs.get(source.output)
+        if parsed is None:
+            continue
+        for name, why in parsed.without_launcher:
+            found[f"{source.module}.{name}"] = f"'{name}' has no launcher: {why}"
+        wanted = build.outputs.get(source.output)
+        for kernel in parsed.kernels:
+            key = f"{source.module}.{kernel.name}"
             run = _run_of(wanted, kernel.name) if wanted is not None else None
-            problem = None
             if run is None:
-                problem = f"'{kernel.name}' has no launcher (ttgen reports why when it generates {source.path})"
+                found[key] = f"'{kernel.name}' has no launcher: ttgen writes none for {source.path} ({_why_none(build, source)})"
             elif current(source.output) != wanted:
                 state = "missing" if current(source.output) is None else "out of date"
-                problem = f"the launcher {source.output} is {state}: run ttgen on {source.path} first"
-            found[f"{source.module}.{kernel.name}"] = Target(kernel, launcher, run, problem)
+                found[key] = f"the launcher {source.output} is {state}: run ttgen on {source.path} first"
+            else:
+                found[key] = Target(kernel, module_name(source.output), run)
     return found
+
+
+def _why_none(build: plan.Plan, source: Source) -> str:
+    """Why ``build`` writes no launcher for ``source`` (its first error there)."""
+    errors = (d.message for d in build.diagnostics if d.path == str(source.path) and d.severity == "error")
+    return next(errors, "ttgen reports why")
 
 
 def _run_of(text: str, kernel: str) -> Run | None:
@@ -130,7 +142,7 @@ def _run_of(text: str, kernel: str) -> Run | None:
     return None
 
 
-def migrate_file(path: Path, module: str, targets: dict[str, Target]) -> runner.Result:
+def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> runner.Result:
     """The module at ``path`` (import name ``module``) with its call sites rewritten (``edits``),
     a note for each one skipped."""
     try:
@@ -176,7 +188,7 @@ class Skip(Exception):
 class _Migrate(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider)
 
-    def __init__(self, path: Path, module: str, package: str, targets: dict[str, Target], names: set[str]) -> None:
+    def __init__(self, path: Path, module: str, package: str, targets: dict[str, Target | str], names: set[str]) -> None:
         super().__init__()
         self.path, self.module, self.package, self.targets, self.names = path, module, package, targets, names
         self.notes: list[str] = []
@@ -231,8 +243,8 @@ class _Migrate(cst.CSTTransformer):
             if isinstance(value, cst.Name) and name.source is QualifiedNameSource.LOCAL and self._assigned(value):
                 raise Skip(f"the kernel is chosen at run time ('{_code(value)}' is assigned, not defined or imported)")
             raise Skip(f"'{dotted}' is not a kernel of the PATHs given")
-        if target.problem is not None:
-            raise Skip(target.problem)
+        if isinstance(target, str):
+            raise Skip(target)
         return target
 
     def _assigned(self, name: cst.Name) -> bool:
@@ -267,7 +279,6 @@ class _Migrate(cst.CSTTransformer):
 
     def _arguments(self, target: Target, args: Sequence[cst.Arg], function: cst.FunctionDef) -> list[cst.Arg]:
         """The call's arguments, all by keyword, or Skip."""
-        assert target.run is not None
         run, kernel = target.run, target.kernel
         params = [param.name for param in kernel.params]
         given: set[str] = set()

@@ -458,8 +458,9 @@ def parse_module(
         return None, [exc.diagnostic]
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
     reader = _Reader(path, source, parsed, syntax, resolver)
-    kernels = _read_kernels(reader)
-    return model.KernelModule(path, module, tuple(kernels)), _not_ignored(reader.diagnostics, source)
+    kernels, without_launcher = _read_kernels(reader)
+    found = model.KernelModule(path, module, tuple(kernels), tuple(without_launcher))
+    return found, _not_ignored(reader.diagnostics, source)
 
 
 # ``# ttgen: ignore[code, ...]`` in a line's comment: the warnings of those codes that point at
@@ -533,7 +534,9 @@ def _cst_tree(path: str, source: str) -> cst.Module:
         raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
 
 
-def _read_kernels(reader: _Reader) -> list[model.Kernel]:
+def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, str]]]:
+    """The module's kernels, and the @triton.jit functions of it that get no launcher, each with
+    why (``KernelModule.without_launcher``)."""
     mechanism_seen = False
     made: list[Made] = []  # the kernels, decorated or made by calls, in the module's order
     bound: dict[str, list[bindings.Binding]] = {}  # name -> its module-level defs, classes and kernels
@@ -565,21 +568,28 @@ def _read_kernels(reader: _Reader) -> list[model.Kernel]:
                 _note_calls(reader, twin, None)
     called = {name for func in {m.func for m in made} for name in _called_names(reader.ast_defs[func])}
     kernels: list[model.Kernel] = []
+    without: list[tuple[str, str]] = []
     for kernel_made in made:
         if kernel_made.name in called or _returns_value(reader.ast_defs[kernel_made.func]):
-            continue  # a helper: other kernels call it, or it computes a value
+            why = "other kernels call it" if kernel_made.name in called else "it returns a value"
+            without.append((kernel_made.name, f"{why}, so ttgen takes it for a helper"))
+            continue
         reader.current = kernel_made.statements
         if not _is_launched(reader, kernel_made, bound[kernel_made.name]):
-            continue
+            continue  # (the name holds another object, which its launcher would launch)
+        reported = len(reader.diagnostics)
         try:
             _check_kernel_def(reader, kernel_made.func, kernel_made.mechanism_before)
         except BuildError as exc:
             reader.diagnostics.append(exc.diagnostic)
-            continue
-        kernel = reader.read_kernel(kernel_made)
-        if kernel is not None:
-            kernels.append(kernel)
-    return kernels
+        else:
+            kernel = reader.read_kernel(kernel_made)
+            if kernel is not None:
+                kernels.append(kernel)
+                continue
+        error = next(d for d in reader.diagnostics[reported:] if d.severity == "error")
+        without.append((kernel_made.name, f"ttgen reports an error for it: {error.message}"))
+    return kernels, without
 
 
 def _is_launched(reader: _Reader, made: Made, bound: list[bindings.Binding]) -> bool:

@@ -90,3 +90,6 @@ class KernelModule:
     path: str
     module: str
     kernels: tuple[Kernel, ...]
+    # The @triton.jit functions it defines that get no launcher, each with why: an error ttgen
+    # reports for it, or ttgen takes it for a helper (other kernels call it, it returns a value).
+    without_launcher: tuple[tuple[str, str], ...] = ()
