@@ -9,7 +9,8 @@ generated ``run()``, for the same kernel written unannotated and annotated
 * On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): every compile
   and launch option form, every grid form, hands the driver the JIT's bytes, on a miss and on a
   hit; the hits of a call with ``enable_fp_fusion=False`` and of a numpy-integer grid run no
-  Python frame of run().
+  Python frame of run(); after a hit, a meta tensor (whose device index is the host's, the
+  stand-in's device) is refused by name and reaches nothing.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -318,6 +319,63 @@ def _standin(python: str, session: Any, tmp_path: Path) -> None:
 
 def test_every_option_and_grid_form_hands_the_driver_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     _standin(sys.executable, stubcuda_lib, tmp_path)
+
+
+MEMORYLESS = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    report = {{"refused": [], "python_hits": []}}
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "run" and frame.f_globals["__name__"] == gen.__name__:
+            report["python_hits"].append(frame.f_code.co_qualname)
+
+    for name in ("affine_plain", "affine_typed"):
+        run = getattr(gen, name).run
+        run(x=x, y=y, n=100, BLOCK=64, grid=(2,))  # a miss: the entry a meta tensor's key would find
+        sys.setprofile(profile)
+        run(x=x, y=y, n=100, BLOCK=64, grid=(2,))  # a hit, in C
+        sys.setprofile(None)
+        for slot in ("x", "y"):
+            for meta in (torch.empty(100, device="meta"), torch.empty(0, device="meta")):
+                try:
+                    run(**{{"x": x, "y": y, slot: meta}}, n=100, BLOCK=64, grid=(2,))
+                except TypeError as exc:
+                    report["refused"].append(str(exc))
+        # An empty tensor on the host (the stand-in's device) has address 0 and launches, as in Triton.
+        empty = torch.empty(0)
+        getattr(kernels, name)[(1,)](empty, empty, 0, BLOCK=64)
+        run(x=empty, y=empty, n=0, BLOCK=64, grid=(1,))
+        run(x=empty, y=empty, n=0, BLOCK=64, grid=(1,))
+    print(json.dumps(report))
+"""
+
+
+def test_a_meta_tensor_is_refused_by_name_on_a_cached_call(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """On the stand-in the launch's device is the host's -1, which a meta tensor's get_device()
+    gives too: after a hit in C, a meta tensor at an unannotated and at an annotated parameter
+    is refused by name and reaches nothing; an empty host tensor (address 0) still launches."""
+    out = tmp_path / "generated"
+    assert cli.main([str(KERNELS), "--out", str(out), "-q"]) == 0
+    files = {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
+    records = run_recorded(MEMORYLESS, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["python_hits"] == []
+    expected = [f"{name}: argument '{slot}' expected" for name in ("affine_plain", "affine_typed")
+                for slot in ("x", "y") for _ in range(2)]
+    assert len(report["refused"]) == len(expected), report
+    assert all(text.startswith(prefix) for text, prefix in zip(report["refused"], expected)), report
+    # Per kernel: the miss and the hit, then the JIT's empty launch and run()'s two: nothing else.
+    assert len(records) == 2 * 5
+    for i in (0, 5):
+        assert records[i + 1] == records[i]
+        assert records[i + 3] == records[i + 2] and records[i + 4] == records[i + 2]
+        assert records[i + 2].grid == (1, 1, 1)
 
 
 # -- the GPU: nothing a generated call does breaks the CUDA context --------------------------------

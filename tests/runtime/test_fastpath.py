@@ -215,8 +215,10 @@ def test_exact_tensors_never_reach_the_getters_and_subclasses_always_do() -> Non
     assert getters.calls == 0
     check(HERE, torch.Tensor._make_subclass(Plain, x), x)
     assert getters.calls == 2  # the subclass: get_device and data_ptr
-    check(HERE, torch.empty(4, device="meta"), x)  # torch will not export meta: the getters say
-    assert getters.calls == 4
+    # Torch will not export meta: the getters' path, whose device-type test refuses it first (its
+    # get_device() is the host's -1, which may be the launch's).
+    assert check(HERE, torch.empty(4, device="meta"), x) is None
+    assert getters.calls == 2
 
 
 @needs_exchange

@@ -402,6 +402,26 @@ def test_every_boundary_against_a_value_keyed_alike(loose: Any, monkeypatch: pyt
         check(harness, index, unlike, value)
 
 
+@pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
+def test_a_meta_tensor_is_refused_though_it_reports_the_hosts_device(loose: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                     index: int) -> None:
+    """A meta tensor has no memory, yet its get_device() is the host's -1, the launch's device
+    here, and Triton's specializer keys it as a host tensor at address 0: the engine must not
+    launch the entry of an aligned host tensor of its dtype for it; the body refuses it by name."""
+    harness = Harness(loose, monkeypatch)
+    host = BUFFERS[torch.float32][:4]
+    metas = [torch.empty(4, device="meta"), torch.empty(4, device="meta").as_subclass(Sub),
+             torch.nn.Parameter(torch.empty(4, device="meta"), requires_grad=False)]
+    for meta in metas:
+        harness.state.cache.clear()
+        harness.filed.clear()
+        harness.file(index, host)
+        assert triton_key(harness.params[index], meta) == triton_key(harness.params[index], host)  # (the premise)
+        error, frames, asked = harness.through_engine(index, meta)
+        assert type(error) is TypeError, (type(meta).__name__, error)
+        assert str(error).startswith(f"loose: argument '{NAMES[index]}' expected"), error
+        assert [r.calls for r in harness.filed.values()] == [[]], type(meta).__name__
+
 def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
     """The property's premise: tensors on the host are on the current device in this process."""
     import ttgen.runtime as rt

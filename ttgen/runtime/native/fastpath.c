@@ -14,7 +14,11 @@
  * (what data_ptr() gives), and its dtype is the torch dtype ``dtypes`` pairs with its encoding
  * (code | bits << 8 | lanes << 16); ``dtypes`` pairs only encodings that one torch dtype alone
  * has, so for any other the dtype is read from the tensor.  Anything else (a subclass, torch
- * without the API, another device type, a tensor torch will not export) takes torch's getters.
+ * without the API, another device type, a tensor torch will not export) takes torch's getters,
+ * which test its device type too (`torch_device`): a meta tensor's get_device() is the host's -1.
+ * Either way a tensor passes only on the launch's device and of its kind (a GPU's, or for -1,
+ * Triton's interpreter's and the stand-in driver's, the host's); its address is not tested (an
+ * empty tensor's may be 0, and Triton launches it).
  *
  * ``kinds`` holds one (dtypes, optional, aligned) triple per tensor parameter: ``dtypes`` is a
  * tuple of accepted torch dtypes (compared by identity) or a frozenset (membership); ``optional``
@@ -175,7 +179,7 @@ typedef struct {
     Encoding *dtypes;
 } TensorCheck;
 
-static PyObject *dtype_name;
+static PyObject *dtype_name, *is_cuda_name, *is_cpu_name;
 
 /* 1: accepted, 0: not, -1: error set. */
 static int dtype_ok(const Kind *kind, PyObject *dtype) {
@@ -228,6 +232,23 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
     return 1;
 }
 
+/* The index torch's get_device() gives ``tensor`` where its device type is the launch's kind:
+ * a GPU's (torch's "cuda", ROCm's too) for a ``device`` >= 0, the host's for -1; else -2, no
+ * device a launch on ``device`` reaches (meta, which has no memory though its get_device() is
+ * the host's -1; another accelerator's), and -3 with an error set.  The rule of the full checks
+ * (ttgen.runtime.specs' `_place`), for a tensor read through torch's getters. */
+static long torch_device(const TensorCheck *self, PyObject *tensor, long device) {
+    PyObject *kind = PyObject_GetAttr(tensor, device >= 0 ? is_cuda_name : is_cpu_name);
+    int same = kind != NULL ? PyObject_IsTrue(kind) : -1;
+    Py_XDECREF(kind);
+    if (same <= 0)
+        return same < 0 ? -3 : -2;
+    PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
+    long found = index != NULL ? PyLong_AsLong(index) : -3;
+    Py_XDECREF(index);
+    return PyErr_Occurred() ? -3 : found;
+}
+
 /* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
  * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
 static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
@@ -246,12 +267,8 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
     if (dtype == NULL)
         return 0;
     ok = dtype_ok(kind, dtype);
-    if (ok > 0) {
-        PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
-        found = index != NULL ? PyLong_AsLong(index) : -2;
-        Py_XDECREF(index);
-        ok = found == device && !PyErr_Occurred();
-    }
+    if (ok > 0)
+        ok = torch_device(self, tensor, device) == device;
     if (ok > 0) {
         PyObject *address = PyObject_Vectorcall(self->data_ptr, &tensor, 1, NULL);
         ok = address != NULL && PyLong_CheckExact(address);
@@ -1076,12 +1093,14 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
+    is_cuda_name = PyUnicode_InternFromString("is_cuda");
+    is_cpu_name = PyUnicode_InternFromString("is_cpu");
     current_device_name = PyUnicode_InternFromString("current_device");
     calls_name = PyUnicode_InternFromString("calls");
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     data_ptr_name = PyUnicode_InternFromString("data_ptr");
     value_name = PyUnicode_InternFromString("value");
-    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
+    if (dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
         data_ptr_name == NULL || value_name == NULL)
         return NULL;
     CacheType.tp_base = &PyDict_Type;

@@ -39,7 +39,9 @@
  * Triton's specializer keys it, or raises its own error.  An exact tensor on the current device
  * gives its pointer to the launch, as an annotated tensor does; any other object the launch
  * reads as Triton's launcher does (data_ptr() and cuPointerGetAttribute).  A torch tensor
- * elsewhere, or with no memory (meta), is dynamic_key's, which refuses it.
+ * elsewhere, or with no memory (meta), is dynamic_key's, which refuses it: one whose device is
+ * not the launch's or not of its kind (fastpath.c's `torch_device`: a meta tensor's get_device()
+ * gives the host's -1, the device of the interpreter and of the stand-in driver).
  */
 
 typedef struct {
@@ -127,13 +129,9 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
     if (tensor < 0)
         return -1;
     if (tensor) { /* a torch tensor subclass: on the launch's device, or dynamic_key's */
-        PyObject *index = PyObject_Vectorcall(tc->get_device, &value, 1, NULL);
-        long found = index != NULL ? PyLong_AsLong(index) : -2;
-        Py_XDECREF(index);
-        if (PyErr_Occurred())
-            return -1;
+        long found = torch_device(tc, value, device);
         if (found != device)
-            return 0;
+            return found == -3 ? -1 : 0;
     }
     PyObject *dtype = PyObject_GetAttr(value, dtype_name);
     if (dtype == NULL)
@@ -177,16 +175,13 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
         dtype = PyObject_GetAttr(value, dtype_name);
-        PyObject *index = dtype != NULL ? PyObject_Vectorcall(tc->get_device, &value, 1, NULL) : NULL;
-        PyObject *start = index != NULL ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
-        if (start != NULL && PyLong_CheckExact(start)) {
-            found = PyLong_AsLong(index);
-            address = PyLong_AsUnsignedLongLong(start);
-        }
-        read = start != NULL && PyLong_CheckExact(start) && !PyErr_Occurred();
-        Py_XDECREF(index);
+        found = dtype != NULL ? torch_device(tc, value, device) : -3;
+        PyObject *start = found == device ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
+        read = start != NULL && PyLong_CheckExact(start);
+        address = read ? PyLong_AsUnsignedLongLong(start) : 0;
+        read = read && !PyErr_Occurred();
         Py_XDECREF(start);
-        if (!read) {
+        if (!read) { /* elsewhere, no memory (dynamic_key refuses it), or a read raised */
             Py_XDECREF(dtype);
             return PyErr_Occurred() ? -1 : 0;
         }
