@@ -195,10 +195,7 @@ def caller(kernel_name: str, module_name: str, driver: Driver, pools: Any) -> An
         assert len(theirs) <= 1, theirs
         for which, ours in (("first", first), ("cached", hit), ("body's", body)):
             assert ours == theirs, f"{kernel_name} {shown}: the {which} launch differs from the JIT's:\n{ours}\n{theirs}"
-        if hits:  # only an int subclass (an IntEnum) at a constexpr or loose parameter takes run()'s body
-            assert any(isinstance(v, int) and type(v) not in (int, bool) for _, v in change.values()), \
-                f"{kernel_name} {shown}: the hit ran Python ({hits})"
-            return "launched (an int subclass: the hit ran Python)"
+        assert not hits, f"{kernel_name} {shown}: the hit ran Python ({hits})"
         return "launched"
 
     return call

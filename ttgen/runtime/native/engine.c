@@ -19,8 +19,10 @@
  *                                    a multiple of 16, 1: whether == 1, 0: nothing
  *   ("f", limit)                     a float (or an int): inf, -inf, nan or |x| < limit (None: any)
  *   ("b",)                           a bool
- *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
- *                                    of ``values`` (None: any); keyed by its value
+ *   ("c", type, values, optional)    a constexpr: of ``type`` or a subclass (an IntEnum for an
+ *                                    int; not a bool), hashable (None: any hashable), one of
+ *                                    ``values`` (None: any; of its type exactly); keyed by its
+ *                                    value as it came, as Triton's binder keys it
  *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
  *                                    keys it, in C by ``rule`` (loose.c) where it covers the
  *                                    value, else by dynamic_key(index, v)
@@ -137,8 +139,9 @@ static int constexpr_ok(const Param *p, PyObject *value) {
         }
         return 0;
     }
-    if (p->type != NULL)
-        return (PyObject *)Py_TYPE(value) == p->type;
+    if (p->type != NULL && (PyObject *)Py_TYPE(value) != p->type &&
+        (!PyObject_TypeCheck(value, (PyTypeObject *)p->type) || PyBool_Check(value)))
+        return 0; /* (a bool is an int, but not for the full rule) */
     return Py_TYPE(value)->tp_hash != PyObject_HashNotImplemented;
 }
 
