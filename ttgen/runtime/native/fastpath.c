@@ -1100,8 +1100,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     data_ptr_name = PyUnicode_InternFromString("data_ptr");
     value_name = PyUnicode_InternFromString("value");
-    if (dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
-        data_ptr_name == NULL || value_name == NULL)
+    if (dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || current_device_name == NULL ||
+        calls_name == NULL || exchange_name == NULL || data_ptr_name == NULL || value_name == NULL)
         return NULL;
     CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
