@@ -8,9 +8,9 @@ generated ``run()``, for the same kernel written unannotated and annotated
   body, unchanged.
 * On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): every compile
   and launch option form, every grid form, hands the driver the JIT's bytes, on a miss and on a
-  hit; the hits of a call with ``enable_fp_fusion=False`` and of a numpy-integer grid run no
-  Python frame of run(); after a hit, a meta tensor (whose device index is the host's, the
-  stand-in's device) is refused by name and reaches nothing.
+  hit; the hit of every form (``enable_fp_fusion=False``, a numpy-integer grid, numpy-integer
+  and 0/1 option values...) runs no Python frame of run(); after a hit, a meta tensor (whose
+  device index is the host's, the stand-in's device) is refused by name and reaches nothing.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -271,8 +271,6 @@ STANDIN = f"""
         3: {{"num_warps": None, "num_stages": 2}},
         4: {{"launch_pdl": True, "launch_cooperative_grid": False}},
     }}
-    # forms whose hit must run no Python frame of run()
-    IN_C = {{1, 2, 4}}
     x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
     python_hits, hashes = [], []
 
@@ -288,9 +286,8 @@ STANDIN = f"""
             before = set(cache)
             run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a miss: Triton compiles or reuses
             hashes.append([compiled.hash, [dict.get(cache, k).compiled.hash for k in set(cache) - before]])
-            if index in IN_C:
-                sys.setprofile(profile)
-            run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a hit
+            sys.setprofile(profile)
+            run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a hit: no Python frame of run()
             sys.setprofile(None)
     print(json.dumps({{"python_hits": python_hits, "forms": len(FORMS), "hashes": hashes}}))
 """
