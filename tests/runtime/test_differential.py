@@ -10,7 +10,8 @@ generated ``run()``, for the same kernel written unannotated and annotated
   and launch option form, every grid form, hands the driver the JIT's bytes, on a miss and on a
   hit; the hit of every form (``enable_fp_fusion=False``, a numpy-integer grid, numpy-integer
   and 0/1 option values...) runs no Python frame of run(); after a hit, a meta tensor (whose
-  device index is the host's, the stand-in's device) is refused by name and reaches nothing.
+  device index is the host's, the stand-in's device) or a nested one (address 0) is refused by
+  name and reaches nothing.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -319,13 +320,16 @@ def test_every_option_and_grid_form_hands_the_driver_the_jit_s_bytes(stubcuda_li
 
 
 MEMORYLESS = f"""
-    import json, sys
+    import json, sys, warnings
     sys.path.insert(0, {str(REPO)!r})
     import torch
     from tests.differential_kernels import kernels
     import generated.kernels_launch as gen
 
     x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (nested tensors are a prototype)
+        jagged = torch.nested.nested_tensor([torch.zeros(40), torch.zeros(60)], layout=torch.jagged)
     report = {{"refused": [], "python_hits": []}}
 
     def profile(frame, event, arg):
@@ -339,9 +343,9 @@ MEMORYLESS = f"""
         run(x=x, y=y, n=100, BLOCK=64, grid=(2,))  # a hit, in C
         sys.setprofile(None)
         for slot in ("x", "y"):
-            for meta in (torch.empty(100, device="meta"), torch.empty(0, device="meta")):
+            for bad in (torch.empty(100, device="meta"), torch.empty(0, device="meta"), jagged):
                 try:
-                    run(**{{"x": x, "y": y, slot: meta}}, n=100, BLOCK=64, grid=(2,))
+                    run(**{{"x": x, "y": y, slot: bad}}, n=100, BLOCK=64, grid=(2,))
                 except TypeError as exc:
                     report["refused"].append(str(exc))
         # An empty tensor on the host (the stand-in's device) has address 0 and launches, as in Triton.
@@ -353,10 +357,11 @@ MEMORYLESS = f"""
 """
 
 
-def test_a_meta_tensor_is_refused_by_name_on_a_cached_call(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+def test_a_tensor_without_strided_memory_is_refused_by_name_on_a_cached_call(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """On the stand-in the launch's device is the host's -1, which a meta tensor's get_device()
-    gives too: after a hit in C, a meta tensor at an unannotated and at an annotated parameter
-    is refused by name and reaches nothing; an empty host tensor (address 0) still launches."""
+    gives too, and a nested (jagged) host tensor's data_ptr() is 0: after a hit in C, either at
+    an unannotated and at an annotated parameter is refused by name and reaches nothing; an
+    empty host tensor (address 0 too, but strided) still launches."""
     out = tmp_path / "generated"
     assert cli.main([str(KERNELS), "--out", str(out), "-q"]) == 0
     files = {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
@@ -364,7 +369,7 @@ def test_a_meta_tensor_is_refused_by_name_on_a_cached_call(stubcuda_lib, tmp_pat
     report = json.loads(records.stdout.strip().splitlines()[-1])
     assert report["python_hits"] == []
     expected = [f"{name}: argument '{slot}' expected" for name in ("affine_plain", "affine_typed")
-                for slot in ("x", "y") for _ in range(2)]
+                for slot in ("x", "y") for _ in range(3)]
     assert len(report["refused"]) == len(expected), report
     assert all(text.startswith(prefix) for text, prefix in zip(report["refused"], expected)), report
     # Per kernel: the miss and the hit, then the JIT's empty launch and run()'s two: nothing else.
@@ -386,7 +391,8 @@ GPU_SCRIPT = f"""
     x, y = torch.arange(100, dtype=torch.float32, device="cuda"), torch.empty(100, device="cuda")
     refused = 0
     others = [torch.empty(100, device="meta"), torch.zeros(100).to_sparse(), torch.zeros(100),
-              torch.zeros(100, device="cuda").to_sparse()]
+              torch.zeros(100, device="cuda").to_sparse(),
+              torch.nested.nested_tensor([torch.zeros(40), torch.zeros(60)], layout=torch.jagged, device="cuda")]
     if torch.cuda.device_count() > 1:
         others.append(torch.zeros(100, device="cuda:1"))
     for name in ("affine_plain", "affine_typed"):

@@ -29,6 +29,7 @@ import enum
 import importlib
 import math
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -425,15 +426,20 @@ def test_every_boundary_against_a_value_keyed_alike(loose: Any, monkeypatch: pyt
 
 
 @pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
-def test_a_meta_tensor_is_refused_though_it_reports_the_hosts_device(loose: Any, monkeypatch: pytest.MonkeyPatch,
-                                                                     index: int) -> None:
+def test_a_tensor_without_strided_memory_is_refused_though_keyed_as_a_hosts(
+    loose: Any, monkeypatch: pytest.MonkeyPatch, index: int
+) -> None:
     """A meta tensor has no memory, yet its get_device() is the host's -1, the launch's device
-    here, and Triton's specializer keys it as a host tensor at address 0: the engine must not
-    launch the entry of an aligned host tensor of its dtype for it; the body refuses it by name."""
+    here; a nested (jagged) host tensor's data_ptr() is 0.  Triton's specializer keys either as
+    a host tensor at address 0: the engine must not launch the entry of an aligned host tensor
+    of its dtype for it; the body refuses it by name."""
     harness = Harness(loose, monkeypatch)
     host = BUFFERS[torch.float32][:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (nested tensors are a prototype)
+        jagged = torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged)
     metas = [torch.empty(4, device="meta"), torch.empty(4, device="meta").as_subclass(Sub),
-             torch.nn.Parameter(torch.empty(4, device="meta"), requires_grad=False)]
+             torch.nn.Parameter(torch.empty(4, device="meta"), requires_grad=False), jagged]
     for meta in metas:
         harness.state.cache.clear()
         harness.filed.clear()
