@@ -1,5 +1,6 @@
 """Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given
-ints; int and float scalars given an int subclass (an IntEnum)."""
+ints; int and float scalars given an int subclass (an IntEnum); unannotated parameters and
+constexprs given int and float subclasses."""
 
 import enum
 
@@ -34,3 +35,17 @@ def int_subclass_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n:
                         scale: float) -> None:
     offs = tl.arange(0, 64)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * scale + big)
+
+
+class Block(enum.IntEnum):
+    SMALL = 64
+
+
+class Ratio(float):
+    pass
+
+
+@triton.jit
+def loose_subclass_kernel(x, out, n, scale, one, BLOCK: tl.constexpr, WIDTH: tl.constexpr[int]) -> None:
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * scale + one + WIDTH, mask=offs < n)

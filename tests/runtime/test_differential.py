@@ -9,9 +9,11 @@ generated ``run()``, for the same kernel written unannotated and annotated
 * On the launch stand-in (Triton's real JIT and launcher, a recording libcuda): the same seeded
   calls, where Triton launches, hand the driver the JIT's bytes and binary, on a miss and on a
   hit, and where it raises, run() raises as above; so do a fixed form of every option and grid,
-  whose hits with ``enable_fp_fusion=False`` and with a numpy-integer grid run no Python frame
-  of run(); the CompilationError of a kernel body Triton's JIT refuses reaches run()'s caller
-  unchanged.
+  whose hit of every form (``enable_fp_fusion=False``, a numpy-integer grid, numpy-integer and
+  0/1 option values...) runs no Python frame of run(); the CompilationError of a kernel body
+  Triton's JIT refuses reaches run()'s caller unchanged; after a hit, a meta tensor (whose device
+  index is the host's, the stand-in's device) or a nested one (address 0) is refused by name and
+  reaches nothing.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -192,8 +194,6 @@ STANDIN = f"""
         3: {{"num_warps": None, "num_stages": 2}},
         4: {{"launch_pdl": True, "launch_cooperative_grid": False}},
     }}
-    # forms whose hit must run no Python frame of run()
-    IN_C = {{1, 2, 4}}
     x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
     python_hits, hashes = [], []
 
@@ -209,9 +209,8 @@ STANDIN = f"""
             before = set(cache)
             run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a miss: Triton compiles or reuses
             hashes.append([compiled.hash, [dict.get(cache, k).compiled.hash for k in set(cache) - before]])
-            if index in IN_C:
-                sys.setprofile(profile)
-            run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a hit
+            sys.setprofile(profile)
+            run(x=x, y=y, n=100, BLOCK=64, grid=grid, **options)  # a hit: no Python frame of run()
             sys.setprofile(None)
     print(json.dumps({{"python_hits": python_hits, "forms": len(FORMS), "hashes": hashes}}))
 """
@@ -389,6 +388,67 @@ def test_triton_s_compilation_error_from_the_jit_passes_through(stubcuda_lib, tm
     assert len(records) == 0
 
 
+MEMORYLESS = f"""
+    import json, sys, warnings
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (nested tensors are a prototype)
+        jagged = torch.nested.nested_tensor([torch.zeros(40), torch.zeros(60)], layout=torch.jagged)
+    report = {{"refused": [], "python_hits": []}}
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "run" and frame.f_globals["__name__"] == gen.__name__:
+            report["python_hits"].append(frame.f_code.co_qualname)
+
+    for name in ("affine_plain", "affine_typed"):
+        run = getattr(gen, name).run
+        run(x=x, y=y, n=100, BLOCK=64, grid=(2,))  # a miss: the entry a meta tensor's key would find
+        sys.setprofile(profile)
+        run(x=x, y=y, n=100, BLOCK=64, grid=(2,))  # a hit, in C
+        sys.setprofile(None)
+        for slot in ("x", "y"):
+            for bad in (torch.empty(100, device="meta"), torch.empty(0, device="meta"), jagged):
+                try:
+                    run(**{{"x": x, "y": y, slot: bad}}, n=100, BLOCK=64, grid=(2,))
+                except TypeError as exc:
+                    report["refused"].append(str(exc))
+        # An empty tensor on the host (the stand-in's device) has address 0 and launches, as in Triton.
+        empty = torch.empty(0)
+        getattr(kernels, name)[(1,)](empty, empty, 0, BLOCK=64)
+        run(x=empty, y=empty, n=0, BLOCK=64, grid=(1,))
+        run(x=empty, y=empty, n=0, BLOCK=64, grid=(1,))
+    print(json.dumps(report))
+"""
+
+
+def test_a_tensor_without_strided_memory_is_refused_by_name_on_a_cached_call(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """On the stand-in the launch's device is the host's -1, which a meta tensor's get_device()
+    gives too, and a nested (jagged) host tensor's data_ptr() is 0: after a hit in C, either at
+    an unannotated and at an annotated parameter is refused by name and reaches nothing; an
+    empty host tensor (address 0 too, but strided) still launches."""
+    out = tmp_path / "generated"
+    assert cli.main([str(KERNELS), "--out", str(out), "-q"]) == 0
+    files = {f"generated/{p.name}": p.read_text() for p in out.glob("*.py")}
+    records = run_recorded(MEMORYLESS, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["python_hits"] == []
+    expected = [f"{name}: argument '{slot}' expected" for name in ("affine_plain", "affine_typed")
+                for slot in ("x", "y") for _ in range(3)]
+    assert len(report["refused"]) == len(expected), report
+    assert all(text.startswith(prefix) for text, prefix in zip(report["refused"], expected)), report
+    # Per kernel: the miss and the hit, then the JIT's empty launch and run()'s two: nothing else.
+    assert len(records) == 2 * 5
+    for i in (0, 5):
+        assert records[i + 1] == records[i]
+        assert records[i + 3] == records[i + 2] and records[i + 4] == records[i + 2]
+        assert records[i + 2].grid == (1, 1, 1)
+
+
 # -- the GPU: nothing a generated call does breaks the CUDA context --------------------------------
 
 GPU_SCRIPT = f"""
@@ -400,7 +460,8 @@ GPU_SCRIPT = f"""
     x, y = torch.arange(100, dtype=torch.float32, device="cuda"), torch.empty(100, device="cuda")
     refused = 0
     others = [torch.empty(100, device="meta"), torch.zeros(100).to_sparse(), torch.zeros(100),
-              torch.zeros(100, device="cuda").to_sparse()]
+              torch.zeros(100, device="cuda").to_sparse(),
+              torch.nested.nested_tensor([torch.zeros(40), torch.zeros(60)], layout=torch.jagged, device="cuda")]
     if torch.cuda.device_count() > 1:
         others.append(torch.zeros(100, device="cuda:1"))
     for name in ("affine_plain", "affine_typed"):

@@ -195,10 +195,12 @@ COMPARE = """
     def launched():
         return len(open(log).read().splitlines()) if os.path.exists(log) else 0
 
-    python_hits = []
+    python_hits, asked = [], []
     def profile(frame, event, arg):
         if event == "call" and (frame.f_code.co_name == "run" or frame.f_code.co_name.startswith("_run_")):
             python_hits.append(frame.f_code.co_name)
+        elif event == "call" and frame.f_code.co_name == "dynamic_key":  # a loose value not keyed in C
+            asked.append(frame.f_code.co_name)
 
     def forget(kernel):
         # Triton's caches of the kernel: its in-memory kernels and its autotuner's choices
@@ -221,7 +223,7 @@ COMPARE = """
         for _ in range(2):
             launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
             marks.append(launched())
-        hits = len(python_hits)
+        hits, keyed = len(python_hits), len(asked)
         sys.setprofile(profile)
         launcher.run(**eval(keywords), **{{grid_word: eval(grid)}})
         sys.setprofile(None)
@@ -230,7 +232,8 @@ COMPARE = """
         ours = [launch.compiled.hash for key, launch in state.cache.items() if key not in before]
         theirs = eval(f"kernel[eval(grid)]({{jit[0]}})" if jit else "kernel[eval(grid)](**eval(keywords))").hash
         marks.append(launched())
-        results.append(dict(name=name, marks=marks, python=len(python_hits) - hits, ours=ours, theirs=theirs))
+        results.append(dict(name=name, marks=marks, python=len(python_hits) - hits, asked=len(asked) - keyed, ours=ours,
+                            theirs=theirs))
     print(json.dumps(results))
 """
 
@@ -246,8 +249,8 @@ def compare_with_jit(
     """Generate tests/patterns/<module>.py's launchers and run ``calls`` as COMPARE does: each
     ttgen launch hands the driver what the JIT's own launch does, and the hit runs no Python
     frame of run(); and the binary it cached is the one the JIT compiles (constexprs, which reach
-    the driver as no bytes, make a binary of their own).  Returns COMPARE's results, with the
-    records."""
+    the driver as no bytes, make a binary of their own).  Returns COMPARE's results (``python``:
+    the run() frames of the hit; ``asked``: its calls of dynamic_key), with the records."""
     assert cli.main([str(REPO / "tests" / "patterns" / f"{module}.py"), "--out", str(tmp / f"gen_{module}"), "-q"]) in (0,)
     script = COMPARE.format(repo=str(REPO), gen=str(tmp), module=module, calls=calls)
     records = run_recorded(script, session=session, python=python)
@@ -346,3 +349,20 @@ def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stub
     params = past["records"][past["marks"][3] - 1].params
     assert params is not None  # past float32's range: inf; float16 -65519 rounds to -65504
     assert (params[2], params[3], params[4]) == (b"\x00\x00\x80\xff", b"\x00\x00\x80\x7f", b"\xff\xfb")
+
+
+def test_int_and_float_subclasses_at_loose_parameters_and_constexprs_hit_in_c(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/special_floats.py: IntEnums at unannotated parameters (48: i32 divisible by
+    16; 1: a constant), a float subclass at one, IntEnums at an unannotated and at an int
+    constexpr: keyed as Triton keys them (by value, the object as it came), they hand the
+    driver the JIT's bytes, and once cached they hit in C without asking Python for a key."""
+    results = compare_with_jit(stubcuda_lib, "special_floats", [
+        ("loose_subclass_kernel", "dict(x=x, out=out, n=source.Port.WIDE, scale=source.Ratio(1.5), "
+         "one=source.Port.ONE, BLOCK=source.Block.SMALL, WIDTH=source.Port.WIDE)", "(1,)"),
+        ("loose_subclass_kernel", "dict(x=x, out=out, n=17, scale=2.5, one=1, BLOCK=64, WIDTH=48)", "(1,)"),
+    ], tmp_path)
+    assert [(result["python"], result["asked"]) for result in results] == [(0, 0), (0, 0)]
+    records = results[0]["records"]
+    params = records[results[0]["marks"][3] - 1].params
+    assert params is not None  # x, out, n (48), scale (1.5): one is a constant, the constexprs no bytes
+    assert (params[2], params[3]) == ((48).to_bytes(4, "little"), b"\x00\x00\xc0\x3f")

@@ -29,6 +29,7 @@ import enum
 import importlib
 import math
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,26 @@ SPECIALIZE = triton._C.libtriton.native_specialize_impl
 
 
 class Port(enum.IntEnum):
+    ONE = 1
     SIXTEEN = 16
+    U64 = 2**63 + 16
+    HUGE = 2**64
+
+
+class Flags(enum.IntFlag):
+    FOUR = 4
+    WIDE = 2**40
+
+
+class Ratio(float):
+    """A float subclass: Triton's specializer keys it as a float; loose.c too."""
+
+
+class Described(int):
+    """An int subclass with a TMA descriptor's attribute: Triton 3.6 keys it as an int, newer
+    Triton as a descriptor (it asks for the attribute first); loose.c leaves it to Triton."""
+
+    tma_desc_cpu_ptr = 0
 
 
 class Sub(torch.Tensor):
@@ -224,8 +244,10 @@ def covered(value: object) -> bool:
         return -(2**63) <= value < 2**64
     if isinstance(value, (tuple, triton.language.constexpr, JITFunction, TensorDescriptor)):
         return False  # Triton's specializer keys it otherwise, before it looks for data_ptr
-    if not hasattr(value, "data_ptr"):
-        return False
+    if not hasattr(value, "data_ptr"):  # a number (an int or float subclass), or Triton's to key
+        if hasattr(value, "tma_desc_cpu_ptr"):
+            return False
+        return isinstance(value, float) or isinstance(value, int) and -(2**63) <= value < 2**64
     dtype = getattr(value, "dtype", None)
     if type(dtype) is not torch.dtype or dtype not in pointer_types(False):
         return False
@@ -361,8 +383,9 @@ def values() -> st.SearchStrategy[Any]:
     return st.one_of(
         st.sampled_from(EDGES), near, st.integers(), tensors(), tensors(),
         st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
-        st.sampled_from([Port.SIXTEEN, np.int64(16), np.float64(1.0), np.bool_(True), "x", (1, 2),
-                         (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf, *Pointing.all()]),
+        st.sampled_from([*Port, *Flags, Ratio(2.5), Described(16), np.int64(16), np.float64(1.0),
+                         np.bool_(True), "x", (1, 2), (BUFFERS[torch.float32][:2],), 1 + 2j, [1], math.inf,
+                         *Pointing.all()]),
     )
 
 
@@ -377,8 +400,8 @@ def test_the_engine_keys_loose_values_as_triton(loose: Any, monkeypatch: pytest.
 
 def sweep() -> list[object]:
     """Values at every boundary of Triton's rules, for each dtype."""
-    found: list[object] = [*EDGES, True, False, None, 0.0, 1.5, -math.inf, math.nan, Port.SIXTEEN, np.int64(1),
-                           np.float64(2.0), "x", (1, 2), 1 + 2j]
+    found: list[object] = [*EDGES, True, False, None, 0.0, 1.5, -math.inf, math.nan, *Port, *Flags, Ratio(2.5),
+                           Described(16), np.int64(1), np.float64(2.0), "x", (1, 2), 1 + 2j]
     for dtype, base in BUFFERS.items():
         found += [base[:2], base[1:3], base[8:10], torch.empty(0, dtype=dtype)]
         found += [torch.nn.Parameter(base[:2], requires_grad=False) if dtype.is_floating_point else base[4:6]]
@@ -401,6 +424,31 @@ def test_every_boundary_against_a_value_keyed_alike(loose: Any, monkeypatch: pyt
         check(harness, index, alike, value)
         check(harness, index, unlike, value)
 
+
+@pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
+def test_a_tensor_without_strided_memory_is_refused_though_keyed_as_a_hosts(
+    loose: Any, monkeypatch: pytest.MonkeyPatch, index: int
+) -> None:
+    """A meta tensor has no memory, yet its get_device() is the host's -1, the launch's device
+    here; a nested (jagged) host tensor's data_ptr() is 0.  Triton's specializer keys either as
+    a host tensor at address 0: the engine must not launch the entry of an aligned host tensor
+    of its dtype for it; the body refuses it by name."""
+    harness = Harness(loose, monkeypatch)
+    host = BUFFERS[torch.float32][:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (nested tensors are a prototype)
+        jagged = torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged)
+    metas = [torch.empty(4, device="meta"), torch.empty(4, device="meta").as_subclass(Sub),
+             torch.nn.Parameter(torch.empty(4, device="meta"), requires_grad=False), jagged]
+    for meta in metas:
+        harness.state.cache.clear()
+        harness.filed.clear()
+        harness.file(index, host)
+        assert triton_key(harness.params[index], meta) == triton_key(harness.params[index], host)  # (the premise)
+        error, frames, asked = harness.through_engine(index, meta)
+        assert type(error) is TypeError, (type(meta).__name__, error)
+        assert str(error).startswith(f"loose: argument '{NAMES[index]}' expected"), error
+        assert [r.calls for r in harness.filed.values()] == [[]], type(meta).__name__
 
 def test_the_launch_state_device_is_the_hosts_here(loose: Any) -> None:
     """The property's premise: tensors on the host are on the current device in this process."""

@@ -5,7 +5,7 @@ from typing import Any
 
 class TensorCheck:
     def __init__(
-        self, kinds: tuple[tuple[object, bool, bool], ...], get_device: Any, data_ptr: Any,
+        self, kinds: tuple[tuple[object, bool, bool], ...], get_device: Any, data_ptr: Any, strided: object,
         exact: type | None = None, encodings: tuple[tuple[int, object], ...] = (),
     ) -> None: ...
     def check(self, device: int, *tensors: object) -> tuple[Any, ...] | None: ...

@@ -111,9 +111,9 @@ class Tensor(Spec):
             raise ArgumentError(TypeError, self.expected(device), value)
         if value.dtype not in (self.dtypes or POINTER_DTYPES) or value.layout is not torch.strided:
             raise ArgumentError(TypeError, self.expected(device), value)
-        if get_device(value) != device or device < 0 and value.device.type != "cpu":
-            where = "the current device" if device >= 0 else "the host, as the interpreter runs"
-            raise ArgumentError(ValueError, f"{self.expected(device)} ({where})", value)
+        place = _place(value, device)
+        if place is not None:
+            raise ArgumentError(ValueError, f"{self.expected(device)} ({place})", value)
         return value
 
     def token(self, value: object) -> str | None:
@@ -216,9 +216,20 @@ def _has_memory(value: torch.Tensor, device: int, expected: str) -> None:
     where = f"{expected} with memory on {device_name(device)}"
     if value.layout is not torch.strided or value.device.type == "meta":
         raise ArgumentError(TypeError, f"{where} (a strided tensor)", value)
-    if get_device(value) != device or device < 0 and value.device.type != "cpu":
-        place = " (the current device)" if device >= 0 else " (the host, as the interpreter runs)"
-        raise ArgumentError(ValueError, where + place, value)
+    place = _place(value, device)
+    if place is not None:
+        raise ArgumentError(ValueError, f"{where} ({place})", value)
+
+
+def _place(value: torch.Tensor, device: int) -> str | None:
+    """None where ``value`` is on the launch's ``device`` and of its kind: a GPU's (torch's
+    "cuda", ROCm's too) for a device >= 0, the host's for -1 (Triton's interpreter; the stand-in
+    driver); else the place the launch expects it.  A meta tensor (refused before this) gives the
+    host's get_device() -1; fastpath.c's `torch_device` states this rule (and the layout's) for
+    the inline tests."""
+    if get_device(value) == device and value.device.type == ("cuda" if device >= 0 else "cpu"):
+        return None
+    return "the current device" if device >= 0 else "the host, as the interpreter runs"
 
 
 def loose_rule(param: Any) -> tuple[Any, ...] | None:
@@ -278,11 +289,11 @@ def _native_alignment() -> bool:
 
 def tensor_check(specs: Sequence[Tensor]) -> Any:
     """A `TensorCheck` (see fastpath.c) whose ``check(device, *tensors)`` tests each tensor's
-    dtype, device and pointer in C; returns ``(alignment, ptr, ...)``, or None if any tensor
-    fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
+    dtype, layout, device and pointer in C; returns ``(alignment, ptr, ...)``, or None if any
+    tensor fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
     torch has it."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _native.TensorCheck(kinds, get_device, data_ptr, torch.Tensor, DLPACK_DTYPES)
+    return _native.TensorCheck(kinds, get_device, data_ptr, torch.strided, torch.Tensor, DLPACK_DTYPES)
 
 
 def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:

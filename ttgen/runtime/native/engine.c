@@ -19,8 +19,10 @@
  *                                    a multiple of 16, 1: whether == 1, 0: nothing
  *   ("f", limit)                     a float (or an int): inf, -inf, nan or |x| < limit (None: any)
  *   ("b",)                           a bool
- *   ("c", type, values, optional)    a constexpr: of exactly ``type`` (None: any hashable), one
- *                                    of ``values`` (None: any); keyed by its value
+ *   ("c", type, values, optional)    a constexpr: of ``type`` or a subclass (an IntEnum for an
+ *                                    int; not a bool), hashable (None: any hashable), one of
+ *                                    ``values`` (None: any; of its type exactly); keyed by its
+ *                                    value as it came, as Triton's binder keys it
  *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
  *                                    keys it, in C by ``rule`` (loose.c) where it covers the
  *                                    value, else by dynamic_key(index, v)
@@ -38,8 +40,9 @@
  *                                    and given to the next entry of ``supplies``
  * The supplied values then pass their parameters' tests above like the caller's, and the key is
  * (state, [Choice], *options, [compile], [alignment], *parts): the key of the generated Python
- * body (a launch option None as its default, a bool option's 0 or 1 as False or True; compile
- * True while every compile option is None, else their values), which
+ * body (a launch option None as its default, a bool option's 0 or 1 as False or True, an
+ * integer-like option value as its int; compile True while every compile option is None, else
+ * their values), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
@@ -137,8 +140,9 @@ static int constexpr_ok(const Param *p, PyObject *value) {
         }
         return 0;
     }
-    if (p->type != NULL)
-        return (PyObject *)Py_TYPE(value) == p->type;
+    if (p->type != NULL && (PyObject *)Py_TYPE(value) != p->type &&
+        (!PyObject_TypeCheck(value, (PyTypeObject *)p->type) || PyBool_Check(value)))
+        return 0; /* (a bool is an int, but not for the full rule) */
     return Py_TYPE(value)->tp_hash != PyObject_HashNotImplemented;
 }
 
@@ -303,15 +307,16 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
     return ok && j == layer->nsupplies;
 }
 
-/* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error. */
-static int fast(Engine *self, PyObject *const *args) {
+/* `fast` with the launch and compile options' values in ``given_options`` (integer-like ones as
+ * ints). */
+static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
-    PyObject *const *given_options = args + given + 1, *grid = args[given];
-    PyObject *const *compiled = given_options + self->options, *stream_arg = compiled[self->compiled];
+    PyObject *grid = args[given], *stream_arg = args[given + 1 + self->options + self->compiled];
+    PyObject *const *compiled = given_options + self->options;
     TensorCheck *tc = (TensorCheck *)self->tensors;
-    /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool), then
-     * their types (as run()'s inline tests): a hit on an equal value of another type (4.0 for
-     * 4) must not launch. */
+    /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool; an
+     * integer-like value an int, by `fast`), then their types (as run()'s inline tests): a hit
+     * on an equal value of another type (4.0 for 4) must not launch. */
     PyObject *options[OPTIONS];
     for (Py_ssize_t i = 0; i < self->options; i++) {
         PyObject *value = given_options[i];
@@ -378,12 +383,13 @@ static int fast(Engine *self, PyObject *const *args) {
         goto done;
     result = 0;
     /* The compile options: True while all are None; plain values (the body's normalized ones,
-     * or equal to them) in a tuple; anything else is the body's to check. */
+     * or equal to them; a str subclass as it came, as the body keeps it) in a tuple; anything
+     * else is the body's to check. */
     if (self->compiled > 0) {
         Py_ssize_t set = 0;
         for (Py_ssize_t i = 0; i < self->compiled; i++) {
             PyObject *value = compiled[i];
-            if (value != Py_None && !PyBool_Check(value) && !PyLong_CheckExact(value) && !PyUnicode_CheckExact(value))
+            if (value != Py_None && !PyBool_Check(value) && !PyLong_CheckExact(value) && !PyUnicode_Check(value))
                 goto done;
             set += value != Py_None;
         }
@@ -529,6 +535,43 @@ declined:
         return -1;
     PyErr_Clear();
     return 0;
+}
+
+/* Whether option value ``i`` (the launch options, then the compile options) is integer-like as
+ * the body's check_options reads it (`options.option_value`: operator.index) but no int: a
+ * numpy integer, an IntEnum, a bool for an int launch option (a bool stays a bool elsewhere). */
+static int integer_like(const Engine *self, Py_ssize_t i, PyObject *value) {
+    return !PyLong_CheckExact(value) && PyIndex_Check(value) &&
+           (!PyBool_Check(value) || (self->options == OPTIONS && i < OPTIONS - 2));
+}
+
+/* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error.  An
+ * integer-like option value is read as the int it stands for, as the body normalizes it (a hit
+ * then finds the entry the body filed for that int; a value the body refuses reaches no entry). */
+static int fast(Engine *self, PyObject *const *args) {
+    Py_ssize_t count = self->options + self->compiled, first = 0;
+    PyObject *const *given = args + self->given + 1;
+    while (first < count && !integer_like(self, first, given[first]))
+        first++;
+    if (first == count)
+        return fast_with(self, args, given);
+    PyObject *normal[ON_STACK]; /* (count < ON_STACK: run() takes them all) */
+    Py_ssize_t made = 0;
+    int result = 0;
+    for (; made < count; made++) {
+        normal[made] = integer_like(self, made, given[made]) ? PyNumber_Index(given[made]) : Py_NewRef(given[made]);
+        if (normal[made] == NULL)
+            break;
+    }
+    if (made == count)
+        result = fast_with(self, args, normal);
+    else if (!PyErr_ExceptionMatches(PyExc_Exception)) /* __index__ raised: the body explains */
+        result = -1;
+    else
+        PyErr_Clear();
+    for (Py_ssize_t i = 0; i < made; i++)
+        Py_DECREF(normal[i]);
+    return result;
 }
 
 /* run() on bound arguments: the fast path, else the body. */

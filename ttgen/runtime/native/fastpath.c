@@ -3,7 +3,7 @@
  * Built when ttgen is installed, as the extension ttgen.runtime._native (setup.py): it needs a C
  * compiler and Python's headers then, and neither torch's nor Triton's headers ever.
  *
- * 1. TensorCheck(kinds, get_device, data_ptr).check(device, *tensors)
+ * 1. TensorCheck(kinds, get_device, data_ptr, strided).check(device, *tensors)
  *
  * In Python each tensor argument costs three attribute reads or calls (dtype, get_device,
  * data_ptr) plus the interpreter's work around them, the largest share of a launch with many
@@ -14,12 +14,18 @@
  * (what data_ptr() gives), and its dtype is the torch dtype ``dtypes`` pairs with its encoding
  * (code | bits << 8 | lanes << 16); ``dtypes`` pairs only encodings that one torch dtype alone
  * has, so for any other the dtype is read from the tensor.  Anything else (a subclass, torch
- * without the API, another device type, a tensor torch will not export) takes torch's getters.
+ * without the API, another device type, a tensor torch will not export) takes torch's getters,
+ * which test its layout and device type too (`torch_device`): a meta tensor's get_device() is the
+ * host's -1, a nested (jagged) tensor's data_ptr() 0.  Either way a tensor passes only with
+ * strided memory on the launch's device and of its kind (a GPU's, or for -1, Triton's
+ * interpreter's and the stand-in driver's, the host's); its address is not tested (an empty
+ * tensor's may be 0, and Triton launches it).
  *
  * ``kinds`` holds one (dtypes, optional, aligned) triple per tensor parameter: ``dtypes`` is a
  * tuple of accepted torch dtypes (compared by identity) or a frozenset (membership); ``optional``
  * lets None through (pointer 0); ``aligned`` says whether Triton specializes the pointer on
- * 16-byte alignment.  ``get_device`` and ``data_ptr`` are torch.Tensor's unbound methods.
+ * 16-byte alignment.  ``get_device`` and ``data_ptr`` are torch.Tensor's unbound methods,
+ * ``strided`` is torch.strided.
  *
  * check() returns ``(alignment, ptr, ...)``, or None when any tensor fails a test or any read
  * raises an Exception (the launcher's full rules then explain).  ``alignment`` is True when every
@@ -168,6 +174,7 @@ typedef struct {
     PyObject *spec; /* the kinds tuple, kept alive: kinds[] borrows from it */
     PyObject *get_device;
     PyObject *data_ptr;
+    PyObject *strided; /* torch.strided: the layout of a tensor with memory a kernel reads */
     PyObject *exact; /* the type read through ``api``; NULL where there is no API */
     const DLPackExchangeAPI *api;
     PyObject *encodings; /* the (encoding, dtype) pairs, kept alive: dtypes[] borrows from it */
@@ -175,7 +182,7 @@ typedef struct {
     Encoding *dtypes;
 } TensorCheck;
 
-static PyObject *dtype_name;
+static PyObject *dtype_name, *is_cuda_name, *is_cpu_name, *layout_name;
 
 /* 1: accepted, 0: not, -1: error set. */
 static int dtype_ok(const Kind *kind, PyObject *dtype) {
@@ -228,6 +235,32 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
     return 1;
 }
 
+/* The index torch's get_device() gives ``tensor`` where it is strided and its device type is the
+ * launch's kind: a GPU's (torch's "cuda", ROCm's too) for a ``device`` >= 0, the host's for -1;
+ * else -2, no memory a launch on ``device`` reaches (meta, which has none though its get_device()
+ * is the host's -1; a sparse, mkldnn or nested tensor's, whose data_ptr() is no strided memory,
+ * 0 for a nested one; another accelerator's), and -3 with an error set.  The rule of the full
+ * checks (ttgen.runtime.specs' Tensor.accept and `_has_memory`), for a tensor read through
+ * torch's getters. */
+static long torch_device(const TensorCheck *self, PyObject *tensor, long device) {
+    PyObject *layout = PyObject_GetAttr(tensor, layout_name);
+    if (layout == NULL)
+        return -3;
+    int strided = layout == self->strided;
+    Py_DECREF(layout);
+    if (!strided)
+        return -2;
+    PyObject *kind = PyObject_GetAttr(tensor, device >= 0 ? is_cuda_name : is_cpu_name);
+    int same = kind != NULL ? PyObject_IsTrue(kind) : -1;
+    Py_XDECREF(kind);
+    if (same <= 0)
+        return same < 0 ? -3 : -2;
+    PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
+    long found = index != NULL ? PyLong_AsLong(index) : -3;
+    Py_XDECREF(index);
+    return PyErr_Occurred() ? -3 : found;
+}
+
 /* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
  * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
 static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
@@ -246,12 +279,8 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
     if (dtype == NULL)
         return 0;
     ok = dtype_ok(kind, dtype);
-    if (ok > 0) {
-        PyObject *index = PyObject_Vectorcall(self->get_device, &tensor, 1, NULL);
-        found = index != NULL ? PyLong_AsLong(index) : -2;
-        Py_XDECREF(index);
-        ok = found == device && !PyErr_Occurred();
-    }
+    if (ok > 0)
+        ok = torch_device(self, tensor, device) == device;
     if (ok > 0) {
         PyObject *address = PyObject_Vectorcall(self->data_ptr, &tensor, 1, NULL);
         ok = address != NULL && PyLong_CheckExact(address);
@@ -375,10 +404,10 @@ static int read_encodings(TensorCheck *self, PyObject *encodings) {
 }
 
 static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
-    PyObject *spec, *get_device, *data_ptr, *exact = Py_None, *encodings = NULL;
-    static char *names[] = {"kinds", "get_device", "data_ptr", "exact", "encodings", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OO!", names, &PyTuple_Type, &spec, &get_device,
-                                     &data_ptr, &exact, &PyTuple_Type, &encodings))
+    PyObject *spec, *get_device, *data_ptr, *strided, *exact = Py_None, *encodings = NULL;
+    static char *names[] = {"kinds", "get_device", "data_ptr", "strided", "exact", "encodings", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOO|OO!", names, &PyTuple_Type, &spec, &get_device,
+                                     &data_ptr, &strided, &exact, &PyTuple_Type, &encodings))
         return -1;
     if (self->kinds != NULL) {
         PyErr_SetString(PyExc_TypeError, "TensorCheck is initialized once");
@@ -410,6 +439,7 @@ static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
     self->get_device = get_device;
     Py_INCREF(data_ptr);
     self->data_ptr = data_ptr;
+    self->strided = Py_NewRef(strided);
     self->api = exchange_api(exact);
     if (self->api == NULL)
         return PyErr_Occurred() ? -1 : 0;
@@ -425,6 +455,7 @@ static void dealloc(TensorCheck *self) {
     Py_XDECREF(self->spec);
     Py_XDECREF(self->get_device);
     Py_XDECREF(self->data_ptr);
+    Py_XDECREF(self->strided);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1076,13 +1107,17 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     dtype_name = PyUnicode_InternFromString("dtype");
+    is_cuda_name = PyUnicode_InternFromString("is_cuda");
+    is_cpu_name = PyUnicode_InternFromString("is_cpu");
+    layout_name = PyUnicode_InternFromString("layout");
     current_device_name = PyUnicode_InternFromString("current_device");
     calls_name = PyUnicode_InternFromString("calls");
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     data_ptr_name = PyUnicode_InternFromString("data_ptr");
     value_name = PyUnicode_InternFromString("value");
-    if (dtype_name == NULL || current_device_name == NULL || calls_name == NULL || exchange_name == NULL ||
-        data_ptr_name == NULL || value_name == NULL)
+    if (dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || layout_name == NULL ||
+        current_device_name == NULL || calls_name == NULL || exchange_name == NULL || data_ptr_name == NULL ||
+        value_name == NULL)
         return NULL;
     CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,

@@ -18,6 +18,11 @@
  *                        "u64" by its range, with "D" if align and a multiple of 16, else ""
  *                        (None without specialize)
  *   a float              ("fp32", None)
+ *   an int or float      the same, for an object of a subclass (an IntEnum; the ("constexpr",
+ *   subclass             value) of a 1 holds it) that the specializer takes for a number: one
+ *                        without ``data_ptr`` (`read_as_tensor` 2) nor ``tma_desc_cpu_ptr``
+ *                        (which newer Triton's specializer tests before it tests for a
+ *                        number; 3.6's after)
  *   a tensor             (pointer_types[dtype], "D" if align and its address a multiple of 16,
  *                        else "" (None without specialize)), for a tensor of exactly one of the
  *                        ``tensor_types`` (torch.Tensor, torch.nn.Parameter: Triton's
@@ -34,12 +39,14 @@
  *                        tensor (`read_as_tensor`: not a tuple, not an instance of a class of
  *                        ``first``, with a ``data_ptr`` attribute): tensor subclasses, wrappers.
  *
- * Anything else (int and float subclasses without data_ptr, tuples, tensor descriptors, an int
- * beyond 64 bits, another dtype, a data_ptr() that is not an int of 64 bits) is dynamic_key's:
- * Triton's specializer keys it, or raises its own error.  An exact tensor on the current device
- * gives its pointer to the launch, as an annotated tensor does; any other object the launch
- * reads as Triton's launcher does (data_ptr() and cuPointerGetAttribute).  A torch tensor
- * elsewhere, or with no memory (meta), is dynamic_key's, which refuses it.
+ * Anything else (tuples, tensor descriptors, an int beyond 64 bits, another dtype, a data_ptr()
+ * that is not an int of 64 bits) is dynamic_key's: Triton's specializer keys it, or raises its
+ * own error.  An exact tensor on the current device gives its pointer to the launch, as an
+ * annotated tensor does; any other object the launch reads as Triton's launcher does
+ * (data_ptr() and cuPointerGetAttribute).  A torch tensor elsewhere, or with no memory (meta),
+ * is dynamic_key's, which refuses it: one whose device is not the launch's or not of its kind
+ * (fastpath.c's `torch_device`: a meta tensor's get_device() gives the host's -1, the device of
+ * the interpreter and of the stand-in driver).
  */
 
 typedef struct {
@@ -48,7 +55,7 @@ typedef struct {
     int specialize, align, native;
 } Loose;
 
-static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty;
+static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty, *s_tma;
 
 /* ``rule`` (None or the tuple above) into ``out``; -1 with an error set. */
 static int loose_read(PyObject *rule, Loose *out) {
@@ -56,9 +63,9 @@ static int loose_read(PyObject *rule, Loose *out) {
     if (rule == Py_None)
         return 0;
     if (s_constexpr == NULL) {
-        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty};
-        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", ""};
-        for (int i = 0; i < 8; i++)
+        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty, &s_tma};
+        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", "", "tma_desc_cpu_ptr"};
+        for (int i = 0; i < 9; i++)
             if ((*slots[i] = PyUnicode_InternFromString(texts[i])) == NULL)
                 return -1;
     }
@@ -78,13 +85,27 @@ static int pack_key(PyObject *type, PyObject *key, PyObject **part) {
     return *part != NULL ? 1 : -1;
 }
 
-/* 1 where Triton's specializer, finding no handler for the exact type of ``value`` (not None,
- * not an exact int, bool, float or tensor), keys it as a tensor: its fallbacks, in order, are
- * a tuple, an instance of a class of ``r->first`` (tl.constexpr, the tensor descriptors,
- * JITFunction: isinstance, as it asks), then an object with a ``data_ptr`` attribute.  An entry
- * of ``first`` that is a (module, name) pair is a class whose module may not be imported (Gluon's
- * descriptor, ~0.1 s to import): until it is, no object is an instance of it.  0 where it does
- * not, -1 error set. */
+/* Triton's hasattr(value, name): 1 or 0; -1 where reading it raised what is no Exception (set). */
+static int has_attr(PyObject *value, PyObject *name) {
+    PyObject *attr = PyObject_GetAttr(value, name);
+    if (attr == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(attr);
+    return 1;
+}
+
+/* How Triton's specializer, finding no handler for the exact type of ``value`` (not None, not
+ * an exact int, bool, float or tensor), falls back: in order, a tuple, an instance of a class of
+ * ``r->first`` (tl.constexpr, the tensor descriptors, JITFunction: isinstance, as it asks), then
+ * an object with a ``data_ptr`` attribute, keyed as a tensor (1); else its last fallbacks (2: a
+ * TMA descriptor, an int or a float subclass).  An entry of ``first`` that is a (module, name)
+ * pair is a class whose module may not be imported (Gluon's descriptor, ~0.1 s to import): until
+ * it is, no object is an instance of it.  0 for a tuple or an instance of ``first``, -1 error
+ * set. */
 static int read_as_tensor(const Loose *r, PyObject *value) {
     if (PyTuple_Check(value))
         return 0;
@@ -107,15 +128,8 @@ static int read_as_tensor(const Loose *r, PyObject *value) {
         if (is != 0)
             return is < 0 ? -1 : 0;
     }
-    PyObject *attr = PyObject_GetAttr(value, data_ptr_name);
-    if (attr == NULL) { /* Triton's hasattr: no data_ptr */
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return -1;
-        PyErr_Clear();
-        return 0;
-    }
-    Py_DECREF(attr);
-    return 1;
+    int tensor = has_attr(value, data_ptr_name);
+    return tensor < 0 ? -1 : tensor ? 1 : 2;
 }
 
 /* The key of an object Triton keys as a tensor (`read_as_tensor`), read as its handle_tensor
@@ -127,13 +141,9 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
     if (tensor < 0)
         return -1;
     if (tensor) { /* a torch tensor subclass: on the launch's device, or dynamic_key's */
-        PyObject *index = PyObject_Vectorcall(tc->get_device, &value, 1, NULL);
-        long found = index != NULL ? PyLong_AsLong(index) : -2;
-        Py_XDECREF(index);
-        if (PyErr_Occurred())
-            return -1;
+        long found = torch_device(tc, value, device);
         if (found != device)
-            return 0;
+            return found == -3 ? -1 : 0;
     }
     PyObject *dtype = PyObject_GetAttr(value, dtype_name);
     if (dtype == NULL)
@@ -158,15 +168,49 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
     return pack_key(type, r->align && (*ptr & 15) == 0 ? s_D : s_empty, part);
 }
 
-/* A tensor's key: as `loose_key`. */
+/* An int's key (of an int subclass too, holding the object as Triton's specializer does): as
+ * `loose_key`. */
+static int loose_int(const Loose *r, PyObject *value, PyObject **part) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    unsigned long long bits = (unsigned long long)v;
+    PyObject *type;
+    if (r->specialize && v == 1 && !overflow)
+        return pack_key(s_constexpr, value, part);
+    if (!overflow) {
+        type = v >= INT32_MIN && v <= INT32_MAX ? s_i32 : s_i64;
+    } else {
+        bits = PyLong_AsUnsignedLongLong(value);
+        if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* beyond 64 bits: Triton's specializer raises its own OverflowError */
+            return 0;
+        }
+        type = s_u64;
+    }
+    return pack_key(type, r->specialize ? (r->align && (bits & 15) == 0 ? s_D : s_empty) : Py_None, part);
+}
+
+/* An int or float subclass past the specializer's tests for a tensor (`read_as_tensor` 2): keyed
+ * as its value, but for one with a ``tma_desc_cpu_ptr`` attribute (newer Triton keys it as a TMA
+ * descriptor, 3.6 as a number): dynamic_key's.  As `loose_key`. */
+static int loose_number(const Loose *r, PyObject *value, PyObject **part) {
+    int tma = has_attr(value, s_tma);
+    if (tma != 0)
+        return tma < 0 ? -1 : 0;
+    return PyLong_Check(value) ? loose_int(r, value, part) : pack_key(s_fp32, Py_None, part);
+}
+
+/* A tensor's key, or a subclass of int or float's: as `loose_key`. */
 static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                         char *have, PyObject **part) {
     int exact = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
         exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
     if (!exact) {
-        int tensor = read_as_tensor(r, value);
-        return tensor > 0 ? loose_object(r, tc, value, device, ptr, part) : tensor;
+        int how = read_as_tensor(r, value);
+        if (how == 2 && (PyLong_Check(value) || PyFloat_Check(value)))
+            return loose_number(r, value, part);
+        return how == 1 ? loose_object(r, tc, value, device, ptr, part) : how < 0 ? -1 : 0;
     }
     PyObject *dtype = NULL;
     long found = -2;
@@ -177,16 +221,13 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
         dtype = PyObject_GetAttr(value, dtype_name);
-        PyObject *index = dtype != NULL ? PyObject_Vectorcall(tc->get_device, &value, 1, NULL) : NULL;
-        PyObject *start = index != NULL ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
-        if (start != NULL && PyLong_CheckExact(start)) {
-            found = PyLong_AsLong(index);
-            address = PyLong_AsUnsignedLongLong(start);
-        }
-        read = start != NULL && PyLong_CheckExact(start) && !PyErr_Occurred();
-        Py_XDECREF(index);
+        found = dtype != NULL ? torch_device(tc, value, device) : -3;
+        PyObject *start = found == device ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
+        read = start != NULL && PyLong_CheckExact(start);
+        address = read ? PyLong_AsUnsignedLongLong(start) : 0;
+        read = read && !PyErr_Occurred();
         Py_XDECREF(start);
-        if (!read) {
+        if (!read) { /* elsewhere, no memory (dynamic_key refuses it), or a read raised */
             Py_XDECREF(dtype);
             return PyErr_Occurred() ? -1 : 0;
         }
@@ -216,23 +257,7 @@ static int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, lon
         return pack_key(s_u1, Py_None, part);
     if (PyFloat_CheckExact(value))
         return pack_key(s_fp32, Py_None, part);
-    if (!PyLong_CheckExact(value))
-        return loose_tensor(r, tc, value, device, ptr, have, part);
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
-    unsigned long long bits = (unsigned long long)v;
-    PyObject *type;
-    if (r->specialize && v == 1 && !overflow)
-        return pack_key(s_constexpr, value, part);
-    if (!overflow) {
-        type = v >= INT32_MIN && v <= INT32_MAX ? s_i32 : s_i64;
-    } else {
-        bits = PyLong_AsUnsignedLongLong(value);
-        if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear(); /* beyond 64 bits: Triton's specializer raises its own OverflowError */
-            return 0;
-        }
-        type = s_u64;
-    }
-    return pack_key(type, r->specialize ? (r->align && (bits & 15) == 0 ? s_D : s_empty) : Py_None, part);
+    if (PyLong_CheckExact(value))
+        return loose_int(r, value, part);
+    return loose_tensor(r, tc, value, device, ptr, have, part);
 }
