@@ -358,7 +358,6 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     /* Every parameter's value (the caller's, then the layers'), tensor pointer and key part. */
     PyObject *values[ON_STACK], *owned[ON_STACK], *parts[ON_STACK], *choice = NULL, *key = NULL, *launch_fn = NULL;
     PyObject *compile = NULL;
-    PyObject *dims3 = NULL;
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
     int result = 0;
@@ -386,17 +385,19 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
      * or equal to them; a str subclass as it came, as the body keeps it) in a tuple; anything
      * else is the body's to check. */
     if (self->compiled > 0) {
-        Py_ssize_t set = 0;
-        for (Py_ssize_t i = 0; i < self->compiled; i++) {
+        Py_ssize_t first = 0; /* the first one set (none: most calls) */
+        while (first < self->compiled && compiled[first] == Py_None)
+            first++;
+        int set = first < self->compiled;
+        for (Py_ssize_t i = first; set && i < self->compiled; i++) {
             PyObject *value = compiled[i];
             if (value != Py_None && !PyBool_Check(value) && !PyLong_CheckExact(value) && !PyUnicode_Check(value))
                 goto done;
-            set += value != Py_None;
         }
-        compile = set == 0 ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
+        compile = !set ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
         if (compile == NULL)
             goto failed;
-        for (Py_ssize_t i = 0; set != 0 && i < self->compiled; i++)
+        for (Py_ssize_t i = 0; set && i < self->compiled; i++)
             PyTuple_SET_ITEM(compile, i, Py_NewRef(compiled[i]));
     }
     /* key = (state, [choice], *options, [compile], [aligned], *parts) */
@@ -460,12 +461,13 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
             shape = PyObject_CallOneArg(grid, named);
         Py_XDECREF(named);
     }
-    dims3 = shape != NULL ? grid3(NULL, shape) : NULL;
+    long long extents[3];
+    int read = shape != NULL && grid_dims(shape, extents);
     Py_XDECREF(shape);
-    if (dims3 == NULL || dims3 == Py_None)
+    if (!read)
         goto done; /* a grid the body must read or explain */
     for (int i = 0; i < 3; i++)
-        dims[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(dims3, i));
+        dims[i] = (unsigned)extents[i];
     uint64_t stream;
     if (stream_arg == Py_None) {
         void *raw = NULL;
@@ -496,10 +498,12 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
          * the body passes them (tensors as their pointers). */
         PyObject *stack[ON_STACK + 4];
         int ok = 1;
-        for (int i = 0; i < 3; i++)
-            stack[i] = PyTuple_GET_ITEM(dims3, i);
-        stack[3] = PyLong_FromUnsignedLongLong(stream);
-        ok = stack[3] != NULL;
+        for (int i = 0; i < 3; i++) {
+            stack[i] = ok ? PyLong_FromUnsignedLong(dims[i]) : NULL;
+            ok = ok && stack[i] != NULL;
+        }
+        stack[3] = ok ? PyLong_FromUnsignedLongLong(stream) : NULL;
+        ok = ok && stack[3] != NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
             stack[4 + i] = ok && have[i] ? PyLong_FromUnsignedLongLong(ptrs[i]) : Py_NewRef(values[i]);
             ok = ok && stack[4 + i] != NULL;
@@ -507,7 +511,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         PyObject *done = ok ? (Py_TYPE(launch_fn) == &LaunchType ? launch(launch_fn, stack, 4 + n, NULL)
                                                                  : PyObject_Vectorcall(launch_fn, stack, 4 + n, NULL))
                             : NULL;
-        for (Py_ssize_t i = 3; i < 4 + n; i++)
+        for (Py_ssize_t i = 0; i < 4 + n; i++)
             Py_XDECREF(stack[i]);
         Py_XDECREF(done);
         result = done != NULL ? 1 : -1;
@@ -521,7 +525,6 @@ done:
     Py_XDECREF(key);
     Py_XDECREF(choice);
     Py_XDECREF(launch_fn);
-    Py_XDECREF(dims3);
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_XDECREF(owned[i]);
         Py_XDECREF(parts[i]);
@@ -541,7 +544,7 @@ declined:
  * the body's check_options reads it (`options.option_value`: operator.index) but no int: a
  * numpy integer, an IntEnum, a bool for an int launch option (a bool stays a bool elsewhere). */
 static int integer_like(const Engine *self, Py_ssize_t i, PyObject *value) {
-    return !PyLong_CheckExact(value) && PyIndex_Check(value) &&
+    return value != Py_None && !PyLong_CheckExact(value) && PyIndex_Check(value) && /* (None: most) */
            (!PyBool_Check(value) || (self->options == OPTIONS && i < OPTIONS - 2));
 }
 

@@ -167,6 +167,13 @@ typedef struct {
     PyObject *dtype; /* borrowed from TensorCheck.encodings */
 } Encoding;
 
+#define ENCODING_SLOTS 256 /* a power of two, over twice as many as the encodings TensorCheck takes */
+
+/* Where an encoding's search in TensorCheck.by_encoding starts. */
+static Py_ssize_t encoding_slot(uint32_t encoding) {
+    return (Py_ssize_t)((encoding * 2654435761u) >> 24) & (ENCODING_SLOTS - 1);
+}
+
 typedef struct {
     PyObject_HEAD
     Py_ssize_t count;
@@ -180,6 +187,7 @@ typedef struct {
     PyObject *encodings; /* the (encoding, dtype) pairs, kept alive: dtypes[] borrows from it */
     Py_ssize_t dtype_count;
     Encoding *dtypes;
+    int16_t by_encoding[ENCODING_SLOTS]; /* open addressing: an index into dtypes[], or -1 */
 } TensorCheck;
 
 static PyObject *dtype_name, *is_cuda_name, *is_cpu_name, *layout_name;
@@ -198,10 +206,11 @@ static int dtype_ok(const Kind *kind, PyObject *dtype) {
 
 /* The index in ``self->dtypes`` of ``encoding``, or -1 where none or several dtypes have it. */
 static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
-    for (Py_ssize_t i = 0; i < self->dtype_count; i++)
-        if (self->dtypes[i].encoding == encoding)
+    for (Py_ssize_t slot = encoding_slot(encoding);; slot = (slot + 1) & (ENCODING_SLOTS - 1)) {
+        Py_ssize_t i = self->by_encoding[slot];
+        if (i < 0 || self->dtypes[i].encoding == encoding)
             return i;
-    return -1;
+    }
 }
 
 /* A tensor of exactly ``self->exact``'s type read through the exchange API: 1 with its dtype (a
@@ -375,6 +384,10 @@ failed:
 /* ``encodings``' (encoding, dtype) pairs as a C array; -1 with an error set. */
 static int read_encodings(TensorCheck *self, PyObject *encodings) {
     Py_ssize_t count = PyTuple_GET_SIZE(encodings);
+    if (count > ENCODING_SLOTS / 2) {
+        PyErr_SetString(PyExc_ValueError, "encodings: more than TensorCheck's table holds");
+        return -1;
+    }
     self->dtypes = PyMem_Calloc(count ? count : 1, sizeof(Encoding));
     if (self->dtypes == NULL) {
         PyErr_NoMemory();
@@ -389,6 +402,12 @@ static int read_encodings(TensorCheck *self, PyObject *encodings) {
             return -1;
         }
         self->dtypes[i] = (Encoding){code, dtype};
+    }
+    for (Py_ssize_t i = 0; i < count; i++) { /* (the table holds each encoding once: specs.py) */
+        Py_ssize_t slot = encoding_slot(self->dtypes[i].encoding);
+        while (self->by_encoding[slot] >= 0)
+            slot = (slot + 1) & (ENCODING_SLOTS - 1);
+        self->by_encoding[slot] = (int16_t)i;
     }
     self->dtype_count = count;
     self->encodings = Py_NewRef(encodings);
@@ -413,6 +432,8 @@ static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "TensorCheck is initialized once");
         return -1;
     }
+    for (Py_ssize_t slot = 0; slot < ENCODING_SLOTS; slot++)
+        self->by_encoding[slot] = -1; /* (no encodings: none found) */
     Py_ssize_t count = PyTuple_GET_SIZE(spec);
     Kind *kinds = PyMem_Calloc(count ? count : 1, sizeof(Kind));
     if (kinds == NULL) {
@@ -480,46 +501,57 @@ static PyTypeObject TensorCheckType = {
 
 /* -- 2. grid3 ---------------------------------------------------------------------------------- */
 
-static PyObject *grid3(PyObject *module, PyObject *grid) {
+/* The extents of ``grid`` as grid3 reads them: 1 with ``dims`` set (``{0, 1, 1}`` where their
+ * product is not positive), 0 for a grid it does not read (no error set).  The engine reads a
+ * hit's grid with it, making no tuple. */
+static int grid_dims(PyObject *grid, long long dims[3]) {
     static const long long limits[3] = {2147483647LL, 65535, 65535};
     if (!PyTuple_CheckExact(grid) && !PyList_CheckExact(grid))
-        Py_RETURN_NONE;
+        return 0;
     Py_ssize_t size = PySequence_Fast_GET_SIZE(grid);
     if (size < 1 || size > 3)
-        Py_RETURN_NONE;
-    long long values[3] = {1, 1, 1};
-    int plain = 1, empty = 0, negative = 0;
+        return 0;
+    int empty = 0, negative = 0;
+    dims[0] = dims[1] = dims[2] = 1;
     for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i), *number;
-        plain &= PyLong_CheckExact(dim);
-        if (PyLong_CheckExact(dim))
-            number = Py_NewRef(dim);
-        else if (PyIndex_Check(dim) && !PyFloat_Check(dim))
-            number = PyNumber_Index(dim); /* numpy and 0-d torch integers, as Triton takes them */
-        else
-            Py_RETURN_NONE;
-        if (number == NULL) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
+        PyObject *dim = PySequence_Fast_GET_ITEM(grid, i);
         int overflow;
-        values[i] = PyLong_AsLongLongAndOverflow(number, &overflow);
-        Py_DECREF(number);
-        if (overflow || values[i] > limits[i] || (values[i] == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
+        if (PyLong_CheckExact(dim)) {
+            dims[i] = PyLong_AsLongLongAndOverflow(dim, &overflow);
+        } else if (PyIndex_Check(dim) && !PyFloat_Check(dim)) {
+            PyObject *number = PyNumber_Index(dim); /* numpy and 0-d torch integers, as Triton takes them */
+            if (number == NULL) {
+                PyErr_Clear();
+                return 0;
+            }
+            dims[i] = PyLong_AsLongLongAndOverflow(number, &overflow);
+            Py_DECREF(number);
+        } else {
+            return 0;
         }
-        empty |= values[i] == 0;
-        negative ^= values[i] < 0;
+        if (overflow || dims[i] > limits[i] || (dims[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+        empty |= dims[i] == 0;
+        negative ^= dims[i] < 0;
     }
-    if (empty || negative) /* a product that is not positive: Triton launches nothing */
-        return Py_BuildValue("(iii)", 0, 1, 1);
+    if (empty || negative) { /* a product that is not positive: Triton launches nothing */
+        dims[0] = 0;
+        dims[1] = dims[2] = 1;
+        return 1;
+    }
     for (int i = 0; i < 3; i++)
-        if (values[i] < 0)
-            Py_RETURN_NONE; /* two negative extents: refused (the launcher explains) */
-    if (plain && size == 3 && PyTuple_CheckExact(grid))
-        return Py_NewRef(grid);
-    return Py_BuildValue("(LLL)", values[0], values[1], values[2]);
+        if (dims[i] < 0)
+            return 0; /* two negative extents: refused (the launcher explains) */
+    return 1;
+}
+
+static PyObject *grid3(PyObject *module, PyObject *grid) {
+    long long dims[3];
+    if (!grid_dims(grid, dims))
+        Py_RETURN_NONE;
+    return Py_BuildValue("(LLL)", dims[0], dims[1], dims[2]);
 }
 
 static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* 3. */
@@ -844,6 +876,7 @@ static PyTypeObject LaunchType = {
 typedef struct {
     PyObject *kwnames; /* owned; NULL while the entry is free */
     Py_ssize_t *slots; /* the parameter slot of each keyword */
+    int complete;      /* whether they give every parameter that has no default */
 } Mapping;
 
 /* What a keyword-only function's binding needs; KeywordCall and engine.c's Engine embed it. */
@@ -876,22 +909,22 @@ static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
     return -1;
 }
 
-/* The slots in ``names`` of the keywords ``given[0:n]`` (``kwnames``: the same as a tuple, or
- * NULL when they come from a dict), remembered in ``cache``; NULL with no error set for a call
+/* The slots in ``k->names`` of the keywords ``given[0:n]`` (``kwnames``: the same as a tuple, or
+ * NULL when they come from a dict), remembered in ``k->cache``; NULL with no error set for a call
  * Python must refuse. */
-static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, PyObject *const *given,
-                                    Py_ssize_t n, PyObject *kwnames) {
+static const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames) {
+    Mapping *cache = k->cache;
     for (int c = 0; c < CACHED && cache[c].kwnames != NULL; c++) {
         PyObject *known = cache[c].kwnames;
         if (known == kwnames)
-            return cache[c].slots;
+            return &cache[c];
         if (PyTuple_GET_SIZE(known) != n)
             continue;
         Py_ssize_t i = 0;
         while (i < n && PyTuple_GET_ITEM(known, i) == given[i])
             i++;
         if (i == n)
-            return cache[c].slots;
+            return &cache[c];
     }
     Py_ssize_t *slots = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     if (slots == NULL) {
@@ -899,7 +932,7 @@ static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, 
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        slots[i] = slot_of(names, given[i]);
+        slots[i] = slot_of(k->names, given[i]);
         if (slots[i] < 0) {
             PyMem_Free(slots);
             return NULL;
@@ -912,12 +945,17 @@ static const Py_ssize_t *find_slots(PyObject *names, Mapping *cache, int *next, 
     }
     for (Py_ssize_t i = 0; kwnames == NULL && i < n; i++)
         PyTuple_SET_ITEM(shape, i, Py_NewRef(given[i]));
-    Mapping *entry = &cache[*next];
-    *next = (*next + 1) % CACHED;
+    Py_ssize_t required = 0, covered = 0; /* (CPython never passes a keyword twice) */
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(k->defaults); j++)
+        required += PyTuple_GET_ITEM(k->defaults, j) == k->required;
+    for (Py_ssize_t i = 0; i < n; i++)
+        covered += PyTuple_GET_ITEM(k->defaults, slots[i]) == k->required;
+    Mapping *entry = &cache[k->next];
+    k->next = (k->next + 1) % CACHED;
     Py_XDECREF(entry->kwnames);
     PyMem_Free(entry->slots);
-    *entry = (Mapping){shape, slots};
-    return slots;
+    *entry = (Mapping){shape, slots, covered == required};
+    return entry;
 }
 
 static void clear_mappings(Mapping *cache) {
@@ -936,16 +974,14 @@ static int bind_values(Keywords *k, PyObject *const *given, PyObject *const *val
     Py_ssize_t count = PyTuple_GET_SIZE(k->names);
     if (count > ON_STACK)
         return 0;
-    const Py_ssize_t *slots = find_slots(k->names, k->cache, &k->next, given, n, kwnames);
-    if (slots == NULL)
+    const Mapping *mapping = find_slots(k, given, n, kwnames);
+    if (mapping == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    for (Py_ssize_t j = 0; j < count; j++)
-        stack[j] = PyTuple_GET_ITEM(k->defaults, j);
-    for (Py_ssize_t i = 0; i < n; i++) /* CPython never passes a keyword twice */
-        stack[slots[i]] = values[i];
-    for (Py_ssize_t j = 0; j < count; j++)
-        if (stack[j] == k->required)
-            return 0;
+    if (!mapping->complete)
+        return 0; /* a parameter without a default is missing */
+    memcpy(stack, &PyTuple_GET_ITEM(k->defaults, 0), count * sizeof(PyObject *));
+    for (Py_ssize_t i = 0; i < n; i++)
+        stack[mapping->slots[i]] = values[i];
     return 1;
 }
 
