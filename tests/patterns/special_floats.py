@@ -1,6 +1,7 @@
 """Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given
 ints; int and float scalars given an int subclass (an IntEnum); unannotated parameters and
-constexprs given int and float subclasses."""
+constexprs given int and float subclasses; a float constexpr given an int, which a heuristic and a
+grid must see converted, as the float run() makes of it."""
 
 import enum
 
@@ -49,3 +50,12 @@ class Ratio(float):
 def loose_subclass_kernel(x, out, n, scale, one, BLOCK: tl.constexpr, WIDTH: tl.constexpr[int]) -> None:
     offs = tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * scale + one + WIDTH, mask=offs < n)
+
+
+# (An int at SCALE would make a block of 32: another binary.)
+@triton.heuristics({"BLOCK": lambda args: 64 if type(args["SCALE"]) is float else 32})
+@triton.jit
+def float_constexpr_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], SCALE: tl.constexpr[float],
+                           BLOCK: tl.constexpr[int]) -> None:
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs) * SCALE)

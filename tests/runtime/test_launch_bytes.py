@@ -366,3 +366,19 @@ def test_int_and_float_subclasses_at_loose_parameters_and_constexprs_hit_in_c(st
     params = records[results[0]["marks"][3] - 1].params
     assert params is not None  # x, out, n (48), scale (1.5): one is a constant, the constexprs no bytes
     assert (params[2], params[3]) == ((48).to_bytes(4, "little"), b"\x00\x00\xc0\x3f")
+
+
+def test_an_int_at_a_float_constexpr_hits_in_c_as_the_float_it_is_converted_to(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/special_floats.py: an int and an IntEnum at a float constexpr are converted
+    as run()'s body converts them (3 -> 3.0), keyed by that float, and once cached they hit in
+    C; the heuristic and the callable grid see the float there too (an int would make another
+    block and another grid than the JIT's, given the float)."""
+    grid = "lambda m: (1,) if type(m['SCALE']) is float else (2,)"
+    results = compare_with_jit(stubcuda_lib, "special_floats", [
+        ("float_constexpr_kernel", "dict(x=x, out=out, SCALE=3)", grid, "x, out, 3.0"),
+        ("float_constexpr_kernel", "dict(x=x, out=out, SCALE=source.Port.WIDE)", grid, "x, out, 48.0"),
+        ("float_constexpr_kernel", "dict(x=x, out=out, SCALE=2.5)", grid),
+    ], tmp_path)
+    assert [result["python"] for result in results] == [0, 0, 0]  # the hits ran in C
+    records = results[0]["records"]
+    assert all(records[result["marks"][3] - 1].grid == (1, 1, 1) for result in results)

@@ -22,7 +22,9 @@
  *   ("c", type, values, optional)    a constexpr: of ``type`` or a subclass (an IntEnum for an
  *                                    int; not a bool), hashable (None: any hashable), one of
  *                                    ``values`` (None: any; of its type exactly); keyed by its
- *                                    value as it came, as Triton's binder keys it
+ *                                    value as it came, as Triton's binder keys it; an int the
+ *                                    caller gives a float one is the float the body makes of
+ *                                    it, in the key and everywhere after (`check_params`)
  *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
  *                                    keys it, in C by ``rule`` (loose.c) where it covers the
  *                                    value, else by dynamic_key(index, v)
@@ -223,13 +225,26 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
 }
 
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
- * passed, else the first result that was not 1. */
-static int check_params(Engine *self, int supplied, PyObject *const *values, long device, uint64_t *ptrs,
-                        char *have, PyObject **parts) {
+ * passed, else the first result that was not 1.  An argument the body converts is replaced in
+ * ``values`` by what it converts it to, a new reference in ``owned``. */
+static int check_params(Engine *self, int supplied, PyObject **values, PyObject **owned, long device,
+                        uint64_t *ptrs, char *have, PyObject **parts) {
     for (Py_ssize_t i = 0; i < self->count; i++) {
-        if (self->params[i].supplied != supplied)
+        const Param *p = &self->params[i];
+        if (p->supplied != supplied)
             continue;
-        int result = check_param(self, &self->params[i], values[i], device, &ptrs[i], &have[i], &parts[i]);
+        int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
+        if (result == 0 && !supplied && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type &&
+            PyLong_Check(values[i]) && !PyBool_Check(values[i])) {
+            /* An int (a subclass too, not a bool) the caller gave a float constexpr: converted
+             * as the body converts it (kinds.Constexpr.accept: float(value); past any double
+             * it refuses it), then tested and keyed as that float, which stands for the
+             * argument from then on, as in the body (a layer's value it takes as it comes). */
+            if ((owned[i] = PyNumber_Float(values[i])) == NULL)
+                return 0;
+            values[i] = owned[i];
+            result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
+        }
         if (result <= 0)
             return result;
     }
@@ -366,7 +381,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
-    if ((result = check_params(self, 0, values, device, ptrs, have, parts)) <= 0)
+    if ((result = check_params(self, 0, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     for (Py_ssize_t l = 0; l < self->nlayers; l++) {
@@ -378,7 +393,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
             values[layer->supplies[j]] = owned[layer->supplies[j]];
     }
-    if ((result = check_params(self, 1, values, device, ptrs, have, parts)) <= 0)
+    if ((result = check_params(self, 1, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     /* The compile options: True while all are None; plain values (the body's normalized ones,
