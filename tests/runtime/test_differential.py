@@ -10,10 +10,10 @@ generated ``run()``, for the same kernel written unannotated and annotated
   calls, where Triton launches, hand the driver the JIT's bytes and binary, on a miss and on a
   hit, and where it raises, run() raises as above; so do a fixed form of every option and grid,
   whose hit of every form (``enable_fp_fusion=False``, a numpy-integer grid, numpy-integer and
-  0/1 option values...) runs no Python frame of run(); the CompilationError of a kernel body
-  Triton's JIT refuses reaches run()'s caller unchanged; after a hit, a meta tensor (whose device
-  index is the host's, the stand-in's device) or a nested one (address 0) is refused by name and
-  reaches nothing.
+  0/1 option values, a dict at ``extern_libs``...) runs no Python frame of run(); the
+  CompilationError of a kernel body Triton's JIT refuses reaches run()'s caller unchanged; after
+  a hit, a meta tensor (whose device index is the host's, the stand-in's device) or a nested one
+  (address 0) is refused by name and reaches nothing.
 * On a GPU (marked ``gpu``, in a subprocess): no refused call leaves the CUDA context broken.
 """
 
@@ -167,8 +167,9 @@ def test_a_tensor_without_memory_is_refused_by_name(
 STANDIN = f"""
     import json, sys
     sys.path.insert(0, {str(REPO)!r})
-    import numpy, torch
+    import collections, numpy, torch
     from tests.differential_kernels import kernels
+    from tests.differential_kernels.trials import LIBDEVICE
     import generated.kernels_launch as gen
 
     def numpy_grid(meta):
@@ -184,6 +185,8 @@ STANDIN = f"""
         ({{"sanitize_overflow": False, "enable_reflect_ftz": False}}, numpy_grid),
         ({{"default_dot_input_precision": "ieee", "max_num_imprecise_acc_default": 0}}, (2, 1, 1)),
         ({{"num_warps": 8, "enable_fp_fusion": True}}, (2,)),
+        ({{"extern_libs": {{"libdevice": LIBDEVICE}}}}, (2,)),  # (keyed by its sorted items)
+        ({{"extern_libs": collections.OrderedDict(libdevice=LIBDEVICE), "debug": False}}, (2,)),
         ({{}}, (0,)),
         ({{}}, (-1,)),
     ]

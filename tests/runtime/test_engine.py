@@ -9,6 +9,7 @@ explains as before.  (The real launches and the driver's bytes: test_launch_byte
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -174,3 +175,85 @@ def test_a_wide_run_called_with_a_dict_of_keywords_takes_the_engine(monkeypatch:
     with pytest.raises(TypeError, match="wide: argument 't3' expected a torch.float32 tensor"):
         namespace["call"](run, [*tensors[:3], torch.zeros(16, dtype=torch.int32, device=DEVICE), *tensors[4:]])
     sys.modules.pop("widegen.wide_launch", None)
+
+
+def python_runs(call: Callable[[], Any]) -> int:
+    """The Python frames named run that ``call`` ran: the body's (the engine's hit runs none)."""
+    import sys
+
+    frames = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "run":
+            frames.append(frame)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return len(frames)
+
+
+def test_a_dict_and_a_tuple_at_the_compile_options_that_take_them_hit_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """extern_libs takes a dict, keyed by its sorted items (`options.hashable`: one in another
+    order is the same key), and llvm_fn_attrs a str or a tuple: once the body filed their key,
+    the engine finds it with no Python frame of run(), and keeps no reference to them.  (On the
+    stand-in, test_differential: a dict at extern_libs hands the driver the JIT's bytes.)"""
+    import sys
+
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    libs, attrs = {"libdevice": "/a.bc", "other": "/b.bc"}, (("amdgpu-waves-per-eu", "2"),)
+    reordered = {"other": "/b.bc", "libdevice": "/a.bc"}
+    run.__wrapped__(**case.kwargs, grid=case.grid, extern_libs=libs, llvm_fn_attrs=attrs)  # filed
+    before = [sys.getrefcount(value) for value in (libs, reordered, attrs)]
+    for _ in range(50):
+        assert python_runs(lambda: run(**case.kwargs, grid=case.grid, extern_libs=libs, llvm_fn_attrs=attrs)) == 0
+        assert python_runs(lambda: run(**case.kwargs, grid=case.grid, extern_libs=reordered, llvm_fn_attrs=attrs)) == 0
+    after = [sys.getrefcount(value) for value in (libs, reordered, attrs)]
+    assert len(recorder.calls) == 100 and len(state.cache) == 1
+    assert after == before
+
+
+def test_a_dict_or_a_tuple_at_an_option_that_does_not_take_it_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dict where only a str or tuple is taken, and a tuple where only a dict is, are the
+    body's to refuse, even where the key part the engine would make of them (a dict's sorted
+    items) is one the body filed for the other."""
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    pairs = (("libdevice", "/a.bc"),)
+    run.__wrapped__(**case.kwargs, grid=case.grid, llvm_fn_attrs=pairs)
+    run.__wrapped__(**case.kwargs, grid=case.grid, extern_libs=dict(pairs))
+    with pytest.raises(TypeError, match="add_kernel: compile option 'llvm_fn_attrs' expected str or tuple or None"):
+        run(**case.kwargs, grid=case.grid, llvm_fn_attrs=dict(pairs))
+    with pytest.raises(TypeError, match="add_kernel: compile option 'extern_libs' expected dict or None"):
+        run(**case.kwargs, grid=case.grid, extern_libs=pairs)
+    with pytest.raises(TypeError, match="add_kernel: compile option 'debug' expected a bool"):
+        run(**case.kwargs, grid=case.grid, extern_libs=dict(pairs), debug=dict(pairs))
+    assert not recorder.calls
+
+
+def test_a_dict_option_is_keyed_by_what_its_items_give_as_in_the_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dict subclass at extern_libs is keyed by its own items(), as the body keys it; a dict
+    whose items do not sort fails alike through the engine and through the body."""
+
+    class Renamed(dict):  # type: ignore[type-arg]
+        def items(self) -> Any:
+            return [("libdevice", "/z.bc")]
+
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    run.__wrapped__(**case.kwargs, grid=case.grid, extern_libs={"libdevice": "/z.bc"})
+    assert python_runs(lambda: run(**case.kwargs, grid=case.grid, extern_libs=Renamed(libdevice="/a.bc"))) == 0
+    assert len(recorder.calls) == 1 and len(state.cache) == 1
+    unsorted = {1: "/a.bc", "libdevice": "/b.bc"}
+    errors = []
+    for call in (run, run.__wrapped__):
+        with pytest.raises(TypeError) as raised:
+            call(**case.kwargs, grid=case.grid, extern_libs=unsorted)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 from ttgen.runtime import _native
 from ttgen.vocabulary import kinds
 from ttgen.runtime import live
-from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword
+from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword, kept_types
 from ttgen.runtime import device
 from ttgen.runtime.core import LauncherCore
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
@@ -45,9 +45,16 @@ def bind(launcher: LauncherCore, function: _F) -> _F:
     call = _native.Engine(
         body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,
         launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
-        tuple(spec.name for spec in launcher.params), layers,
+        tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
     )
     return _wrapped(call, function)
+
+
+def _containers(names: tuple[str, ...]) -> str:
+    """One letter per compile option run() takes, for the engine: "d" where it takes a dict, "t"
+    where it takes a tuple (`options.kept_types`), "-" where it takes neither."""
+    kept = [kept_types(name) for name in names]
+    return "".join("d" if dict in types else "t" if tuple in types else "-" for types in kept)
 
 
 def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:

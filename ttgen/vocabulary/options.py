@@ -107,7 +107,7 @@ def option_value(name: str, value: object) -> object:
         if name in _INT_EXPECTED and name != "num_warps" and number <= 0:
             raise OptionError(ValueError, _INT_EXPECTED[name] + " or None")
         return number
-    kinds = (str, tuple) if annotation.startswith("str |") else (dict,) if annotation.startswith("dict") else (str,)
+    kinds = kept_types(name)
     if not isinstance(value, kinds):
         raise OptionError(TypeError, f"{' or '.join(k.__name__ for k in kinds)} or None")
     return value
@@ -119,6 +119,15 @@ _INT_EXPECTED = {
     "num_ctas": "a positive int",
     "maxnreg": "a positive int",
 }
+
+
+def kept_types(name: str) -> tuple[type, ...]:
+    """The types compile option ``name`` takes as they come (`option_value`), by its annotation:
+    (str,), (dict,) or (str, tuple); none for a bool or int one, whose values are normalized."""
+    annotation = COMPILE_OPTIONS[name]
+    if annotation in ("bool", "int"):
+        return ()
+    return (str, tuple) if annotation.startswith("str |") else (dict,) if annotation.startswith("dict") else (str,)
 
 
 def _index(value: object) -> int | None:

@@ -5,13 +5,15 @@
  * LaunchState, Launch, and direct.c's Direct.
  *
  * Engine(body, original, names, defaults, required, plan, state, hooked, current_stream,
- *        tensors, cache, hooks, dynamic_key, params, layers)
+ *        tensors, cache, hooks, dynamic_key, params, layers, containers)
  *
  * A run() whose parameters are the kernel's parameters the decorators do not supply (in the
  * kernel's order), then ``grid``, the launch options in ttgen.vocabulary.options' order (the six, or for an
  * autotuned kernel launch_cooperative_grid and launch_pdl), the compile options (the names after
  * those up to ``stream``), and ``stream``.  ``params`` names
- * every kernel parameter.  ``plan`` has one entry per kernel parameter, built by
+ * every kernel parameter.  ``containers`` has one letter per compile option: "d" where it takes
+ * a dict, "t" where it takes a tuple, "-" where neither.  ``plan`` has one entry per kernel
+ * parameter, built by
  * ttgen.runtime.engine from the launcher's specs (the literal data of the generated module):
  *   ("t", index, keyed, optional)    a tensor: entry ``index`` of ``tensors`` (a TensorCheck);
  *                                    keyed 1: its dtype is in the key, 2: whether it is None
@@ -44,7 +46,7 @@
  * (state, [Choice], *options, [compile], [alignment], *parts): the key of the generated Python
  * body (a launch option None as its default, a bool option's 0 or 1 as False or True, an
  * integer-like option value as its int; compile True while every compile option is None, else
- * their values), which
+ * their values, a dict as its sorted items), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
@@ -90,7 +92,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     Keywords keywords;
     PyObject *plan, *state, *hooked, *current_stream, *tensors, *cache, *hooks, *dynamic_key, *params_names,
-        *layers_data, *dict;
+        *layers_data, *containers, *dict;
+    const char *container; /* the letters of ``containers`` */
     Py_ssize_t count;   /* kernel parameters */
     Py_ssize_t given;   /* those run() takes */
     Py_ssize_t options; /* launch options run() takes: OPTIONS, or TUNED_OPTIONS when autotuned */
@@ -322,6 +325,16 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
     return ok && j == layer->nsupplies;
 }
 
+/* A dict's part of the key, as options.hashable makes it: tuple(sorted(value.items())).  NULL
+ * with an error set where its items() or their comparison raised. */
+static PyObject *sorted_items(PyObject *value) {
+    PyObject *items = PyMapping_Items(value), *sorted = NULL; /* (items() of a subclass, as the body) */
+    if (items != NULL && PyList_Sort(items) == 0)
+        sorted = PyList_AsTuple(items);
+    Py_XDECREF(items);
+    return sorted;
+}
+
 /* `fast` with the launch and compile options' values in ``given_options`` (integer-like ones as
  * ints). */
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
@@ -396,24 +409,29 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     if ((result = check_params(self, 1, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
-    /* The compile options: True while all are None; plain values (the body's normalized ones,
-     * or equal to them; a str subclass as it came, as the body keeps it) in a tuple; anything
-     * else is the body's to check. */
+    /* The compile options: True while all are None; else a tuple of their parts of the body's
+     * key (options.hashable): a plain value (the body's normalized one, or equal to it; a str
+     * subclass as it came, as the body keeps it), a tuple as it came where one is taken (one
+     * that is not hashable fails the lookup: the body explains), a dict where one is taken as
+     * its sorted items; anything else is the body's to check. */
     if (self->compiled > 0) {
         Py_ssize_t first = 0; /* the first one set (none: most calls) */
         while (first < self->compiled && compiled[first] == Py_None)
             first++;
-        int set = first < self->compiled;
-        for (Py_ssize_t i = first; set && i < self->compiled; i++) {
-            PyObject *value = compiled[i];
-            if (value != Py_None && !PyBool_Check(value) && !PyLong_CheckExact(value) && !PyUnicode_Check(value))
-                goto done;
-        }
-        compile = !set ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
+        compile = first == self->compiled ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
         if (compile == NULL)
             goto failed;
-        for (Py_ssize_t i = 0; set && i < self->compiled; i++)
-            PyTuple_SET_ITEM(compile, i, Py_NewRef(compiled[i]));
+        for (Py_ssize_t i = 0; compile != Py_True && i < self->compiled; i++) {
+            PyObject *value = compiled[i], *part = NULL;
+            if (value == Py_None || PyBool_Check(value) || PyLong_CheckExact(value) || PyUnicode_Check(value) ||
+                (self->container[i] == 't' && PyTuple_Check(value)))
+                part = Py_NewRef(value);
+            else if (self->container[i] == 'd' && PyDict_Check(value))
+                part = sorted_items(value);
+            if (part == NULL)
+                goto done; /* (an error a dict's items or their order raised: declined) */
+            PyTuple_SET_ITEM(compile, i, part);
+        }
     }
     /* key = (state, [choice], *options, [compile], [aligned], *parts) */
     Py_ssize_t head = 1 + self->autotuned + self->options + (self->compiled > 0), size = head + self->aligned_any;
@@ -784,14 +802,14 @@ bad:
 }
 
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *v[15];
+    PyObject *v[16];
     static char *keywords[] = {"body", "original", "names", "defaults", "required", "plan", "state", "hooked",
                                "current_stream", "tensors", "cache", "hooks", "dynamic_key", "params", "layers",
-                               NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!OO!O!", keywords, &v[0], &v[1], &v[2], &v[3],
+                               "containers", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!OO!O!U", keywords, &v[0], &v[1], &v[2], &v[3],
                                      &v[4], &PyTuple_Type, &v[5], &v[6], &v[7], &v[8], &TensorCheckType, &v[9],
                                      &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12], &PyTuple_Type, &v[13],
-                                     &PyTuple_Type, &v[14]))
+                                     &PyTuple_Type, &v[14], &v[15]))
         return NULL;
     if (PyTuple_GET_SIZE(v[13]) != PyTuple_GET_SIZE(v[5])) {
         PyErr_SetString(PyExc_ValueError, "params: one name per plan entry");
@@ -809,8 +827,9 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (self == NULL)
         return NULL;
     PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
-                           &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data};
-    for (int i = 0; i < 10; i++)
+                           &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data,
+                           &self->containers};
+    for (int i = 0; i < 11; i++)
         *fields[i] = Py_NewRef(v[5 + i]);
     if (keywords_init(&self->keywords, v) < 0 || read_plan(self) < 0 || read_layers(self) < 0) {
         Py_DECREF(self);
@@ -826,14 +845,22 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         Py_DECREF(self);
         return NULL;
     }
+    self->container = PyUnicode_AsUTF8(self->containers);
+    if (self->container == NULL || strlen(self->container) != (size_t)self->compiled) {
+        if (self->container != NULL)
+            PyErr_SetString(PyExc_ValueError, "containers: one letter per compile option");
+        Py_DECREF(self);
+        return NULL;
+    }
     self->vectorcall = entry_for(&self->keywords, engine_call);
     return (PyObject *)self;
 }
 
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
     PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
-                          self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->dict};
-    for (int i = 0; i < 11; i++)
+                          self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->containers,
+                          self->dict};
+    for (int i = 0; i < 12; i++)
         Py_VISIT(fields[i]);
     return keywords_traverse(&self->keywords, visit, arg);
 }
@@ -841,8 +868,8 @@ static int engine_traverse(Engine *self, visitproc visit, void *arg) {
 static int engine_clear(Engine *self) {
     PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data,
-                           &self->dict};
-    for (int i = 0; i < 11; i++)
+                           &self->containers, &self->dict};
+    for (int i = 0; i < 12; i++)
         Py_CLEAR(*fields[i]);
     keywords_clear(&self->keywords);
     return 0;
