@@ -391,6 +391,39 @@ def test_triton_s_compilation_error_from_the_jit_passes_through(stubcuda_lib, tm
     assert len(records) == 0
 
 
+
+# An option the running Triton's backend has no field for (clc: Triton 3.9's): passed on, so
+# Triton's JIT decides, through run() as through kernel[grid](...).
+OTHER_VERSION = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    seen = []
+    for call in (lambda: kernels.affine_plain[(1,)](x, y, 100, BLOCK=64, clc=True),
+                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), clc=True),
+                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), clc=True)):
+        try:
+            call()
+            seen.append(None)
+        except Exception as exc:
+            seen.append([type(exc).__name__, str(exc)])
+    print(json.dumps(seen))
+"""
+
+
+def test_an_option_of_another_triton_version_is_triton_s_to_take_or_refuse(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    records = run_recorded(OTHER_VERSION, files=_generated_files(tmp_path), session=stubcuda_lib)
+    theirs, *ours = json.loads(records.stdout.strip().splitlines()[-1])
+    assert ours == [theirs, theirs]  # refused alike (3.6: Triton's KeyError), or launched alike
+    if theirs is not None:
+        assert theirs[0] == "KeyError" and "clc" in theirs[1] and len(records) == 0
+    else:
+        assert len(records) == 3 and records[1] == records[0] and records[2] == records[0]
+
 MEMORYLESS = f"""
     import json, sys, warnings
     sys.path.insert(0, {str(REPO)!r})

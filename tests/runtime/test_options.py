@@ -3,8 +3,9 @@ in ttgen/vocabulary/options.py; these tests hold the tables to the installed Tri
 so that a Triton that adds, drops or retypes an option field fails here, not at a user's call.
 
 The tables are the union over the supported range (3.6 to 3.9): an option only one version or
-one backend has is still taken, and Triton's option parsing ignores a name its backend has no
-field for (as for ``kernel[grid](..., clc=True)`` on 3.6).
+one backend has is still taken and passed on, and Triton's JIT refuses a name its backend has no
+field for with its own KeyError, as for ``kernel[grid](..., clc=True)`` on 3.6
+(tests/runtime/test_differential.py).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ OPTIONS: dict[str, tuple[str, object]] = {
 # describes the target rather than a compile of it (arch, warp_size, backend_name,
 # supported_fp8_dtypes, deprecated_fp8_dot_operand_dtypes, allowed_dot_input_precisions);
 # docs/differences.md says why.  An option of another backend or version is taken and passed
-# on: Triton's option parsing ignores a name its backend has no field for.
+# on: Triton's JIT refuses a name its backend has no field for (KeyError), as kernel[grid] does.
 COMPILE_OPTIONS: dict[str, str] = {
     "enable_fp_fusion": "bool",
     "enable_reflect_ftz": "bool",
