@@ -227,6 +227,24 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
     }
 }
 
+/* An int (a subclass too, not a bool) the caller gave a float constexpr, which `check_param`
+ * refused: converted as the body converts it (kinds.Constexpr.accept: float(value); past any
+ * double it refuses it), then tested and keyed as that float, which stands for the argument
+ * from then on, as in the body (a layer's value it takes as it comes).  Apart from
+ * `check_params` so that the common path keeps `check_param` inlined.  As `check_param`. */
+static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p, PyObject **value, PyObject **owned,
+                                                    PyObject **part) {
+    if (!PyLong_Check(*value) || PyBool_Check(*value))
+        return 0;
+    if ((*owned = PyNumber_Float(*value)) == NULL)
+        return 0;
+    *value = *owned;
+    int ok = constexpr_ok(p, *value);
+    if (ok > 0)
+        *part = Py_NewRef(*value);
+    return ok;
+}
+
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
  * passed, else the first result that was not 1.  An argument the body converts is replaced in
  * ``values`` by what it converts it to, a new reference in ``owned``. */
@@ -237,17 +255,8 @@ static int check_params(Engine *self, int supplied, PyObject **values, PyObject 
         if (p->supplied != supplied)
             continue;
         int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
-        if (result == 0 && !supplied && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type &&
-            PyLong_Check(values[i]) && !PyBool_Check(values[i])) {
-            /* An int (a subclass too, not a bool) the caller gave a float constexpr: converted
-             * as the body converts it (kinds.Constexpr.accept: float(value); past any double
-             * it refuses it), then tested and keyed as that float, which stands for the
-             * argument from then on, as in the body (a layer's value it takes as it comes). */
-            if ((owned[i] = PyNumber_Float(values[i])) == NULL)
-                return 0;
-            values[i] = owned[i];
-            result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
-        }
+        if (result == 0 && !supplied && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type)
+            result = check_as_float(self, p, &values[i], &owned[i], &parts[i]);
         if (result <= 0)
             return result;
     }
