@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
@@ -255,6 +255,18 @@ def matmul_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a.float() @ b.float()
 
 
+def _matmul_arguments(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> dict[str, Any]:
+    """The arguments both matmul kernels take for ``c = a @ b``: the matrices, their sizes and
+    their strides."""
+    (M, K), N = a.shape, b.shape[1]
+    return {
+        "a": a, "b": b, "c": c, "M": M, "N": N, "K": K,
+        "stride_am": a.stride(0), "stride_ak": a.stride(1),
+        "stride_bk": b.stride(0), "stride_bn": b.stride(1),
+        "stride_cm": c.stride(0), "stride_cn": c.stride(1),
+    }
+
+
 def make_matmul_kernel_case(
     device: str | torch.device = "cpu",
     dtype: torch.dtype = torch.float16,
@@ -280,18 +292,7 @@ def make_matmul_kernel_case(
     atol, rtol = (1e-2, 1e-2) if dtype == torch.float32 else (1e-3, 1e-3)
     return Case(
         kwargs={
-            "a": a,
-            "b": b,
-            "c": c,
-            "M": M,
-            "N": N,
-            "K": K,
-            "stride_am": a.stride(0),
-            "stride_ak": a.stride(1),
-            "stride_bk": b.stride(0),
-            "stride_bn": b.stride(1),
-            "stride_cm": c.stride(0),
-            "stride_cn": c.stride(1),
+            **_matmul_arguments(a, b, c),
             "BLOCK_M": BLOCK_M,
             "BLOCK_N": BLOCK_N,
             "BLOCK_K": BLOCK_K,
@@ -395,20 +396,7 @@ def make_matmul_autotuned_case(
     b = _randn((K, N), gen).to(device, torch.float16)
     c = torch.full((M, N), float("nan"), device=device)
     return Case(
-        kwargs={
-            "a": a,
-            "b": b,
-            "c": c,
-            "M": M,
-            "N": N,
-            "K": K,
-            "stride_am": a.stride(0),
-            "stride_ak": a.stride(1),
-            "stride_bk": b.stride(0),
-            "stride_bn": b.stride(1),
-            "stride_cm": c.stride(0),
-            "stride_cn": c.stride(1),
-        },
+        kwargs=_matmul_arguments(a, b, c),
         grid=(1, 1),
         expected={"c": matmul_ref(a, b)},
         atol=2e-2,
