@@ -1,7 +1,8 @@
 """Float scalars of every width given inf, -inf and nan (-inf is a common masking value), and given
 ints; int and float scalars given an int subclass (an IntEnum); unannotated parameters and
 constexprs given int and float subclasses; a float constexpr given an int, which a heuristic and a
-grid must see converted, as the float run() makes of it."""
+grid must see converted, as the float run() makes of it; and given an int by a heuristic and by a
+config, which Triton takes as it comes."""
 
 import enum
 
@@ -58,4 +59,21 @@ def loose_subclass_kernel(x, out, n, scale, one, BLOCK: tl.constexpr, WIDTH: tl.
 def float_constexpr_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], SCALE: tl.constexpr[float],
                            BLOCK: tl.constexpr[int]) -> None:
     offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs) * SCALE)
+
+
+# A layer's int at a float constexpr reaches the kernel as it comes (a float would make a block of 32).
+@triton.heuristics({"SCALE": lambda args: 2, "BLOCK": lambda args: 64 if type(args["SCALE"]) is int else 32})
+@triton.jit
+def heuristic_int_scale_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], SCALE: tl.constexpr[float],
+                               BLOCK: tl.constexpr[int]) -> None:
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs) * SCALE)
+
+
+@triton.autotune(configs=[triton.Config({"SCALE": 3})], key=[])
+@triton.jit
+def tuned_int_scale_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32],
+                           SCALE: tl.constexpr[float]) -> None:
+    offs = tl.arange(0, 64)
     tl.store(out + offs, tl.load(x + offs) * SCALE)

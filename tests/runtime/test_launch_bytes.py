@@ -382,3 +382,20 @@ def test_an_int_at_a_float_constexpr_hits_in_c_as_the_float_it_is_converted_to(s
     assert [result["python"] for result in results] == [0, 0, 0]  # the hits ran in C
     records = results[0]["records"]
     assert all(records[result["marks"][3] - 1].grid == (1, 1, 1) for result in results)
+
+
+def test_an_int_a_layer_gives_a_float_constexpr_hits_in_c_as_it_comes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/special_floats.py: an int that a heuristic or an autotune config gives a
+    float constexpr is taken as it comes, as Triton takes it (the next heuristic and the callable
+    grid see an int: the JIT's block and grid), keyed by it, and hits in C (it ran run()'s body
+    on every call)."""
+    grid = "lambda m: (1,) if type(m['SCALE']) is int else (2,)"
+    results = compare_with_jit(stubcuda_lib, "special_floats", [
+        ("heuristic_int_scale_kernel", "dict(x=x, out=out)", grid),
+        ("tuned_int_scale_kernel", "dict(x=x, out=out)", grid),
+    ], tmp_path)
+    assert [result["python"] for result in results] == [0, 0]  # the hits ran in C
+    records = results[0]["records"]
+    assert all(records[result["marks"][3] - 1].grid == (1, 1, 1) for result in results)
+    assert records[results[0]["marks"][3] - 1].block == (128, 1, 1)  # (BLOCK 64: 4 warps)
+

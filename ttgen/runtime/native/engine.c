@@ -26,7 +26,9 @@
  *                                    ``values`` (None: any; of its type exactly); keyed by its
  *                                    value as it came, as Triton's binder keys it; an int the
  *                                    caller gives a float one is the float the body makes of
- *                                    it, in the key and everywhere after (`check_params`)
+ *                                    it, in the key and everywhere after, one a layer gives
+ *                                    it is taken as it comes, as the body takes it
+ *                                    (`check_as_float`)
  *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
  *                                    keys it, in C by ``rule`` (loose.c) where it covers the
  *                                    value, else by dynamic_key(index, v)
@@ -227,15 +229,21 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
     }
 }
 
-/* An int (a subclass too, not a bool) the caller gave a float constexpr, which `check_param`
- * refused: converted as the body converts it (kinds.Constexpr.accept: float(value); past any
- * double it refuses it), then tested and keyed as that float, which stands for the argument
- * from then on, as in the body (a layer's value it takes as it comes).  Apart from
- * `check_params` so that the common path keeps `check_param` inlined.  As `check_param`. */
-static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p, PyObject **value, PyObject **owned,
-                                                    PyObject **part) {
+/* An int (a subclass too, not a bool) at a float constexpr, which `check_param` refused.  The
+ * caller's (``supplied`` 0) is converted as the body converts it (kinds.Constexpr.accept:
+ * float(value); past any double it refuses it), then tested and keyed as that float, which
+ * stands for the argument from then on, as in the body.  A layer's (a heuristic's, a config's)
+ * the body takes as it comes, as Triton does: keyed by it, and the next layer, the grid and the
+ * launch see it.  Apart from `check_params` so that the common path keeps `check_param`
+ * inlined.  As `check_param`. */
+static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p, int supplied, PyObject **value,
+                                                    PyObject **owned, PyObject **part) {
     if (!PyLong_Check(*value) || PyBool_Check(*value))
         return 0;
+    if (supplied) {
+        *part = Py_NewRef(*value);
+        return 1;
+    }
     if ((*owned = PyNumber_Float(*value)) == NULL)
         return 0;
     *value = *owned;
@@ -255,8 +263,8 @@ static int check_params(Engine *self, int supplied, PyObject **values, PyObject 
         if (p->supplied != supplied)
             continue;
         int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
-        if (result == 0 && !supplied && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type)
-            result = check_as_float(self, p, &values[i], &owned[i], &parts[i]);
+        if (result == 0 && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type)
+            result = check_as_float(self, p, supplied, &values[i], &owned[i], &parts[i]);
         if (result <= 0)
             return result;
     }
