@@ -60,3 +60,10 @@ def make_kernel():
 def loose_kernel(x: "tl.tensor", out, n: int | None, BLOCK: tl.constexpr["List[int]"]):
     offs = tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 6, mask=offs < n)
+
+
+@triton.jit
+def forced_types_kernel(x: "*fp32", out, n: "i32", scale: "fp32", BLOCK: tl.constexpr):
+    """Annotations Triton reads as types (its ``annotation_type``), which ttgen types loosely."""
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * scale, mask=offs < n)

@@ -399,3 +399,14 @@ def test_an_int_a_layer_gives_a_float_constexpr_hits_in_c_as_it_comes(stubcuda_l
     assert all(records[result["marks"][3] - 1].grid == (1, 1, 1) for result in results)
     assert records[results[0]["marks"][3] - 1].block == (128, 1, 1)  # (BLOCK 64: 4 warps)
 
+
+def test_parameters_whose_annotation_forces_a_type_are_keyed_in_c(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/signatures.py: "*fp32", "i32" and "fp32" annotations, which Triton reads as
+    types and ttgen types loosely, are keyed in C by Triton's specializer's rule (its key is at
+    least as fine as Triton's, the key run()'s body files): a hit calls no dynamic_key and runs no
+    Python frame of run(), and hands the driver the JIT's bytes."""
+    results = compare_with_jit(stubcuda_lib, "signatures", [
+        ("forced_types_kernel", "dict(x=x, out=out, n=64, scale=2.5, BLOCK=64)", "(1,)"),
+        ("forced_types_kernel", "dict(x=x, out=out, n=1, scale=2, BLOCK=64)", "(1,)"),
+    ], tmp_path)
+    assert [(result["python"], result["asked"]) for result in results] == [(0, 0), (0, 0)]

@@ -235,9 +235,10 @@ def _place(value: torch.Tensor, device: int) -> str | None:
 def loose_rule(param: Any) -> tuple[Any, ...] | None:
     """How the engine keys a loosely typed parameter in C (native/loose.c says what each item
     is), from how Triton reads it (its ``KernelParam``; None for the interpreter's function,
-    which keys nothing); None where Triton does not specialize it by its value (a constexpr, an
-    annotation that forces a type): the launcher's ``dynamic_key`` keys those."""
-    if param is None or param.is_constexpr or param.annotation_type:
+    which keys nothing); None for a constexpr, keyed by its value.  A parameter whose annotation
+    forces a type (``"i32"``, ``"*fp32"``) is keyed by the same rule, as `live.key_rule` keys it
+    for run()'s body: Triton's specialization of the value, at least as fine as Triton's key."""
+    if param is None or param.is_constexpr:
         return None
     return (
         pointer_types(param.is_const), not param.do_not_specialize, not param.do_not_specialize_on_alignment,

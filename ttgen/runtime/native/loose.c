@@ -7,8 +7,9 @@
  *
  *   (pointer_types, specialize, align, native, dtype_type, tensor_types, first)
  *
- * made by ttgen.runtime.engine for a parameter Triton specializes by its value (not a constexpr,
- * no forced type), and the common values are keyed here as
+ * made by ttgen.runtime.engine for a parameter Triton specializes by its value (not a constexpr;
+ * one whose annotation forces a type too, which run()'s body keys by the same specialization,
+ * at least as finely as Triton), and the common values are keyed here as
  * native_specialize_impl(backend, value, is_const, specialize, align) keys them (Triton 3.6 to
  * 3.9; tests/runtime/test_loose_keys.py proves it over random values):
  *
