@@ -73,6 +73,24 @@ def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # 
     assert info["python_hits"] == []
 
 
+def test_a_kernel_compiled_for_hip_launches_through_triton_s_launcher(stubcuda_lib) -> None:  # noqa: F811
+    """With a HIP target (the stand-in's gfx942, warps of 64 threads: Triton's AMD backend
+    compiles), no launch takes direct.c's CUDA call: the hit goes through Triton's launcher
+    (``CompiledKernel.run``, spliced in C), which hands the stub what the JIT's launch hands it.
+    (The stub cannot read a gfx942 code object's parameter sizes: the bytes compared are the
+    launch's grid, block, shared memory, stream and attributes.)"""
+    records = run_recorded(SCRIPT, session=stubcuda_lib, env_extra={"TTGEN_STANDIN_TARGET": "hip"})
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    names = info["names"]
+    assert len(records) == 3 * len(names)
+    for i, name in enumerate(names):
+        jit, miss, hit = records[3 * i: 3 * i + 3]
+        assert jit.kernel == name
+        assert miss == jit and hit == jit, f"{name}: ttgen's launch differs from the JIT's"
+    assert not info["direct"]
+    assert info["python_hits"] == []
+
+
 AUTOTUNED = f"""
     import json, sys
     sys.path.insert(0, {str(REPO)!r})

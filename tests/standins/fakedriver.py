@@ -21,6 +21,11 @@ answers through ``torch.cuda`` (3.6, and 3.9 when torch is imported first) or th
 * ``get_active_torch_device()`` -> ``torch.device("cpu")``.
 * ``get_benchmarker()`` -> a deterministic fake ``do_bench`` (runs the call once, reports 1.0 ms
   for every quantile), so ``@triton.autotune`` works and always keeps the FIRST surviving config.
+* With ``TTGEN_STANDIN_TARGET=hip`` (or ``hip=True``): ``get_current_target()`` ->
+  ``GPUTarget("hip", "gfx942", 64)``, so Triton's AMD backend compiles real gfx942 code, loaded
+  and launched through the stub by Triton's CUDA launcher (the HIP launcher needs a ROCm
+  runtime), given the few CUDA-only fields AMD's metadata lacks: a launch records what Triton's
+  own launcher hands the driver for a HIP kernel, with no ROCm at hand.
 
 Both values can be changed per run through the environment (``TTGEN_STANDIN_DEVICE``,
 ``TTGEN_STANDIN_STREAM``, decimal or 0x-hex) or by arguments.
@@ -73,13 +78,38 @@ def _preload_stub() -> str:
     return path
 
 
-def install_fake_driver(device: int | None = None, stream: int | None = None):
+HIP_TARGET = ("hip", "gfx942", 64)
+# What Triton's CUDA launcher reads from a kernel's metadata that AMD's backend does not write.
+_CUDA_ONLY_METADATA = {"global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0,
+                       "profile_scratch_align": 1, "launch_pdl": False}
+
+
+def _launcher_for_any_target(cuda_launcher):
+    """Triton's CUDA launcher class, taking a HIP kernel's metadata too (`_CUDA_ONLY_METADATA`)."""
+
+    class Filled:
+        def __init__(self, metadata):
+            self._metadata = metadata
+
+        def __getattr__(self, name):
+            if not hasattr(self._metadata, name) and name in _CUDA_ONLY_METADATA:
+                return _CUDA_ONLY_METADATA[name]
+            return getattr(self._metadata, name)
+
+    def make(src, metadata):
+        return cuda_launcher(src, Filled(metadata) if metadata.target.backend == "hip" else metadata)
+
+    return make
+
+
+def install_fake_driver(device: int | None = None, stream: int | None = None, hip: bool | None = None):
     """Make Triton's real CUDA backend the active driver, with fake device/stream/target queries.
 
     Returns the driver object (also ``triton.runtime.driver.driver.active``).
     """
     device = _env_int("TTGEN_STANDIN_DEVICE", FAKE_DEVICE) if device is None else device
     stream = _env_int("TTGEN_STANDIN_STREAM", FAKE_STREAM) if stream is None else stream
+    hip = os.environ.get("TTGEN_STANDIN_TARGET") == "hip" if hip is None else hip
     _preload_stub()
 
     from triton.backends.compiler import GPUTarget
@@ -117,6 +147,8 @@ def install_fake_driver(device: int | None = None, stream: int | None = None):
             return FAKE_CAPABILITY
 
         def get_current_target(self):
+            if hip:
+                return GPUTarget(*HIP_TARGET)
             return GPUTarget("cuda", FAKE_CAPABILITY[0] * 10 + FAKE_CAPABILITY[1], FAKE_WARP_SIZE)
 
         def get_active_torch_device(self):
@@ -127,6 +159,8 @@ def install_fake_driver(device: int | None = None, stream: int | None = None):
             return fake_do_bench
 
     drv = StandinCudaDriver()
+    if hip:
+        drv.launcher_cls = _launcher_for_any_target(drv.launcher_cls)
     driver_config.set_active(drv)
     # `driver.default` would otherwise probe for a real GPU ("0 active drivers") if anything
     # calls reset_active() or reads .default; keep the stand-in there too.

@@ -230,6 +230,8 @@ static void parse_cubin(StubModule *m, const unsigned char *img) {
   if (memcmp(img, ELFMAG, SELFMAG) != 0 || img[EI_CLASS] != ELFCLASS64)
     return; /* PTX text or a fatbin: parameter sizes stay unknown */
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+  if (eh->e_machine != EM_CUDA)
+    return; /* another GPU's code object (an AMD hsaco, the HIP-target stand-in): sizes unknown */
   const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
   const char *shstr = (const char *)(img + sh[eh->e_shstrndx].sh_offset);
   const unsigned char *global_info = NULL; /* `.nv.info`: per-function attributes */

@@ -5,7 +5,9 @@ launch convention.
 kernel with no hooks: ttgen's own cuLaunchKernelEx call (`Direct`, direct.c) where it hands the
 driver what Triton's launcher would, else Triton's native launch entry point with this
 version's fixed arguments spliced in (`Launch`, fastpath.c; one adapter per version), else
-``CompiledKernel.run``, which allocates scratch memory as Triton does.
+``CompiledKernel.run``, which allocates scratch memory as Triton does.  The first two speak
+CUDA's launch convention: a kernel compiled for another backend (HIP: warps of 64 threads,
+hipModuleLaunchKernel) is launched by ``CompiledKernel.run`` alone.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def launch_function(kernel: Any) -> LaunchFunction:
     needs_scratch = getattr(launcher, "global_scratch_size", 1) or getattr(
         launcher, "profile_scratch_size", 1
     )
-    if adapter is not None and not needs_scratch:
+    if adapter is not None and not needs_scratch and kernel.metadata.target.backend == "cuda":
         direct = _direct(kernel, launcher) or adapter(kernel, launcher)
         if direct is not None:
             return direct
