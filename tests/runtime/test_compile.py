@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import logging
 import math
 import os
 import subprocess
@@ -380,27 +381,69 @@ def test_compiled_call_has_no_graph_break(call: Call) -> None:
 @pytest.mark.gpu
 @pytest.mark.parametrize("call", [ADD, AXPY, MATMUL_AUTOTUNED], ids=lambda c: c.id)
 def test_reduce_overhead_captures_the_kernel_in_the_cuda_graph(call: Call) -> None:
+    launcher = call.launcher()
+    _captured_in_the_cuda_graph(call, lambda kwargs: launcher.run(**kwargs))
+
+
+@pytest.mark.gpu
+def test_reduce_overhead_captures_triton_s_own_autotuned_kernel_in_the_cuda_graph() -> None:
+    """The matmul_autotuned case above with no ttgen at all: Triton's ``kernel[grid](...)`` of the
+    same kernel written for Triton (tests/compile_kernels' matmul_autotuned_plain).  It tells a
+    torch/Triton pairing's failure from ttgen's traced path's: on Triton 3.9 with torch 2.11 the
+    case above failed in torch's mutation analysis (triton_kernel_wrap: "IndexError: Function
+    argument index out of range"); where this test fails alike, so does Triton's own call."""
+    kernel = importlib.import_module("tests.compile_kernels.kernels").matmul_autotuned_plain
+
+    def launch(kwargs: dict[str, Any]) -> None:
+        kernel[kwargs["grid"]](**{name: value for name, value in kwargs.items() if name != "grid"})
+
+    _captured_in_the_cuda_graph(MATMUL_AUTOTUNED, launch)
+
+
+class _Logged(logging.Handler):
+    """The warnings torch's Triton-kernel wrapper logs (its mutation analysis failing: every input
+    is then taken as mutated, and CUDA graphs skip the graph)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        cause = f": {record.exc_info[1]!r}" if record.exc_info and record.exc_info[1] else ""
+        self.messages.append(record.getMessage() + cause)
+
+
+def _captured_in_the_cuda_graph(call: Call, launch: Callable[[dict[str, Any]], None]) -> None:
+    """``launch`` of ``call``'s case under torch.compile's reduce-overhead: captured in a CUDA
+    graph (no skip, and torch's mutation analysis of the kernel did not fail), and the replay
+    reads new input values."""
     from torch._dynamo.utils import counters
 
-    launcher, case = call.launcher(), call.make()
+    case = call.make()
     outputs = list(case.expected)
 
     def step(kwargs: dict[str, Any]) -> list[torch.Tensor]:
         # Outputs allocated inside, as a model does (CUDA graphs skip mutated inputs).
         kwargs = {**kwargs, **{name: torch.empty_like(kwargs[name]) for name in outputs}}
-        launcher.run(**kwargs)
+        launch(kwargs)
         return [kwargs[name] * 2 for name in outputs]
 
     compiled = torch.compile(step, mode="reduce-overhead", fullgraph=True)
     kwargs = call.kwargs(case)
     inputs = [v for k, v in kwargs.items() if isinstance(v, torch.Tensor) and k not in outputs]
-    for _ in range(3):  # warm-up, recording, replay
-        compiled(kwargs)
+    logged, wrapper = _Logged(), logging.getLogger("torch._higher_order_ops.triton_kernel_wrap")
+    wrapper.addHandler(logged)
+    try:
+        for _ in range(3):  # warm-up, recording, replay
+            compiled(kwargs)
+    finally:
+        wrapper.removeHandler(logged)
     for tensor in inputs:  # new values in the same tensors: the replay must read them
         tensor.copy_(torch.randn_like(tensor))
     replayed = [t.clone() for t in compiled(kwargs)]
     eager = step(kwargs)
     torch.cuda.synchronize()
+    assert logged.messages == [], f"torch {torch.__version__}, Triton {triton.__version__}: {logged.messages}"
     assert counters["inductor"]["cudagraph_skips"] == 0
     for got, want in zip(replayed, eager):  # outputs doubled: twice the case's atol
         torch.testing.assert_close(got, want, atol=2 * case.atol, rtol=case.rtol)
