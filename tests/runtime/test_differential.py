@@ -36,7 +36,7 @@ import torch
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
-from tests.standins import run_recorded
+from tests.standins import run_recorded, stub_session
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from tests.differential_kernels import kernels
 from tests.differential_kernels.trials import BLOCK, GRIDS, N, OPTION_VALUES, Trial, triton_call, trials, values
@@ -532,3 +532,68 @@ def test_no_generated_call_breaks_the_cuda_context(tmp_path: Path) -> None:
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "context ok" in done.stdout
+
+
+# A numpy integer at an unannotated constexpr (issue 36): Triton's code generator refuses it
+# wherever the kernel computes with it ("cannot convert 64 of type numpy.int64 to tensor"), so
+# Triton's JIT runs it only from a binary it holds for the equal int (its memo compares the
+# specialization with ==, its disk cache hashes str(value)).  run() hands Triton the value as it
+# comes and keys it as Triton does: the same error cold, and warm the same binary and bytes.
+NUMPY_BLOCK = f"""
+    import json, os, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import numpy, torch
+    from tests.differential_kernels import kernels
+    import generated.kernels_launch as gen
+
+    x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    block = numpy.int64(64)
+    python_hits, seen = [], []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "run":
+            python_hits.append(frame.f_code.co_qualname)
+
+    def outcome(call):
+        try:
+            result = call()
+        except Exception as exc:
+            return [type(exc).__name__, str(exc)]
+        return getattr(result, "hash", None)
+
+    triton_np = lambda: kernels.affine_plain[(2,)](x, y, 100, BLOCK=block)
+    run_np = lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=block, grid=(2,))
+    cache = gen._affine_plain.cache
+    if os.environ["STEP"] == "cold":  # nothing compiled yet
+        seen = [outcome(triton_np), outcome(run_np)]
+    elif os.environ["STEP"] == "memo":  # the int's binary in Triton's memo
+        seen = [outcome(lambda: kernels.affine_plain[(2,)](x, y, 100, BLOCK=64)), outcome(triton_np),
+                outcome(run_np)]
+        sys.setprofile(profile)
+        run_np()  # the hit
+        sys.setprofile(None)
+        seen.append([launch.compiled.hash for launch in cache.values()])
+    else:  # a new process: the int's binary in Triton's disk cache only
+        seen = [outcome(run_np), outcome(triton_np), [launch.compiled.hash for launch in cache.values()]]
+    print(json.dumps({{"seen": seen, "python_hits": python_hits}}))
+"""
+
+
+def test_a_numpy_integer_at_an_unannotated_constexpr_does_what_the_jit_does(tmp_path: Path) -> None:
+    session = stub_session(tmp_path / "stub")  # a Triton cache of its own: cold to begin with
+    files = _generated_files(tmp_path)
+
+    def step(name: str) -> tuple[Any, Any]:
+        done = run_recorded(NUMPY_BLOCK, files=files, session=session, env_extra={"STEP": name})
+        info = json.loads(done.stdout.strip().splitlines()[-1])
+        assert info["python_hits"] == []
+        return info["seen"], [dataclasses.replace(r, module=0, function=0) for r in done]
+
+    (theirs, ours), records = step("cold")
+    assert theirs[0] == "CompilationError" and "numpy.int64" in theirs[1] and ours == theirs and records == []
+    (compiled, theirs, ours, cached), records = step("memo")
+    assert isinstance(compiled, str) and theirs == compiled and ours is None and cached == [compiled]
+    assert len(records) == 4 and all(r == records[0] for r in records)  # the int's launch, four times
+    (ours, theirs, cached), records = step("disk")
+    assert ours is None and isinstance(theirs, str) and cached == [theirs]
+    assert len(records) == 2 and records[0] == records[1]
