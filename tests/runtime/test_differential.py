@@ -36,7 +36,7 @@ import torch
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
-from tests.standins import run_recorded, stub_session
+from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from tests.differential_kernels import kernels
 from tests.differential_kernels.trials import BLOCK, GRIDS, N, OPTION_VALUES, Trial, triton_call, trials, values
@@ -579,12 +579,12 @@ NUMPY_BLOCK = f"""
 """
 
 
-def test_a_numpy_integer_at_an_unannotated_constexpr_does_what_the_jit_does(tmp_path: Path) -> None:
-    session = stub_session(tmp_path / "stub")  # a Triton cache of its own: cold to begin with
+def test_a_numpy_integer_at_an_unannotated_constexpr_does_what_the_jit_does(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     files = _generated_files(tmp_path)
+    cold = {"TRITON_CACHE_DIR": str(tmp_path / "triton-cache")}  # a Triton cache of its own
 
     def step(name: str) -> tuple[Any, Any]:
-        done = run_recorded(NUMPY_BLOCK, files=files, session=session, env_extra={"STEP": name})
+        done = run_recorded(NUMPY_BLOCK, files=files, session=stubcuda_lib, env_extra={**cold, "STEP": name})
         info = json.loads(done.stdout.strip().splitlines()[-1])
         assert info["python_hits"] == []
         return info["seen"], [dataclasses.replace(r, module=0, function=0) for r in done]
