@@ -280,6 +280,7 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("signatures", "digamma_kernel_", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     ("signatures", "present_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     ("signatures", "loose_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
+    ("signatures", "forced_types_kernel", {"x": "x", "out": "out", "n": 8, "scale": 2.5, "BLOCK": 8}, (1,)),
     ("heuristic", "named_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("heuristic", "dict_call_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("heuristic", "unknown_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
