@@ -65,6 +65,13 @@ def heuristics_over_tuned(x, out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) + BLOCK + 1000 * EVEN, mask=offs < n)
 
 
+@triton.autotune(configs=configs(COUNT), key=["n"])
+@triton.jit
+def tuned_warps(x, out, n, BLOCK: tl.constexpr, num_warps: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) + BLOCK + 100 * num_warps, mask=offs < n)
+
+
 @triton.heuristics(values())
 @triton.jit
 def heuristics_alone(x, out, n, EVEN: tl.constexpr, BLOCK: tl.constexpr = 16):
@@ -72,7 +79,7 @@ def heuristics_alone(x, out, n, EVEN: tl.constexpr, BLOCK: tl.constexpr = 16):
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) + BLOCK + 1000 * EVEN, mask=offs < n)
 '''
 
-NAMES = ("tuned", "tuned_over_heuristics", "heuristics_over_tuned", "heuristics_alone")
+NAMES = ("tuned", "tuned_over_heuristics", "heuristics_over_tuned", "tuned_warps", "heuristics_alone")
 
 SCRIPT = f"""
     import json, os, sys, tempfile
@@ -115,6 +122,10 @@ SCRIPT = f"""
         getattr(source, name)[grid](x, theirs, n)
         report[name] = dict(ours=ours.tolist(), theirs=theirs.tolist(),
                             launches=[middle - before, launches() - middle])
+    try:  # the configs supply num_warps (the parameter and the option): the caller may not
+        gen.tuned_warps.run(x=x, out=ours, n=n, num_warps=4, grid=grid)
+    except TypeError as exc:
+        report["passed_num_warps"] = str(exc)
     print(json.dumps(report))
 """
 
@@ -130,13 +141,15 @@ def _report(session: object, count: int, interpret: bool) -> tuple[dict[str, dic
 @pytest.mark.parametrize("count", [1, 3], ids=["one_config", "three_configs"])
 def test_under_the_interpreter_run_computes_what_triton_computes(stubcuda_lib, count: int) -> None:  # noqa: F811
     report, _ = _report(stubcuda_lib, count, interpret=True)
-    block = 16 * 2 ** (count - 1)  # the config the stand-in benchmark ranks first
+    block, warps = 16 * 2 ** (count - 1), 2 ** (count - 1)  # the config the benchmark ranks first
+    added = {"tuned": block, "tuned_over_heuristics": block + 1000 * (80 % block == 0),
+             "heuristics_over_tuned": block + 1000, "tuned_warps": block + 100 * warps, "heuristics_alone": 16 + 1000}
     for name in NAMES:
         entry = report[name]
         assert entry["ours"] == entry["theirs"], name
-        used = 16 if name == "heuristics_alone" else block
-        even = {"tuned": False, "tuned_over_heuristics": 80 % block == 0}.get(name, 80 % 16 == 0)
-        assert entry["ours"] == [v + used + 1000 * even for v in range(80)], name
+        assert entry["ours"] == [v + added[name] for v in range(80)], name
+    assert report["passed_num_warps"] == ("tuned_warps: argument 'num_warps' is set by the kernel's decorators; "
+                                          "do not pass it")
 
 
 @pytest.mark.parametrize("count", [1, 3], ids=["one_config", "three_configs"])

@@ -71,7 +71,8 @@ def interpret(launcher: LauncherCore, grid: object, given: Sequence[Any]) -> Non
 def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
     """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
     its `Choice`."""
-    supplied = [config.kwargs[spec.name] for spec in launcher.params if spec.name in config.kwargs]
+    given = config.all_kwargs()
+    supplied = [given[spec.name] for spec in launcher.params if spec.name in given]
     return (*supplied, Choice(config, launcher.arg_names))
 
 
@@ -86,7 +87,7 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
         if spec.name not in launcher.supplied and value is TUNED:
             raise TypeError(f"{launcher.name}: missing argument '{spec.name}' (the decorators do not set it)")
     options = dict(options)
-    for name in launcher.option_named & set(given):  # (a parameter named like an option)
+    for name in launcher.option_named & set(given) - launcher.supplied:  # (a parameter named like an option)
         given[name], options[name] = launcher.option_parameter(name, given[name])
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
