@@ -195,6 +195,11 @@ CASES: list[tuple[str, str, Callable[[], dict[str, Any]], Any]] = [
     ("patterns.calls", "shift", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, amount=1.0, BLOCK=8), (2,)),
     ("patterns.calls", "negate", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16), (1,)),
     ("patterns.calls", "doubled", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, BLOCK=16), (1,)),
+    # a heuristic sets the num_warps parameter (and the option): 2 for n <= 32, else 8
+    ("patterns.launch_names", "heuristic_warps_kernel",
+     lambda: dict(x=_vectors(64)["x"], out=torch.zeros(64, device=DEVICE), n=20), (1,)),
+    ("patterns.launch_names", "heuristic_warps_kernel",
+     lambda: dict(x=_vectors(64)["x"], out=torch.zeros(64, device=DEVICE), n=64), (1,)),
 ]
 
 
