@@ -148,7 +148,7 @@ def test_configs_supply_a_num_warps_parameter_as_in_triton(generated: str, monke
     monkeypatch.setitem(vars(kernel), "do_bench", bench)  # (over Triton's cached_property)
     monkeypatch.setattr(kernel, "cache", {})
     n = 100 + chosen  # a key of its own
-    arguments = dict(x=torch.arange(float(n), device=DEVICE), out=torch.zeros(n, device=DEVICE), n=n)
+    arguments: dict[str, Any] = dict(x=torch.arange(float(n), device=DEVICE), out=torch.zeros(n, device=DEVICE), n=n)
     _same_launch(kernel, launcher, arguments, lambda meta: (triton.cdiv(n, meta["BLOCK"]),))
     config = kernel.configs[chosen]
     assert kernel.best_config is config
@@ -156,7 +156,7 @@ def test_configs_supply_a_num_warps_parameter_as_in_triton(generated: str, monke
     launcher.run(**{**arguments, "out": out}, grid=lambda meta: (triton.cdiv(n, meta["BLOCK"]),))
     torch.testing.assert_close(out, arguments["x"] * config.num_warps + config.num_stages)
     with pytest.raises(TypeError, match=r"tuned_warps_kernel\.run\(\) got an unexpected keyword argument 'num_warps'"):
-        launcher.run(**arguments, num_warps=4, grid=(1,))  # type: ignore[call-arg]
+        launcher.run(**arguments, num_warps=4, grid=(1,))
 
 
 def _vectors(n: int = 16) -> dict[str, torch.Tensor]:
