@@ -26,6 +26,7 @@ import pytest
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen.bundle import compile as bundle
+from ttgen.runtime import precompiled
 from ttgen.vocabulary import manifest
 from ttgen.cli import main as ttgen
 
@@ -343,23 +344,26 @@ def _tamper(folder: Path, how: str) -> str:
         outside.write_bytes(cubin.read_bytes())
         cubin.unlink()
         cubin.symlink_to(outside)
-    elif how == "rejected":  # recorded as such: the right hash, bytes no driver loads
+    elif how == "rejected":  # recorded as such: the right hashes, bytes no driver loads
         data = b"\x00corrupt cubin" * 8
         entry["cubin"] = f"objects/{hashlib.sha256(data).hexdigest()}.cubin"
         (folder / entry["cubin"]).write_bytes(data)
+        metadata = precompiled.tied_metadata((folder / entry["metadata"]).read_bytes(), data)
+        entry["metadata"] = f"objects/{hashlib.sha256(metadata).hexdigest()}.json"
+        (folder / entry["metadata"]).write_bytes(metadata)
         cubin = folder / entry["cubin"]
     elif how == "malformed":
         del entry["signature"]
         cubin = index_path
-    elif how == "swapped":  # the entry names the intact objects of another key's compile
+    elif how in ("swapped", "cubin swapped"):  # the entry names intact objects of another key's compile
         (folder.parent.parent / "other.txt").write_text(KERNEL_LINE.replace("BLOCK=1024", "BLOCK=512") + "\n")
         assert bundle.main(["other.txt", "--out", "other", "-j", "1", "-q"]) == 0
         (other,) = _index(Path("other/ttgen-bundle"))["kernels"]["pkg.vadd:add_kernel"]["binaries"].values()
-        assert other["hash"] != entry["hash"] and other["name"] == entry["name"]
-        for name in ("cubin", "metadata"):
+        assert other["hash"] != entry["hash"] and other["name"] == entry["name"] and other["cubin"] != entry["cubin"]
+        for name in ("cubin", "metadata") if how == "swapped" else ("cubin",):  # (its metadata left)
             shutil.copy(Path("other/ttgen-bundle") / other[name], folder / other[name])
             entry[name] = other[name]
-        cubin = folder / entry["metadata"]
+        cubin = folder / entry["metadata" if how == "swapped" else "cubin"]
     index_path.write_text(json.dumps(index))
     return str(cubin.relative_to(folder))
 
@@ -373,6 +377,7 @@ def _tamper(folder: Path, how: str) -> str:
     ("rejected", "the driver cannot load it (add_kernel: CUDA error in cuModuleLoadData"),
     ("malformed", "its entry for this key is malformed (KeyError: 'signature')"),
     ("swapped", "it is the compile of add_kernel with hash "),
+    ("cubin swapped", "it is not the binary of this key's compile (its metadata names objects/"),
 ])
 def test_a_bundle_object_that_is_not_the_recorded_one_is_never_loaded(
     package: Path, stubcuda_lib, how: str, why: str  # noqa: F811

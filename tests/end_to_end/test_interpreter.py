@@ -127,6 +127,38 @@ def test_the_autotuned_example_launches_alike_through_triton_and_run(monkeypatch
     assert kernel.best_config is kernel.configs[chosen]
 
 
+@pytest.mark.parametrize("chosen", range(2))
+def test_configs_supply_a_num_warps_parameter_as_in_triton(generated: str, monkeypatch: pytest.MonkeyPatch,
+                                                           chosen: int) -> None:
+    """tests/patterns/launch_names.py's tuned_warps_kernel (FlagGems' flash_kernel.py): its
+    num_warps and num_stages parameters take the chosen config's values, through run() as
+    through kernel[grid](...); a caller may not pass them (Triton's Autotuner would pass them
+    twice: a TypeError)."""
+    from tests.patterns import launch_names
+
+    kernel = launch_names.tuned_warps_kernel
+    launcher = importlib.import_module(f"{generated}.patterns.launch_names_launch").tuned_warps_kernel
+
+    def bench(kernel_call: Callable[[], None], quantiles: tuple[float, ...]) -> list[float]:
+        kernel_call()
+        bench.calls += 1  # type: ignore[attr-defined]
+        return [0.0 if bench.calls - 1 == chosen else 1.0] * len(quantiles)  # type: ignore[attr-defined]
+
+    bench.calls = 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(vars(kernel), "do_bench", bench)  # (over Triton's cached_property)
+    monkeypatch.setattr(kernel, "cache", {})
+    n = 100 + chosen  # a key of its own
+    arguments: dict[str, Any] = dict(x=torch.arange(float(n), device=DEVICE), out=torch.zeros(n, device=DEVICE), n=n)
+    _same_launch(kernel, launcher, arguments, lambda meta: (triton.cdiv(n, meta["BLOCK"]),))
+    config = kernel.configs[chosen]
+    assert kernel.best_config is config
+    out = torch.zeros(n, device=DEVICE)
+    launcher.run(**{**arguments, "out": out}, grid=lambda meta: (triton.cdiv(n, meta["BLOCK"]),))
+    torch.testing.assert_close(out, arguments["x"] * config.num_warps + config.num_stages)
+    with pytest.raises(TypeError, match=r"tuned_warps_kernel\.run\(\) got an unexpected keyword argument 'num_warps'"):
+        launcher.run(**arguments, num_warps=4, grid=(1,))
+
+
 def _vectors(n: int = 16) -> dict[str, torch.Tensor]:
     gen = torch.Generator().manual_seed(0)
     return {name: torch.randn(n, generator=gen).to(DEVICE) for name in ("a", "t", "p", "q", "x")}
@@ -163,6 +195,11 @@ CASES: list[tuple[str, str, Callable[[], dict[str, Any]], Any]] = [
     ("patterns.calls", "shift", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, amount=1.0, BLOCK=8), (2,)),
     ("patterns.calls", "negate", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16), (1,)),
     ("patterns.calls", "doubled", lambda: dict(x=_vectors()["x"], out=torch.zeros(16, device=DEVICE), n=16, BLOCK=16), (1,)),
+    # a heuristic sets the num_warps parameter (and the option): 2 for n <= 32, else 8
+    ("patterns.launch_names", "heuristic_warps_kernel",
+     lambda: dict(x=_vectors(64)["x"], out=torch.zeros(64, device=DEVICE), n=20), (1,)),
+    ("patterns.launch_names", "heuristic_warps_kernel",
+     lambda: dict(x=_vectors(64)["x"], out=torch.zeros(64, device=DEVICE), n=64), (1,)),
 ]
 
 

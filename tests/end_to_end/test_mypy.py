@@ -61,3 +61,20 @@ def test_launchers_of_kernels_named_like_generated_names_are_strict_clean(tmp_pa
     assert cli.main([str(ROOT / "tests" / "patterns" / "names.py"), "--out", str(tmp_path / "gen"), "-q"]) == 0
     out, code = run_mypy(str(tmp_path / "gen" / "names_launch.py"))
     assert code == 0, out
+
+
+def test_a_parameter_the_configs_supply_is_no_argument_of_run(tmp_path: Path) -> None:
+    """tests/patterns/launch_names.py's tuned_warps_kernel: its configs supply num_warps (the
+    parameter and the option), so passing it is a type error, as Triton's TypeError at run time."""
+    from ttgen import cli
+
+    assert cli.main([str(ROOT / "tests" / "patterns" / "launch_names.py"), "--out", str(tmp_path / "gen_names"), "-q"]) == 0
+    (tmp_path / "call.py").write_text(
+        "import torch\n\nfrom gen_names.launch_names_launch import tuned_warps_kernel\n\n"
+        "x = torch.zeros(8)\n"
+        "tuned_warps_kernel.run(x=x, out=x, n=8, grid=(1,))\n"
+        "tuned_warps_kernel.run(x=x, out=x, n=8, num_warps=4, grid=(1,))\n"
+    )
+    out, _ = run_mypy(str(tmp_path / "call.py"))
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert errors == ['Unexpected keyword argument "num_warps" for "run" of "tuned_warps_kernel"  [call-arg]'], out

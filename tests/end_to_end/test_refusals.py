@@ -33,7 +33,6 @@ REFUSED = [
     ("reserved_names/kernels/launch_options.py", "with_keyword_only_grid", "x, 7", "reserved-name"),
     ("reserved_names/kernels/launch_options.py", "with_keyword_only_grid", "x, grid=7", "reserved-name"),
     ("reserved_names/kernels/launch_options.py", "tuned_with_num_warps", "x, 4", "reserved-name"),
-    ("reserved_names/kernels/launch_options.py", "tuned_with_num_warps", "x, num_warps=4", "reserved-name"),
     ("bad_decorator_args/kernels/set_twice.py", "heuristic_above", "x", "decorator"),
     ("bad_decorator_args/kernels/set_twice.py", "heuristic_above", "x, BLOCK=16", "decorator"),
     ("star_params/kernels/stars.py", "var_kwargs", "x", "star-params"),

@@ -83,12 +83,13 @@ def test_a_float16_default_out_of_range_is_refused_with_the_run_time_rule() -> N
                      "or inf or nan), got 1000000.0: run() refuses a call that omits 's'  [default]"]
 
 
-def test_autotuned_parameters_named_like_a_config_keyword_are_errors() -> None:
-    _, shown = read("x: tl.tensor, num_stages: tl.constexpr",
-                    '@triton.autotune(configs=[triton.Config({})], key=[])\n@triton.jit')
-    assert shown == ["9:21: error: parameter 'num_stages' of an autotuned kernel is passed twice: Triton's "
-                     "Autotuner adds every config's num_stages= to the arguments (a TypeError); rename it  "
-                     "[reserved-name]"]
+def test_autotuned_parameters_named_like_a_config_keyword_are_supplied_by_the_configs() -> None:
+    """Triton's Autotuner passes each config's num_warps=, num_stages=, num_ctas= (Config's own
+    keywords, never None unless given so): a parameter so named takes it, and is no argument."""
+    text, shown = read("x: tl.tensor, num_stages: tl.constexpr",
+                       '@triton.autotune(configs=[triton.Config({})], key=[])\n@triton.jit')
+    assert shown == []
+    assert "(\"autotune\", ('num_stages',), ())," in text and "num_stages:" not in text.split("def run(", 1)[1]
 
 
 # signature -> lines that run() holds

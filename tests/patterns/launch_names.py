@@ -25,3 +25,23 @@ def positional_names_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32]
                             device: int, device_type: int, stream: int) -> None:
     offs = tl.arange(0, 64)
     tl.store(out + offs, tl.load(x + offs) * grid + warmup + device + device_type + stream)
+
+
+# Configs supply a parameter named like their num_warps= and num_stages= keywords (FlagGems'
+# flash_kernel.py): the parameter takes the config's value, and so does the option.
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}, num_warps=2, num_stages=2),
+                          triton.Config({"BLOCK": 64}, num_warps=8, num_stages=4)], key=["n"])
+@triton.jit
+def tuned_warps_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int],
+                       num_warps: tl.constexpr, num_stages: tl.constexpr) -> None:
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps + num_stages, mask=offs < n)
+
+
+# A heuristic supplies a parameter named like a launch option: the option takes its value too.
+@triton.heuristics({"num_warps": lambda args: 8 if args["n"] > 32 else 2})
+@triton.jit
+def heuristic_warps_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int,
+                           num_warps: tl.constexpr) -> None:
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps, mask=offs < n)

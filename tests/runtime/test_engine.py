@@ -249,4 +249,5 @@ def test_a_dict_option_is_keyed_by_what_its_items_give_as_in_the_body(monkeypatc
         with pytest.raises(TypeError) as raised:
             call(**case.kwargs, grid=case.grid, extern_libs=unsorted)
         errors.append(str(raised.value))
-    assert errors[0] == errors[1]
+    assert errors[0] == errors[1] == ("add_kernel: compile option 'extern_libs' expected a dict of names that "
+                                      "sort (str) to hashable values or None, got dict {1: '/a.bc', 'libdevice': '/b.bc'}")

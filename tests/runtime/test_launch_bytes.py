@@ -317,6 +317,22 @@ def test_parameters_named_like_launch_options_and_like_triton_s_own_keywords(stu
     assert [records[r["marks"][3] - 1].block[0] for r in results[:3]] == [128, 256, 64]
 
 
+def test_parameters_named_like_launch_options_that_configs_or_heuristics_supply(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """tests/patterns/launch_names.py: an autotuned kernel's num_warps and num_stages parameters
+    take the chosen config's (2 and 2: 64 threads), and so do the options; a heuristic's
+    num_warps sets the parameter and the option alike (2 or 8 warps)."""
+    results = compare_with_jit(stubcuda_lib, "launch_names", [
+        ("tuned_warps_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
+        ("heuristic_warps_kernel", "dict(x=x, out=out, n=64)", "(1,)"),
+        ("heuristic_warps_kernel", "dict(x=x, out=out, n=16)", "(1,)"),
+    ], tmp_path)
+    records = results[0]["records"]
+    assert [records[r["marks"][3] - 1].block[0] for r in results] == [64, 256, 64]
+    # The autotuned kernel's hit runs in C; a kernel whose parameter takes an option's name among
+    # run()'s keywords (the heuristic's) takes the Python body (ttgen.runtime.engine.bind).
+    assert [result["python"] for result in results] == [0, 1, 1]
+
+
 @pytest.mark.skipif(VERSION < (3, 9), reason="Triton 3.6 passes no *args to a kernel (its launcher says so)")
 def test_variadic_args_are_passed_as_triton_3_9_passes_them(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """tests/patterns/variadic.py: run(terms=(2, 3.5)) launches as kernel[grid](x, out, 2, 3.5)."""

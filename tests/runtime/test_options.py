@@ -68,7 +68,7 @@ def test_each_option_s_annotation_is_its_field_s_type() -> None:
         ("num_warps", True, 1), ("launch_pdl", 1, True), ("launch_cooperative_grid", 0, False),
         ("enable_fp_fusion", None, None), ("enable_fp_fusion", 0, False), ("debug", True, True),
         ("ptx_version", 84, 84), ("extern_libs", {"libdevice": "x.bc"}, {"libdevice": "x.bc"}),
-        ("llvm_fn_attrs", (("a", "b"),), (("a", "b"),)),
+        ("llvm_fn_attrs", (("a", "b"),), (("a", "b"),)), ("num_warps", 2**30, 2**30), ("maxnreg", 2**31 - 1, 2**31 - 1),
     ],
 )
 def test_option_values_as_triton_takes_them(name: str, value: object, expected: object) -> None:
@@ -85,7 +85,13 @@ def test_integer_like_option_values_become_ints() -> None:
 @pytest.mark.parametrize(
     ("name", "value", "cls"),
     [("num_warps", 3, ValueError), ("num_warps", 4.0, TypeError), ("launch_pdl", 2, ValueError),
-     ("enable_fp_fusion", "yes", TypeError), ("ptx_options", 1, TypeError), ("extern_libs", [], TypeError)],
+     ("enable_fp_fusion", "yes", TypeError), ("ptx_options", 1, TypeError), ("extern_libs", [], TypeError),
+     # beyond a 32-bit int Triton's compiler fails naming nothing (its pybind calls' TypeError)
+     ("num_warps", 2**70, ValueError), ("num_warps", 2**31, ValueError), ("num_stages", 2**31, ValueError),
+     ("num_ctas", 2**63, ValueError), ("maxnreg", 2**31, ValueError),
+     # Triton's CUDA backend sorts extern_libs (a TypeError); the key hashes both
+     ("extern_libs", {"libdevice": "x.bc", 1: "y.bc"}, TypeError), ("extern_libs", {"a": ["x.bc"]}, TypeError),
+     ("llvm_fn_attrs", (("a", ["b"]),), TypeError)],
 )
 def test_option_values_triton_cannot_take_are_refused(name: str, value: object, cls: type[Exception]) -> None:
     with pytest.raises(OptionError) as caught:

@@ -6,7 +6,8 @@ Compiles every ``kernel`` entry of the manifests (ttgen/vocabulary/manifest.py) 
 
     ttgen-bundle/index.json          what makes each binary valid, and where it is
     ttgen-bundle/objects/SHA256.cubin    each binary, named by the sha256 of its bytes
-    ttgen-bundle/objects/SHA256.json     Triton's metadata of its compile (num_warps, shared...)
+    ttgen-bundle/objects/SHA256.json     Triton's metadata of its compile (num_warps, shared...),
+                                         with the sha256 of its cubin (``cubin_sha256``)
 
 ``index.json`` holds the Triton version, per kernel (``module:name``) the source hash Triton
 keys its cache on (``JITFunction.cache_key``), its binaries by key (the manifest line's target,
@@ -147,7 +148,8 @@ def build(
             continue
         table[entry.key] = {
             "hash": result.hash, "name": result.name, "signature": list(result.signature),
-            "cubin": _object(objects, result.cubin, "cubin"), "metadata": _object(objects, result.metadata, "json"),
+            "cubin": _object(objects, result.cubin, "cubin"),
+            "metadata": _object(objects, precompiled.tied_metadata(result.metadata, result.cubin), "json"),
         }
     return index, objects, sorted(problems) or notes
 

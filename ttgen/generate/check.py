@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary import param_types
-from ttgen.vocabulary.options import CONFIG_KEYWORDS
 
 # Names Triton's kernel[grid](...) takes as keywords of its own: a parameter so named can only be
 # passed positionally (launchers do), so not one that is keyword-only.
@@ -34,10 +33,6 @@ def param_problems(kernel: model.Kernel, param: model.Param) -> Iterator[tuple[t
     if param.name in POSITIONAL_ONLY and param.keyword_only:
         yield (f"keyword-only parameter '{param.name}' cannot be passed: Triton's kernel[grid](...) takes "
                f"{param.name}= itself; rename it or make it positional", "reserved-name", "error"), False
-    if param.name in CONFIG_KEYWORDS and kernel.autotuned:
-        yield (f"parameter '{param.name}' of an autotuned kernel is passed twice: Triton's Autotuner adds "
-               f"every config's {param.name}= to the arguments (a TypeError); rename it", "reserved-name",
-               "error"), False
     problem = default_problem(param)
     if problem is not None:
         yield (f"default of '{param.name}': {problem}: run() refuses a call that omits '{param.name}'",

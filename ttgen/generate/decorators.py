@@ -106,7 +106,10 @@ def _autotune(
         return model.Layer("autotune", None, _known(keys, params))
     for problem in _config_entry_problems(found.names - set(params)):
         report(call, problem, "autotune", "warning")
-    return model.Layer("autotune", tuple(n for n in params if n in found.names), _known(keys, params))
+    # Config.all_kwargs() passes num_warps=, num_stages=, num_ctas= beside the dict's names: a
+    # parameter so named takes the config's (and so does the option, as a keyword sets both).
+    supplied = found.names | set(CONFIG_KEYWORDS)
+    return model.Layer("autotune", tuple(n for n in params if n in supplied), _known(keys, params))
 
 
 def _config_entry_problems(names: AbstractSet[str]) -> list[str]:

@@ -36,13 +36,7 @@ def tune(
         grid = functools.partial(launcher.call_grid, grid)
     names = [spec.name for spec in launcher.given]
     if launcher.interpreted:
-        values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, launcher.accept(device.current_device(), given))]
-        positional, keywords, _ = launcher._arguments(names, values)
-        with device.INTERPRETER_LOCK:
-            try:
-                launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
-            except RuntimeError as exc:  # the Autotuner times configs on a GPU: is there one?
-                raise device.explained(launcher.name, True, exc)
+        interpret(launcher, grid, launcher.accept(device.current_device(), given))
         return None
     config = precompiled.choice(launcher, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
     if config is not None:
@@ -62,10 +56,23 @@ def tune(
     return None
 
 
+def interpret(launcher: LauncherCore, grid: object, given: Sequence[Any]) -> None:
+    """Under Triton's interpreter: the accepted ``given`` arguments through the decorators, as
+    kernel[grid](...) passes them (the Autotuner picks, the heuristics set the rest)."""
+    values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, given)]
+    positional, keywords, _ = launcher._arguments([spec.name for spec in launcher.given], values)
+    with device.INTERPRETER_LOCK:
+        try:
+            launcher.outer[tuple(grid) if isinstance(grid, list) else grid](*positional, **keywords)
+        except RuntimeError as exc:  # the Autotuner times configs on a GPU: is there one?
+            raise device.explained(launcher.name, True, exc)
+
+
 def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
     """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and
     its `Choice`."""
-    supplied = [config.kwargs[spec.name] for spec in launcher.params if spec.name in config.kwargs]
+    given = config.all_kwargs()
+    supplied = [given[spec.name] for spec in launcher.params if spec.name in given]
     return (*supplied, Choice(config, launcher.arg_names))
 
 
@@ -80,18 +87,14 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
         if spec.name not in launcher.supplied and value is TUNED:
             raise TypeError(f"{launcher.name}: missing argument '{spec.name}' (the decorators do not set it)")
     options = dict(options)
-    for name in launcher.option_named & set(given):  # (a parameter named like an option)
+    for name in launcher.option_named & set(given) - launcher.supplied:  # (a parameter named like an option)
         given[name], options[name] = launcher.option_parameter(name, given[name])
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
     values = list(launcher.accept(index, tuple(given[n] for n in names)))
     options = launcher.check_options(options)
-    if launcher.interpreted:  # the interpreter needs constexprs wrapped: apply the layers here
-        known = dict(zip(names, values))
-        for layer in launcher.layers:
-            known.update(zip(live.supplied_names(layer), live.heuristic_values(layer, known, grid)))
-        launcher._interpret(tuple(grid) if isinstance(grid, list) else grid,  # type: ignore[arg-type]
-                            tuple(known[spec.name] for spec in launcher.params))
+    if launcher.interpreted:
+        interpret(launcher, grid, values)
         return
     positional, keywords, options = launcher._arguments(names, values, non_default(options))
     if isinstance(grid, list):

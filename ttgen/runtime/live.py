@@ -19,6 +19,7 @@ from triton.runtime.jit import JITFunction
 
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Tensor
 from ttgen.vocabulary import kinds
+from ttgen.vocabulary.options import OPTIONS
 
 
 class StaleLauncherError(ImportError):
@@ -53,20 +54,22 @@ def chain(outer: object) -> list[Any] | None:
 
 def supplied_names(layer: Any) -> tuple[str, ...]:
     """The names a live Heuristics sets, or the kernel's parameters a live Autotuner's configs
-    set, in Triton's order (the configs' other entries are `config_settings`)."""
+    set (their dict's names, and a parameter named like the config's num_warps=, ...), in
+    Triton's order (the configs' other entries are `config_settings`)."""
     if kind(layer) == "heuristics":
         return tuple(layer.values)
     names: list[str] = []
     for config in layer.configs:
-        names += [n for n in config.kwargs if n in layer.arg_names and n not in names]
+        names += [n for n in config.all_kwargs() if n in layer.arg_names and n not in names]
     return tuple(names)
 
 
 def config_settings(config: Any, params: Sequence[str]) -> dict[str, Any]:
     """What a live ``triton.Config`` sets besides the kernel's parameters ``params`` (num_warps,
     ...), as its ``all_kwargs()`` gives them to the kernel: a num_warps in its dict, say, gives
-    way to its num_warps= keyword, as in Triton."""
-    return {k: v for k, v in config.all_kwargs().items() if k not in params}
+    way to its num_warps= keyword, as in Triton.  A launch option stays even where a parameter
+    has its name: Triton's keyword sets both (`LauncherCore._arguments` passes it so)."""
+    return {k: v for k, v in config.all_kwargs().items() if k not in params or k in OPTIONS}
 
 
 def heuristic_values(layer: Any, values: dict[str, Any], grid: object) -> tuple[Any, ...]:

@@ -9,8 +9,8 @@ covers the functions it calls and the globals it reads), the current GPU's targe
 Otherwise the launcher compiles through Triton's JIT as without a bundle, and says why once
 per kernel (`PrecompiledWarning`).  So it does, once per file, when an object is not the one
 the index recorded (objects are named by the sha256 of their bytes, and must lie in the bundle's
-objects folder; the metadata's kernel name and hash must be the entry's) or the driver cannot
-load it: only recorded bytes ever reach the driver.
+objects folder; the metadata's kernel name and hash must be the entry's, and the cubin the one
+the metadata names) or the driver cannot load it: only recorded bytes ever reach the driver.
 
 Nothing here touches ``triton.runtime.driver.active`` or starts a compiler: the target comes
 from torch, the key from the launcher's specs (`record.tokens`: the rules its own key follows,
@@ -38,7 +38,7 @@ from ttgen.runtime import record
 
 FOLDER = "ttgen-bundle"
 INDEX = "index.json"
-FORMAT = "ttgen-bundle 1"
+FORMAT = "ttgen-bundle 2"  # 2: each metadata object names its cubin's sha256 (`tied_metadata`)
 
 
 class PrecompiledWarning(UserWarning):
@@ -116,8 +116,11 @@ def find(launcher: Any, state: tuple[Any, ...], args: tuple[Any, ...], options: 
     try:
         metadata = json.loads(_verified(bundle, entry["metadata"], "json"))
         _recorded(bundle.path / entry["metadata"], metadata, entry)
-        binary = Binary(entry["name"], _verified(bundle, entry["cubin"], "cubin"), metadata,
-                        tuple(entry["signature"]), entry["hash"])
+        cubin = _verified(bundle, entry["cubin"], "cubin")
+        if entry["cubin"] != f"objects/{metadata.get(CUBIN_SHA256)}.cubin":
+            raise Unusable(bundle.path / entry["cubin"], f"it is not the binary of this key's compile (its "
+                                                         f"metadata names objects/{metadata.get(CUBIN_SHA256)}.cubin)")
+        binary = Binary(entry["name"], cubin, metadata, tuple(entry["signature"]), entry["hash"])
         try:
             return load(binary, state[0])
         except RuntimeError as exc:  # (a CUDA error)
@@ -154,6 +157,18 @@ def _verified(bundle: Bundle, name: object, suffix: str) -> bytes:
     if hashlib.sha256(data).hexdigest() != found[1]:
         raise Unusable(path, "its bytes are not the ones the bundle recorded (their sha256 is not its name)")
     return data
+
+
+# The field of a bundle's metadata object that ties it to its cubin: the cubin's sha256.
+CUBIN_SHA256 = "cubin_sha256"
+
+
+def tied_metadata(metadata: bytes, cubin: bytes) -> bytes:
+    """Triton's metadata json of a compile, as a bundle holds it: with its cubin's sha256, so
+    that an index entry pointed at another intact cubin of the bundle is not loaded.  (The
+    metadata is the compile's by Triton's hash, which the index entry records.)"""
+    tied = {**json.loads(metadata), CUBIN_SHA256: hashlib.sha256(cubin).hexdigest()}
+    return json.dumps(tied, sort_keys=True).encode()
 
 
 def _recorded(path: Path, metadata: Any, entry: dict[str, Any]) -> None:

@@ -104,20 +104,29 @@ def option_value(name: str, value: object) -> object:
             raise OptionError(TypeError, _INT_EXPECTED.get(name, "an int") + " or None")
         if name == "num_warps" and not (number > 0 and number & (number - 1) == 0):
             raise OptionError(ValueError, _INT_EXPECTED[name] + " or None")
-        if name in _INT_EXPECTED and name != "num_warps" and number <= 0:
+        if name in _INT_EXPECTED and not 0 < number < 2**31:
             raise OptionError(ValueError, _INT_EXPECTED[name] + " or None")
         return number
     kinds = kept_types(name)
     if not isinstance(value, kinds):
         raise OptionError(TypeError, f"{' or '.join(k.__name__ for k in kinds)} or None")
+    try:  # it stands in the launch key as `hashable` makes it, and Triton sorts a dict's names
+        hash(hashable(value))
+    except TypeError:
+        expected = ("a dict of names that sort (str) to hashable values" if isinstance(value, dict)
+                    else "a str or a hashable tuple of (name, value) pairs")
+        raise OptionError(TypeError, f"{expected} or None") from None
     return value
 
 
+# Triton's compiler takes these as 32-bit ints (beyond, its pybind calls raise a TypeError that
+# names nothing): the bound is that, not the device's (a block of more than 1024 threads is
+# Triton's own OutOfResources when it loads the binary, as from kernel[grid](...)).
 _INT_EXPECTED = {
-    "num_warps": "a power of two (a positive int)",
-    "num_stages": "a positive int",
-    "num_ctas": "a positive int",
-    "maxnreg": "a positive int",
+    "num_warps": "a power of two below 2**31",
+    "num_stages": "a positive int below 2**31",
+    "num_ctas": "a positive int below 2**31",
+    "maxnreg": "a positive int below 2**31",
 }
 
 

@@ -72,9 +72,3 @@ def with_instrumentation_mode(x: tl.tensor, instrumentation_mode: int):
 @triton.jit
 def with_keyword_only_grid(x: tl.tensor, *, grid: int):
     pass
-
-
-@triton.autotune(configs=[triton.Config({})], key=[])
-@triton.jit
-def tuned_with_num_warps(x: tl.tensor, num_warps: tl.constexpr):
-    pass
