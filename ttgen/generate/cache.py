@@ -5,8 +5,8 @@ module and the modules that read it.
 An entry is filed under its module's path and launcher path, and is used only when all of what
 its launcher was made from is as it was (contents are hashed; times are not trusted):
 
-* the salt: ttgen's version and the bytes of its generator (``ttgen.generate``,
-  ``ttgen.vocabulary``: an edit of ttgen itself invalidates), Python's version (``ast``) and
+* the salt: ttgen's version and the bytes of its generator and codemods (``ttgen.generate``,
+  ``vocabulary``, ``codemods``: an edit of ttgen itself invalidates), Python's version (``ast``) and
   libcst's.  The output depends on no Triton: ttgen reads kernels, it never imports Triton;
 * the module's bytes and its import name;
 * the bytes of every module of the tree its configs, heuristics or constants were read from
@@ -15,7 +15,8 @@ its launcher was made from is as it was (contents are hashed; times are not trus
 The folder carries its own ``.gitignore`` and ``CACHEDIR.TAG``, as pytest's and mypy's do.  Each
 entry is written in one rename, so two runs at once (two hooks) leave every entry whole; an
 entry that is not one (corrupt, truncated, another program's) is ignored and rebuilt, and the
-run says so once.  The command prints an entry's diagnostics exactly as a cold run would.
+run says so once.  The command prints an entry's diagnostics exactly as a cold run would.  The
+codemods keep their result for each file the same way (`Cache.recall`, `Cache.keep`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def salt() -> str:
     """What every entry was made by: ttgen (its version and generator's bytes), Python, libcst."""
     whole = hashlib.sha256(f"{ttgen.__version__}\0{sys.version}\0".encode())
     package = Path(ttgen.__file__).parent
-    for folder in ("generate", "vocabulary"):
+    for folder in ("generate", "vocabulary", "codemods"):
         for path in sorted((package / folder).glob("*.py")):
             whole.update(path.name.encode() + b"\0" + path.read_bytes())
     spec = importlib.util.find_spec("libcst")  # (found, not imported)
@@ -74,8 +75,22 @@ class Cache:
     def lookup(self, source: Source, data: bytes, module_digest: Callable[[str], str]) -> Built | None:
         """The kept `Built` of ``source`` (whose bytes are ``data``), if all it was made from is
         as it was."""
+        entry = self.recall("modules", _where(source), _module_key(source, data))
+        if not isinstance(entry, tuple) or len(entry) != 2 or not isinstance(entry[1], Built):
+            return None
+        reads, built = entry
+        return None if any(module_digest(name) != seen for name, seen in reads) else built
+
+    def store(self, source: Source, data: bytes, built: Built, module_digest: Callable[[str], str]) -> None:
+        """Keep ``built``; a folder that cannot be written only leaves the next run cold."""
+        reads = tuple((name, module_digest(name)) for name in built.reads)
+        self.keep("modules", _where(source), _module_key(source, data), (reads, built))
+
+    def recall(self, kind: str, where: str, key: object) -> object | None:
+        """What `keep` kept for ``where`` under ``key`` (any picklable value that says all its
+        value was made from), if it is ``key`` still."""
         try:
-            raw = self._file(source).read_bytes()
+            raw = self._file(kind, where).read_bytes()
         except OSError:
             return None  # none yet (or the folder cannot be read: a cold run)
         salted = _MAGIC + self.salt.encode()
@@ -88,44 +103,45 @@ class Cache:
         if entry is None:
             self.unreadable += 1
             return None
-        key, reads, built = entry
-        if key != self._key(source, data) or any(module_digest(name) != seen for name, seen in reads):
-            return None
-        return built
+        kept_key, value = entry
+        return value if kept_key == key else None
 
-    def store(self, source: Source, data: bytes, built: Built, module_digest: Callable[[str], str]) -> None:
-        """Keep ``built``; a folder that cannot be written only leaves the next run cold."""
-        reads = tuple((name, module_digest(name)) for name in built.reads)
-        payload = pickle.dumps((self._key(source, data), reads, built), protocol=pickle.HIGHEST_PROTOCOL)
+    def keep(self, kind: str, where: str, key: object, value: object) -> None:
+        payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
         with suppress(OSError):
-            self._prepare()
+            self._prepare(kind)
             head = _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest()
-            _write_atomic(self._file(source), head + payload)
+            _write_atomic(self._file(kind, where), head + payload)
 
-    def _key(self, source: Source, data: bytes) -> tuple[str, ...]:
-        return (self.salt, os.path.abspath(source.path), os.path.abspath(source.output), source.module, digest(data))
+    def _file(self, kind: str, where: str) -> Path:
+        return self.folder / kind / f"{hashlib.sha256(where.encode()).hexdigest()[:32]}.entry"
 
-    def _file(self, source: Source) -> Path:
-        where = f"{os.path.abspath(source.path)}\0{os.path.abspath(source.output)}"
-        return self.folder / "modules" / f"{hashlib.sha256(where.encode()).hexdigest()[:32]}.entry"
-
-    def _prepare(self) -> None:
-        (self.folder / "modules").mkdir(parents=True, exist_ok=True)
+    def _prepare(self, kind: str) -> None:
+        (self.folder / kind).mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
             if not (self.folder / name).exists():
                 _write_atomic(self.folder / name, text.encode())
 
 
-def _decode(raw: bytes) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], Built] | None:
-    """An entry's contents (after its magic and salt), or None for what is not a whole entry."""
+def _where(source: Source) -> str:
+    """An entry's place: one for each module and launcher path, replaced as the module changes."""
+    return f"{os.path.abspath(source.path)}\0{os.path.abspath(source.output)}"
+
+
+def _module_key(source: Source, data: bytes) -> tuple[str, ...]:
+    return (os.path.abspath(source.path), os.path.abspath(source.output), source.module, digest(data))
+
+
+def _decode(raw: bytes) -> tuple[object, object] | None:
+    """An entry's key and value (after its magic and salt), or None for what is not a whole entry."""
     check, payload = raw[:_DIGEST], raw[_DIGEST:]
     if hashlib.sha256(payload).digest() != check:
         return None
     try:
-        key, reads, built = pickle.loads(payload)
+        entry = pickle.loads(payload)
     except Exception:  # (a whole entry of an older ttgen whose classes changed)
         return None
-    return (key, reads, built) if isinstance(built, Built) else None
+    return entry if isinstance(entry, tuple) and len(entry) == 2 else None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

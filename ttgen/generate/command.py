@@ -73,6 +73,12 @@ def _arguments(epilog: str) -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="no warnings (unless --strict) and no summary line"
     )
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list every file")
+    add_build_options(parser)
+    return parser
+
+
+def add_build_options(parser: argparse.ArgumentParser) -> None:
+    """How the modules are read: -j, --cache-dir, --no-cache (the codemods read through them too)."""
     parser.add_argument(
         "-j", "--jobs", type=int, default=workers.default_jobs(), metavar="N",
         help="build modules in N processes (default: every core this process may use, here %(default)s)",
@@ -83,7 +89,6 @@ def _arguments(epilog: str) -> argparse.ArgumentParser:
         help="keep each module's launcher in DIR between runs (default: %(default)s, in the current directory)",
     )
     caching.add_argument("--no-cache", action="store_true", help="build every module, keep nothing")
-    return parser
 
 
 def open_cache(options: argparse.Namespace) -> Cache | None:
