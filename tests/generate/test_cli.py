@@ -570,3 +570,32 @@ def test_a_folder_named_like_a_subcommand(tree: Path, capsys: pytest.CaptureFixt
     assert code == 0 and launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"], out
     code, out = run(capsys, "generate", "bundle", "--out", "gen", "--check")  # or through generate
     assert code == 0, out
+
+
+# -- output streams ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_subcommand_reports_on_stderr(command: str, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Diagnostics, notes and summary lines go to stderr, as a compiler's do; stdout holds only
+    what a command is asked to produce as text (a codemod's diff, a recorded command's output)."""
+    Path("src/broken.py").write_text("def f(:\n")
+    Path("bad.txt").write_text("kernel nowhere:k cuda:90 x=*fp32\n")
+    argv = {
+        "generate": ["generate", "src", "--out", "gen"],
+        "bundle": ["bundle", "bad.txt", "--out", "bundle_out"],
+        "annotate": ["annotate", "bad.txt", "src"],
+        "migrate": ["migrate", "src", "missing", "--out", "gen"],
+    }
+    if command == "record":
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-m", "ttgen", "record", "--out", "m.txt", "--",
+                               sys.executable, "-c", "print('the command')"], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.stdout == "the command\n"
+        assert done.stderr.startswith("ttgen record: 0 keys of 0 kernels") and "warning:" in done.stderr
+        return
+    assert cli.main(argv[command]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert re.search(r"^\S+: error: ", err, re.M), err
