@@ -117,19 +117,31 @@ def compare(baseline: str, trees: dict[str, Path], work: Path) -> int:
         place = work / "cmp" / name.split()[0].lower()
         cache = str(place / ".cache")
         outs = {label: place / label for label in ("baseline", "one_process", "every_core", "warm_cache")}
-        run([baseline, str(tree), "--out", str(outs["baseline"])], work)
-        run([*OURS, str(tree), "--out", str(outs["one_process"]), "-j", "1", "--no-cache"], work)
-        run([*OURS, str(tree), "--out", str(outs["every_core"]), "--cache-dir", cache], work)
+        printed = {
+            "baseline": _printed([baseline, str(tree), "--out", str(outs["baseline"])], work),
+            "one_process": _printed([*OURS, str(tree), "--out", str(outs["one_process"]), "-j", "1", "--no-cache"], work),
+            "every_core": _printed([*OURS, str(tree), "--out", str(outs["every_core"]), "--cache-dir", cache], work),
+        }
         shutil.copytree(outs["every_core"], outs["warm_cache"])
         shutil.rmtree(outs["every_core"])  # written again, every launcher from the cache
-        run([*OURS, str(tree), "--out", str(outs["every_core"]), "--cache-dir", cache], work)
+        printed["warm_cache"] = _printed([*OURS, str(tree), "--out", str(outs["every_core"]), "--cache-dir", cache], work)
         outs["warm_cache"], outs["every_core"] = outs["every_core"], outs["warm_cache"]
         for label, out in outs.items():
             mismatch = _differences(outs["baseline"], out)
-            different += bool(mismatch)
-            print(f"{name}: {label}: {'the same as the baseline' if not mismatch else 'DIFFERENT: ' + ', '.join(mismatch[:5])} "
-                  f"({sum(1 for _ in out.rglob('*.py'))} files)", flush=True)
+            same_lines = printed[label] == printed["baseline"]
+            different += bool(mismatch) or not same_lines
+            print(f"{name}: {label}: launchers {'the same as the baseline' if not mismatch else 'DIFFERENT: ' + ', '.join(mismatch[:5])} "
+                  f"({sum(1 for _ in out.rglob('*.py'))} files); diagnostics and exit code "
+                  f"{'the same' if same_lines else 'DIFFERENT'} ({len(printed[label]) - 1} lines)", flush=True)
     return 1 if different else 0
+
+
+def _printed(command: list[str], cwd: Path) -> list[str]:
+    """What a run printed, stdout and stderr together, but the summary line; and its exit code."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("ttgen: ")]
+    return [*lines, f"exit {done.returncode}"]
 
 
 def _differences(a: Path, b: Path) -> list[str]:
