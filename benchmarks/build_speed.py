@@ -8,7 +8,8 @@ kernel module edited, and `--check`, on real libraries as fetched and on the exa
 src; ``ops`` is read), ``attorch`` and ``unsloth`` (default ``$TTGEN_REAL_CODE``); a library
 missing there is left out.  Nothing is written into them: each library is copied into a work
 folder first (the edited module is the copy's).  Each figure is the median of ``--runs`` runs of
-a fresh process (wall time), with the peak resident memory of that process and its workers
+a fresh process: wall time, and CPU time (user and system, its workers' included: what a loaded
+machine does not change), with the peak resident memory of that process and its workers
 (``os.wait4``; a pool's workers are children of it).  ``--baseline``: another ttgen (today's
 main, say), timed cold on the same libraries and machine.  The table is printed as markdown.
 
@@ -40,15 +41,25 @@ LIBRARIES = {  # name -> its kernel tree under --real (None: this repository's e
 OURS = [sys.executable, "-m", "ttgen"]
 
 
-def run(command: list[str], cwd: Path) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in MiB (the process and the children it waited for), exit code."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+def run(command: list[str], cwd: Path) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds (user and system, its workers' included), peak RSS in MiB (the
+    process and the children it waited for), exit code."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, env=_environment(command), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss // 1024, process.returncode
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, process.returncode
+
+
+def _environment(command: list[str]) -> dict[str, str]:
+    """This tree's ttgen imported from here; another ttgen (the baseline) from its own place, and
+    never this tree (PYTHONPATH would win over its install)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if command[: len(OURS)] == OURS:
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return env
 
 
 def libraries(real: Path | None, work: Path) -> dict[str, Path]:
@@ -73,12 +84,13 @@ def kernel_module(tree: Path) -> Path:
     raise SystemExit(f"no kernel module under {tree}")
 
 
-def median(command: list[str], cwd: Path, runs: int, before=lambda: None) -> tuple[float, int, int]:
+def median(command: list[str], cwd: Path, runs: int, before=lambda: None) -> tuple[float, float, int, int]:
     results = []
     for _ in range(runs):
         before()
         results.append(run(command, cwd))
-    return statistics.median(r[0] for r in results), max(r[1] for r in results), results[-1][2]
+    return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results),
+            max(r[2] for r in results), results[-1][3])
 
 
 def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None) -> list[str]:
@@ -92,9 +104,9 @@ def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None) 
 
     if baseline:
         base_out = work / "base_out"
-        seconds, rss, code = median([baseline, str(tree), "--out", str(base_out)], work, runs,
-                                    lambda: shutil.rmtree(base_out, ignore_errors=True))
-        rows.append((f"today's ttgen, cold ({Path(baseline).parent.parent.parent.name})", seconds, rss, code))
+        rows.append((f"today's ttgen, cold ({Path(baseline).parent.parent.parent.name})",
+                     *median([baseline, str(tree), "--out", str(base_out)], work, runs,
+                             lambda: shutil.rmtree(base_out, ignore_errors=True))))
     rows.append(("cold, one process (`-j 1`)", *median([*ours, "-j", "1"], work, runs, fresh)))
     rows.append(("cold, every core", *median(ours, work, runs, fresh)))
     rows.append(("nothing changed", *median(ours, work, runs)))
@@ -108,7 +120,7 @@ def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None) 
 
     rows.append((f"one kernel module edited ({edited.relative_to(tree)})", *median(ours, work, runs, edit)))
     edited.write_bytes(original)
-    return [f"| {name} | {what} | {seconds:.2f} | {rss} | {code} |" for what, seconds, rss, code in rows]
+    return [f"| {name} | {what} | {seconds:.2f} | {cpu:.2f} | {rss} | {code} |" for what, seconds, cpu, rss, code in rows]
 
 
 def compare(baseline: str, trees: dict[str, Path], work: Path) -> int:
@@ -138,8 +150,7 @@ def compare(baseline: str, trees: dict[str, Path], work: Path) -> int:
 
 def _printed(command: list[str], cwd: Path) -> list[str]:
     """What a run printed, stdout and stderr together, but the summary line; and its exit code."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, env=_environment(command), capture_output=True, text=True)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("ttgen: ")]
     return [*lines, f"exit {done.returncode}"]
 
@@ -173,7 +184,7 @@ def main() -> int:
             return compare(options.compare, trees, work)
         load = os.getloadavg()[0]
         print(f"{os.cpu_count()} cores, load average {load:.1f} at the start; median of {options.runs} runs\n")
-        print("| library | run | seconds | peak RSS MiB (a process) | exit |\n|---|---|---:|---:|---:|")
+        print("| library | run | wall s | CPU s | peak RSS MiB (a process) | exit |\n|---|---|---:|---:|---:|---:|")
         for name, tree in trees.items():
             for row in measure(name, tree, work, options.runs, options.baseline):
                 print(row, flush=True)

@@ -16,7 +16,8 @@ The folder carries its own ``.gitignore`` and ``CACHEDIR.TAG``, as pytest's and 
 entry is written in one rename, so two runs at once (two hooks) leave every entry whole; an
 entry that is not one (corrupt, truncated, another program's) is ignored and rebuilt, and the
 run says so once.  The command prints an entry's diagnostics exactly as a cold run would.  The
-codemods keep their result for each file the same way (`Cache.recall`, `Cache.keep`).
+codemods keep their result for each file the same way (`Cache.recall`, `Cache.keep`).  Entries
+are pickles, read only from the folder the run is given: as trusted as the project's own sources.
 """
 
 from __future__ import annotations
