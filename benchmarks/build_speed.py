@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +85,8 @@ def kernel_module(tree: Path) -> Path:
     raise SystemExit(f"no kernel module under {tree}")
 
 
-def median(command: list[str], cwd: Path, runs: int, before=lambda: None) -> tuple[float, float, int, int]:
+def median(command: list[str], cwd: Path, runs: int,
+           before: Callable[[], None] = lambda: None) -> tuple[float, float, int, int]:
     results = []
     for _ in range(runs):
         before()
@@ -156,9 +158,9 @@ def _printed(command: list[str], cwd: Path) -> list[str]:
 
 
 def _differences(a: Path, b: Path) -> list[str]:
-    found = []
+    found: list[str] = []
 
-    def walk(cmp: filecmp.dircmp, prefix: str) -> None:
+    def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
         found.extend(prefix + n for n in cmp.left_only + cmp.right_only + cmp.diff_files + cmp.funny_files)
         for sub, inner in cmp.subdirs.items():
             walk(inner, f"{prefix}{sub}/")

@@ -21,6 +21,7 @@ import pytest
 import ttgen
 from ttgen import cli
 from ttgen.generate import workers
+from ttgen.generate.build import build
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMING = re.compile(r" in \d+\.\d\ds$")
@@ -104,7 +105,6 @@ def cold(capsys: pytest.CaptureFixture[str], name: str = "cold") -> tuple[int, l
 def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The modules this process builds from now on (-j 1: all of them)."""
     built: list[str] = []
-    build = workers.build
 
     def counted(source, data, tree):  # type: ignore[no-untyped-def]
         built.append(source.module)
