@@ -269,7 +269,7 @@ def test_entries_that_do_not_fit_their_kernel_are_located_errors(package: Path, 
     ]) + "\n")
     capsys.readouterr()
     assert bundle.main(["bad.txt", "--out", "elsewhere"]) == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     heads = [line for line in out.splitlines() if line.startswith("bad.txt:")]
     assert [h.split(": error: ")[0] for h in heads] == [f"bad.txt:{n}:1" for n in range(1, 7)]
     assert "pkg.vadd:add_kernel has the parameters x, y, out, n, BLOCK; the entry gives x, y, out, BLOCK" in heads[0]
@@ -299,7 +299,7 @@ def test_the_documented_recipe(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     index = _index(tmp_path / "examples" / "generated" / "ttgen-bundle")
-    assert len(index["kernels"]) == 7 and "ttgen bundle: 12 binaries and 1 autotune choice of 7 kernels" in done.stdout
+    assert len(index["kernels"]) == 7 and "ttgen bundle: 12 binaries and 1 autotune choice of 7 kernels" in done.stderr
 
 
 # -- a bundle loads only what it recorded ----------------------------------------------------------

@@ -180,7 +180,7 @@ def test_a_bad_recording_is_an_error_and_nothing_is_written(tmp_path: Path, caps
     (tmp_path / "mod.py").write_text(kernel("x"))
     (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32\nkernel mod:k\n")
     assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write"]) == 2
-    assert f"{tmp_path / 'launches.txt'}:2:1: error:" in capsys.readouterr().out
+    assert f"{tmp_path / 'launches.txt'}:2:1: error:" in capsys.readouterr().err
     assert (tmp_path / "mod.py").read_text() == kernel("x")
 
 

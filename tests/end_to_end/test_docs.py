@@ -121,7 +121,7 @@ def test_the_tour_runs_as_written(tmp_path: Path) -> None:
         env["TRITON_INTERPRET"] = "1"
     generate, run, check = commands(tour)
     done = _run(generate, project, env)
-    assert done.returncode == 0 and "1 launcher written" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "1 launcher written" in done.stderr, done.stdout + done.stderr
     done = _run(run, project, env)
     assert done.returncode == 0 and "add_kernel ran and matched torch" in done.stdout, done.stdout + done.stderr
     done = _run(check, project, env)
@@ -222,14 +222,14 @@ def test_the_cli_reference_runs_as_written(tmp_path: Path) -> None:
     generate, check = commands(document(CLI))
     project, env = _kernel_project(tmp_path), _environment()
     done = _run(generate, project, env)
-    assert done.returncode == 0 and "2 launchers written" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "2 launchers written" in done.stderr, done.stdout + done.stderr
     assert _run(check, project, env).returncode == 0
     kernel = project / "kernels" / "vector_add.py"
     kernel.write_text(kernel.read_text().replace("a + b, mask=mask)", "b + a, mask=mask)  # edited"))
     assert _run(check, project, env).returncode == 0
     kernel.write_text(kernel.read_text().replace("= 1024", "= 512"))
     done = _run(check, project, env)
-    assert done.returncode == 1 and "vector_add_launch.py: differs" in done.stdout, done.stdout
+    assert done.returncode == 1 and "vector_add_launch.py: differs" in done.stderr, done.stderr
 
 
 def test_a_kernel_kept_unannotated_passes_both_stricts_as_docs_cli_shows(tmp_path: Path) -> None:
@@ -243,7 +243,7 @@ def test_a_kernel_kept_unannotated_passes_both_stricts_as_docs_cli_shows(tmp_pat
     (project / path).write_text((project / path).read_text().replace(
         "  # type: ignore[no-untyped-def]  # ttgen: ignore[unannotated]", ""))
     done = _run(strict.replace("&&", ";"), project, env)
-    assert "[unannotated]" in done.stdout and "[no-untyped-def]" in done.stdout, done.stdout
+    assert "[unannotated]" in done.stderr and "[no-untyped-def]" in done.stdout, done.stdout + done.stderr
 
 
 def test_pre_commit_runs_the_hook_docs_cli_configures(tmp_path: Path) -> None:
@@ -358,7 +358,7 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
     done = _run(install, clone, env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     done = _run(generate, clone, env)
-    assert done.returncode == 0 and "0 launchers written" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "0 launchers written" in done.stderr, done.stdout + done.stderr
     done = _run(app, clone, env)  # sets TRITON_INTERPRET=1 itself where there is no GPU
     assert done.returncode == 0 and "matched torch" in done.stdout, done.stderr
     assert _cuda() or "skipped matmul_autotuned: Triton's Autotuner times" in done.stdout, done.stdout
@@ -378,7 +378,7 @@ def test_a_users_first_hour(tmp_path: Path) -> None:
     env = {**_environment(str(project / ".venv" / "bin")), "VIRTUAL_ENV": str(project / ".venv")}
     generate_here, mypy, pyright = commands(document(TYPING))
     done = _run(generate_here, project, env)
-    assert done.returncode == 0 and "2 launchers written" in done.stdout, done.stdout
+    assert done.returncode == 0 and "2 launchers written" in done.stderr, done.stdout + done.stderr
     if not _cuda():  # the interpreter, which needs numpy: the extra brought it
         run = "import torch, app\nx = torch.rand(5000)\napp.add(x, x)\nprint('ran')"
         done = _run(f"TRITON_INTERPRET=1 python -c {shlex.quote(run)}", project, env)

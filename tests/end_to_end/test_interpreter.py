@@ -38,7 +38,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out = tmp_path_factory.mktemp("interpreted") / "gen_interpreted"
     for folder in ("interpreter_kernels", "patterns"):
         with contextlib.redirect_stdout(io.StringIO()):
-            assert cli.main([str(ROOT / "tests" / folder), "--out", str(out / folder), "-q"]) == 0
+            assert cli.main([str(ROOT / "tests" / folder), "--out", str(out / folder), "-q", "--no-cache"]) == 0
     (out / "__init__.py").write_text("")
     sys.path.insert(0, str(out.parent))
     yield "gen_interpreted"

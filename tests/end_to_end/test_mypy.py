@@ -58,7 +58,7 @@ def test_launchers_of_kernels_named_like_generated_names_are_strict_clean(tmp_pa
     aliases and builtins, and a name Python mangles in a class."""
     from ttgen import cli
 
-    assert cli.main([str(ROOT / "tests" / "patterns" / "names.py"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert cli.main([str(ROOT / "tests" / "patterns" / "names.py"), "--out", str(tmp_path / "gen"), "-q", "--no-cache"]) == 0
     out, code = run_mypy(str(tmp_path / "gen" / "names_launch.py"))
     assert code == 0, out
 

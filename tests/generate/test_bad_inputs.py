@@ -3,8 +3,9 @@ output committed as a golden.
 
 Each case is ``tests/bad_inputs/<case>/`` (copied to a temporary directory, where the things git
 cannot hold -- links, FIFOs, modes -- are made), run as ``ttgen <args> -v`` with the copy as cwd;
-``tests/bad_inputs/<case>.expected`` holds its stdout, the summary's timing masked, and the exit
-code.  To accept new output after a deliberate change::
+``tests/bad_inputs/<case>.expected`` holds its stderr (its stdout is empty: ttgen reports on
+stderr), the summary's timing masked, and the exit code.  To accept new output after a
+deliberate change::
 
     TTGEN_UPDATE_GOLDENS=1 pytest tests/generate/test_bad_inputs.py
 
@@ -137,7 +138,8 @@ def run_case(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     finally:
         _restore_modes(workdir)
     assert "Traceback" not in out + err, out + err
-    return TIMING.sub(" in <time>", out) + f"[exit {code}]\n", workdir
+    assert out == "", out
+    return TIMING.sub(" in <time>", err) + f"[exit {code}]\n", workdir
 
 
 def _run_in_process(case: Case, workdir: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -393,7 +395,7 @@ def test_a_file_that_cannot_be_written_is_a_diagnostic(
 
     monkeypatch.setattr(write, "write_atomic", refuse_one)
     code = cli.main(["kernels", "--out", "gen"])
-    out = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().err.splitlines()
     assert code == 2
     assert out[0] == f"{Path('gen/soft_launch.py')}: error: cannot write: Permission denied  [write]"
     assert out[1].startswith("ttgen: 2 kernel modules, 1 launcher written, 0 unchanged, 0 removed, 0 warnings, 1 error")

@@ -186,7 +186,7 @@ def build(workspace: Path, text: str, capsys: pytest.CaptureFixture[str]) -> tup
         pytest.fail(f"ttgen crashed with {exc!r} on:\n{text}")
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err, text
-    return code, captured.out.splitlines(), workspace / "fuzz_gen" / f"{module}_launch.py"
+    return code, captured.err.splitlines(), workspace / "fuzz_gen" / f"{module}_launch.py"
 
 
 def assert_generated_or_diagnosed(code: int, out: list[str], launcher: Path, text: str) -> None:

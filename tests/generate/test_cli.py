@@ -31,7 +31,9 @@ NO_KERNELS = '"""A helper module: no kernels, so no launcher."""\n\nSCALE = 2\n'
 
 def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, list[str]]:
     code = cli.main([str(a) for a in argv])
-    return code, capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    assert captured.out == ""  # ttgen generate reports on stderr only (docs/cli.md)
+    return code, captured.err.splitlines()
 
 
 @pytest.fixture
@@ -521,11 +523,11 @@ def test_python_dash_m_ttgen(tree: Path) -> None:
     command = [sys.executable, "-m", "ttgen", "src", "--out", "gen"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    assert SUMMARY.match(done.stdout.strip()), done.stdout
+    assert done.stdout == ""
+    assert SUMMARY.match(done.stderr.strip()), done.stderr
     assert launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"]
     check = subprocess.run(command + ["--check"], env=env, capture_output=True, text=True, timeout=120)
-    assert check.returncode == 0, check.stdout
+    assert check.returncode == 0, check.stderr
 
 
 # -- subcommands -------------------------------------------------------------------------------
@@ -568,3 +570,32 @@ def test_a_folder_named_like_a_subcommand(tree: Path, capsys: pytest.CaptureFixt
     assert code == 0 and launchers(Path("gen")) == ["nested/softmax_launch.py", "vector_add_launch.py"], out
     code, out = run(capsys, "generate", "bundle", "--out", "gen", "--check")  # or through generate
     assert code == 0, out
+
+
+# -- output streams ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_subcommand_reports_on_stderr(command: str, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Diagnostics, notes and summary lines go to stderr, as a compiler's do; stdout holds only
+    what a command is asked to produce as text (a codemod's diff, a recorded command's output)."""
+    Path("src/broken.py").write_text("def f(:\n")
+    Path("bad.txt").write_text("kernel nowhere:k cuda:90 x=*fp32\n")
+    argv = {
+        "generate": ["generate", "src", "--out", "gen"],
+        "bundle": ["bundle", "bad.txt", "--out", "bundle_out"],
+        "annotate": ["annotate", "bad.txt", "src"],
+        "migrate": ["migrate", "src", "missing", "--out", "gen"],
+    }
+    if command == "record":
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-m", "ttgen", "record", "--out", "m.txt", "--",
+                               sys.executable, "-c", "print('the command')"], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.stdout == "the command\n"
+        assert done.stderr.startswith("ttgen record: 0 keys of 0 kernels") and "warning:" in done.stderr
+        return
+    assert cli.main(argv[command]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert re.search(r"^\S+: error: ", err, re.M), err

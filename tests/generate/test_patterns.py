@@ -35,8 +35,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list
     import io
 
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = cli.main([str(PATTERNS), "--out", str(out)])
+    with contextlib.redirect_stderr(printed):
+        code = cli.main([str(PATTERNS), "--out", str(out), "--no-cache"])
     assert code == 0, printed.getvalue()
     sys.path.insert(0, str(out.parent))
     yield out, printed.getvalue().splitlines()

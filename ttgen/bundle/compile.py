@@ -89,7 +89,7 @@ def main(argv: Sequence[str]) -> int:
     started = time.perf_counter()
     index, objects, problems = build(options.manifests, options.target, max(1, options.jobs))
     for problem in problems:
-        print(problem.render())
+        print(problem.render(), file=sys.stderr)
     if any(problem.severity == "error" for problem in problems):
         return 2
     folder = options.out / precompiled.FOLDER
@@ -98,7 +98,8 @@ def main(argv: Sequence[str]) -> int:
         binaries = sum(len(k["binaries"]) for k in index["kernels"].values())
         choices = sum(len(k["choices"]) for k in index["kernels"].values())
         print(f"ttgen bundle: {_count(binaries, 'binary', 'binaries')} and {_count(choices, 'autotune choice')} "
-              f"of {_count(len(index['kernels']), 'kernel')} in {folder} ({time.perf_counter() - started:.1f}s)")
+              f"of {_count(len(index['kernels']), 'kernel')} in {folder} ({time.perf_counter() - started:.1f}s)",
+              file=sys.stderr)
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,12 +52,12 @@ def main(argv: Sequence[str]) -> int:
     options = _arguments().parse_args(argv)
     seen, problems = observed.read([options.recording])
     for problem in problems:
-        print(problem.render())
+        print(problem.render(), file=sys.stderr)
     if problems:
         return 2
     found = discover(list(options.paths), None)
     for problem in found.diagnostics:
-        print(problem.render())
+        print(problem.render(), file=sys.stderr)
     annotated = (annotate_file(source.path, source.module, seen, options.tighten) for source in found.sources)
     results = [result for result in annotated if result is not None]
     edits, notes = sum(result.edits for result in results), sum(len(result.notes) for result in results)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +40,9 @@ from libcst.metadata import (
 )
 
 from ttgen.codemods import runner
-from ttgen.generate import plan
+from ttgen.generate import command, plan
+from ttgen.generate.cache import Cache, digest
 from ttgen.generate.discover import Source, discover, module_name, read_regular
-from ttgen.generate.parse import parse_module
-from ttgen.generate.resolve import SourceTree
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
 from ttgen.vocabulary.options import OPTIONS
@@ -79,6 +79,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="the kernel modules or folders, as given to ttgen")
     parser.add_argument("--out", metavar="DIR", help="where the launchers are, as given to ttgen")
     parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
+    command.add_build_options(parser)
     return parser
 
 
@@ -86,25 +87,48 @@ def main(argv: Sequence[str]) -> int:
     options = _arguments().parse_args(argv)
     found = discover(list(options.paths), options.out)
     for problem in found.diagnostics:
-        print(problem.render())
-    targets = kernels(found.sources, plan.plan(list(options.paths), options.out))
-    results = [migrate_file(source.path, source.module, targets) for source in found.sources]
+        print(problem.render(), file=sys.stderr)
+    cache = command.open_cache(options)
+    build = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
+    command.say_unreadable(cache)
+    targets = kernels(found.sources, build)
+    state = _tree_state(found.sources) if cache is not None else ""
+    results = [_migrated(source, targets, cache, state) for source in found.sources]
     rewritten, skipped = sum(result.edits for result in results), sum(len(result.notes) for result in results)
     tally = f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {skipped} skipped"
     code = runner.finish("migrate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
+def _tree_state(sources: list[Source]) -> str:
+    """A digest of all the targets are made from: every module's bytes, each launcher's place and
+    what is there now."""
+    parts = []
+    for source in sources:
+        try:
+            parts.append(f"{source.path}\0{digest(read_regular(source.path))}\0{source.output}\0{current(source.output)}")
+        except OSError:
+            parts.append(f"{source.path}\0unreadable")
+    return digest("\0\0".join(parts).encode())
+
+
+def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | None, state: str) -> runner.Result:
+    """`migrate_file`, kept in ``cache`` for the tree's state (``state``: `_tree_state`)."""
+    where = str(source.path.resolve())
+    result = cache.recall("migrate", where, (source.module, state)) if cache is not None else None
+    if not isinstance(result, runner.Result):
+        result = migrate_file(source.path, source.module, targets)
+        if cache is not None:
+            cache.keep("migrate", where, (source.module, state), result)
+    return result
+
+
 def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
     """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one, for every
     @triton.jit function under the PATHs (read as ``build`` read them)."""
     found: dict[str, Target | str] = {}
-    tree = SourceTree({source.module: source.path for source in sources})
     for source in sources:
-        try:
-            parsed, _ = parse_module(str(source.path), read_regular(source.path), source.module, tree)
-        except OSError:
-            continue
+        parsed = build.parsed.get(source.path)
         if parsed is None:
             continue
         for name, why in parsed.without_launcher:

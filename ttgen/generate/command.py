@@ -1,4 +1,6 @@
-"""``ttgen [generate] PATH... [--out DIR] [--check] [--strict] [-q | -v]``: argv in, exit code out.
+"""``ttgen [generate] PATH... [--out DIR] [--check] [--strict] [-q | -v] [-j N] [--cache-dir DIR |
+--no-cache]``: argv in, exit code out.  Everything it prints is a report (diagnostics, each
+file's state, the summary line): to stderr, as compilers print theirs; it produces files.
 
 Exit codes: 0 everything generated (or, with --check, up to date); 1 --check found outputs
 missing, different or left over; 2 errors, or with --strict warnings (every good file was still
@@ -24,7 +26,9 @@ from pathlib import Path
 
 from ttgen import __version__
 from ttgen.generate import plan
+from ttgen.generate import workers
 from ttgen.generate import write
+from ttgen.generate.cache import DEFAULT as DEFAULT_CACHE, Cache
 from ttgen.vocabulary.diagnostics import Diagnostic
 
 
@@ -47,7 +51,8 @@ class _Tally:
 def _arguments(epilog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ttgen",
-        usage="%(prog)s [generate] PATH... [--out DIR] [--check] [--strict] [-q | -v]",
+        usage="%(prog)s [generate] PATH... [--out DIR] [--check] [--strict] [-q | -v] [-j N]\n"
+              "       [--cache-dir DIR | --no-cache]",
         description="Generate typed, keyword-only launchers for annotated Triton kernel modules.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -68,7 +73,35 @@ def _arguments(epilog: str) -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="no warnings (unless --strict) and no summary line"
     )
     verbosity.add_argument("-v", "--verbose", action="store_true", help="list every file")
+    add_build_options(parser)
     return parser
+
+
+def add_build_options(parser: argparse.ArgumentParser) -> None:
+    """How the modules are read: -j, --cache-dir, --no-cache (the codemods read through them too)."""
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=workers.default_jobs(), metavar="N",
+        help="build modules in N processes (default: every core this process may use, here %(default)s)",
+    )
+    caching = parser.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-dir", metavar="DIR", default=DEFAULT_CACHE,
+        help="keep each module's launcher in DIR between runs (default: %(default)s, in the current directory)",
+    )
+    caching.add_argument("--no-cache", action="store_true", help="build every module, keep nothing")
+
+
+def open_cache(options: argparse.Namespace) -> Cache | None:
+    """The cache the options ask for (the codemods take the same options)."""
+    return None if options.no_cache else Cache(Path(options.cache_dir))
+
+
+def say_unreadable(cache: Cache | None) -> None:
+    """One line for the entries of ``cache`` this run could not use (they were rebuilt)."""
+    if cache is not None and cache.unreadable:
+        print(f"ttgen: warning: {cache.unreadable} cache {'entry' if cache.unreadable == 1 else 'entries'} "
+              f"in {cache.folder} could not be read (corrupt, truncated or not ttgen's) and "
+              f"{'was' if cache.unreadable == 1 else 'were'} rebuilt", file=sys.stderr)
 
 
 def main(argv: Sequence[str], epilog: str = "") -> int:
@@ -77,10 +110,13 @@ def main(argv: Sequence[str], epilog: str = "") -> int:
     started = time.perf_counter()
     try:
         with write.interruptible():
-            result = plan.plan(list(options.paths), options.out)
+            cache = open_cache(options)
+            result = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
+            if not options.quiet:
+                say_unreadable(cache)
             for diagnostic in result.diagnostics:
                 if diagnostic.severity == "error" or options.strict or not options.quiet:
-                    print(diagnostic.render())
+                    print(diagnostic.render(), file=sys.stderr)
             changed = [p for p, text in sorted(result.outputs.items()) if write.current(p) != text]
             if options.check:
                 tally = _check(result, changed, options.verbose)
@@ -90,7 +126,7 @@ def main(argv: Sequence[str], epilog: str = "") -> int:
         print("ttgen: interrupted; every output is either as it was or complete", file=sys.stderr)
         return 128 + stop.signum
     if not options.quiet:
-        print(_summary(result, tally, options.check, time.perf_counter() - started))
+        print(_summary(result, tally, options.check, time.perf_counter() - started), file=sys.stderr)
     if result.errors or tally.errors or options.strict and result.warnings:
         return int(Exit.ERROR)
     if options.check and (tally.changed or tally.left_over):
@@ -101,12 +137,13 @@ def main(argv: Sequence[str], epilog: str = "") -> int:
 def _check(result: plan.Plan, changed: list[Path], verbose: bool) -> _Tally:
     for path in changed:
         state = "differs" if os.path.lexists(path) else "missing"
-        print(f"{path}: {state}{_package(result, path)}; run ttgen to update it")
+        print(f"{path}: {state}{_package(result, path)}; run ttgen to update it", file=sys.stderr)
     for path in result.stale:
-        print(f"{path}: left over (its kernel module is gone or has no kernels); run ttgen to remove it")
+        print(f"{path}: left over (its kernel module is gone or has no kernels); run ttgen to remove it",
+              file=sys.stderr)
     if verbose:
         for path in sorted(set(result.outputs) - set(changed)):
-            print(f"{path}: up to date{_package(result, path)}")
+            print(f"{path}: up to date{_package(result, path)}", file=sys.stderr)
     out_of_date = _launchers_among(result, changed)
     return _Tally(out_of_date, len(result.launchers) - out_of_date, len(result.stale))
 
@@ -137,14 +174,14 @@ def _attempt(action: Callable[[], object], path: Path, verb: str) -> bool:
     try:
         action()
     except OSError as exc:
-        print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {exc.strerror}", verb).render())
+        print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {exc.strerror}", verb).render(), file=sys.stderr)
         return False
     return True
 
 
 def _say(verbose: bool, line: str) -> None:
     if verbose:
-        print(line)
+        print(line, file=sys.stderr)
 
 
 def _package(result: plan.Plan, path: Path) -> str:

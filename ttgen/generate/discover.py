@@ -11,6 +11,9 @@ from pathlib import Path
 from ttgen.vocabulary.diagnostics import Diagnostic
 
 SUFFIX = "_launch.py"
+# In the first line of every file ttgen writes; split so that this file is not itself taken for
+# generated code by tools that grep for it.
+MARKER = "@" + "generated"
 
 
 @dataclass(frozen=True)
@@ -31,8 +34,6 @@ class Discovery:
 
 def is_generated(path: Path) -> bool:
     """Whether ``path`` is a file ttgen wrote (it starts with ttgen's marker line)."""
-    from ttgen.generate.emit import MARKER
-
     try:
         head = read_regular(path, 200)
     except OSError:

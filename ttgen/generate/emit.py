@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ttgen.generate import check
+from ttgen.generate.discover import MARKER
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary import param_types
@@ -19,9 +20,6 @@ from ttgen.vocabulary.kinds import tuple_text as _tuple_text
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
 from ttgen.vocabulary.spelling import Spelling
 from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword
-
-# Split so that this file is not itself taken for generated code by tools that grep for it.
-MARKER = "@" + "generated"
 
 # Launch options of run(): name, annotation besides None, default (Triton's CUDA defaults).
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())

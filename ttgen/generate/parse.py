@@ -64,6 +64,7 @@ class _Reader:
         self.twins: dict[cst.CSTNode, ast.stmt] = {}
         self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
         self.statements = list(_statements(tree.body, syntax.body, None, None, ()))
+        self.jit_names = _jit_names(twin for _, twin, _, _, _ in self.statements)
         for stmt, twin, _, top, _ in self.statements:
             self.twins[stmt] = twin
             if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -445,14 +446,17 @@ class _Reader:
 
 
 def parse_module(
-    path: str, data: bytes, module: str, tree: SourceTree | None = None
+    path: str, data: bytes, module: str, tree: SourceTree | None = None, may_define_kernels: bool = True
 ) -> tuple[model.KernelModule | None, list[Diagnostic]]:
     """Read one file: its model (None if it cannot be read at all; a kernel with an error is
     left out of it, the others stay) and the diagnostics it produced.  ``tree`` holds the other
-    modules of the run, which autotune configs and heuristics may be built in."""
+    modules of the run, which autotune configs and heuristics may be built in.  A module the
+    caller knows defines no kernel (``may_define_kernels`` false) is only checked to be Python."""
     try:
         source = decode(path, data)
         syntax = _python_tree(path, source)
+        if not may_define_kernels:
+            return model.KernelModule(path, module, ()), []
         parsed = _cst_tree(path, source)
     except BuildError as exc:
         return None, [exc.diagnostic]
@@ -625,7 +629,9 @@ def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
     """One line for each kernel defined (@triton.jit) or made (triton.jit(...)) inside a
     function or class: it cannot be imported by name, so it gets no launcher.  (Searched on
     Python's ast: walking libcst's nodes through every function body costs seconds on a large
-    library.)"""
+    library; and only in a statement whose text may name triton.jit.)"""
+    if not _may_name_jit(reader, scope):
+        return
     for node in ast.walk(scope):
         if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -643,6 +649,8 @@ def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
 def _note_calls(reader: _Reader, scope: ast.stmt, where: str | None) -> None:
     """One line for each kernel made by a call of triton.jit under ``scope`` that ttgen does not
     read: inside a function or class (``where``), or at module level in another form."""
+    if not _may_name_jit(reader, scope):
+        return
     for call in bindings.jit_calls(scope, reader.dotted):
         shown = ast.unparse(call)
         shown = shown if len(shown) <= 60 else f"{ast.unparse(call.func)}(...)"
@@ -657,6 +665,27 @@ def _note_calls(reader: _Reader, scope: ast.stmt, where: str | None) -> None:
         where_call = reader.ast_position(call.lineno, call.col_offset)
         reader.diagnostics.append(at(reader.path, reader.source, where_call.line, where_call.column,
                                      message, code, "warning"))
+
+
+def _may_name_jit(reader: _Reader, scope: ast.stmt) -> bool:
+    """Whether the text of ``scope`` (its decorators included) may name triton.jit: as ``jit``
+    (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as; spelt so in
+    ASCII (Python folds other spellings of a name to it by NFKC)."""
+    first = min([scope.lineno, *(d.lineno for d in getattr(scope, "decorator_list", ()))])
+    text = "".join(reader.lines[first - 1: scope.end_lineno or len(reader.lines)])
+    return not text.isascii() or any(name in text for name in reader.jit_names)
+
+
+def _jit_names(twins: Iterator[ast.stmt]) -> tuple[str, ...]:
+    """``jit`` and the names the module's imports bind triton.jit to (``from triton import jit
+    as J``: J), wherever they are bound."""
+    names = ["jit"]
+    for twin in twins:
+        if isinstance(twin, ast.Import):
+            names += [alias.asname for alias in twin.names if alias.asname and alias.name in JIT]
+        elif isinstance(twin, ast.ImportFrom) and twin.module and not twin.level:
+            names += [alias.asname or alias.name for alias in twin.names if f"{twin.module}.{alias.name}" in JIT]
+    return tuple(names)
 
 
 def _statements(

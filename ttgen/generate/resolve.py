@@ -29,8 +29,12 @@ class SourceTree:
 
     paths: dict[str, Path] = field(default_factory=dict)
     _parsed: dict[str, ast.Module | None] = field(default_factory=dict)
+    # Every name asked for since it was last cleared: what a module's configs, heuristics and
+    # constants were read from, which its launcher depends on (`ttgen.generate.cache`).
+    read: set[str] = field(default_factory=set)
 
     def module(self, name: str) -> ast.Module | None:
+        self.read.add(name)
         if name not in self._parsed:
             path = self.paths.get(name)
             try:
