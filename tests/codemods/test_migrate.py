@@ -98,13 +98,65 @@ ROWS = [
         function("kern_launch_2.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", IMPORT + "kern_launch = 1\n",
                  "    import gen.kern_launch as kern_launch_2\n")),
     Row("a call that is not a kernel launch stays silently", function("print(x[0], [1][0])\n"), function("print(x[0], [1][0])\n")),
+    Row("a call of an item of a dict, list or set is no call site (not counted)",
+        function("cache[n](x)\nCALLABLES[0](x)\nmade[n](x)\n", IMPORT + "cache = {}\nCALLABLES = list()\n")
+        .replace("):\n", "):\n    made = {k: k for k in x}\n", 1),
+        function("cache[n](x)\nCALLABLES[0](x)\nmade[n](x)\n", IMPORT + "cache = {}\nCALLABLES = list()\n")
+        .replace("):\n", "):\n    made = {k: k for k in x}\n", 1)),
+    # -- splats whose length or keys are known here ------------------------------------------------
+    Row("a ** splat of a dict written out: keywords", function("add[grid](x, y, out, **dict(n=n))\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a * splat of a tuple written out: keywords", function("add[grid](*(x, y), out, n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a * splat of a conditional with branches of one length: each item conditional",
+        function("add[grid](x, *((y, out) if n else (out, 0)), n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y if n else out, out=out if n else 0, n=n)\n",
+                 launcher=LAUNCHER)),
+    Row("a * splat of a name bound to a tuple written out, and of a slice of it",
+        function("args = (x, y, out, n)\nadd[grid](*args)\nadd[grid](*args[:2], out, *args[3:])\n"),
+        function("args = (x, y, out, n)\nkern_launch.add.run(grid=grid, x=args[0], y=args[1], out=args[2], n=args[3])\n"
+                 "kern_launch.add.run(grid=grid, x=args[0], y=args[1], out=out, n=args[3])\n", launcher=LAUNCHER)),
+    Row("a * splat over several lines: one item a line",
+        function("args = (x, y)\nadd[grid](\n    *args,\n    out,\n    n,\n)\n"),
+        function("args = (x, y)\nkern_launch.add.run(\n    grid=grid,\n    x=args[0],\n    y=args[1],\n    out=out,\n"
+                 "    n=n,\n)\n", launcher=LAUNCHER)),
+    Row("a ** splat of a dict of options: keywords (a constant written out, a value read from the dict)",
+        function("opts = {'n': n, 'num_warps': 4}\nadd[grid](x, y, out, **opts)\n"),
+        function("opts = {'n': n, 'num_warps': 4}\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=opts['n'], "
+                 "num_warps=4)\n", launcher=LAUNCHER)),
+    Row("a ** splat of a module's dict: keywords", function("add[grid](x, y, out, n, **OPTS)\n", IMPORT + "OPTS = dict(num_stages=2)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, num_stages=2)\n",
+                 IMPORT + "OPTS = dict(num_stages=2)\n", LAUNCHER)),
+    Row("a dict of options built with conditional entries: typed ttgen.runtime.LaunchOptions, the splat stays",
+        function("opts = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n    opts.update({'num_ctas': 1})\n"
+                 "add[grid](x, y, out, n, **opts)\n"),
+        function("opts: ttgen.runtime.LaunchOptions = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n"
+                 "    opts.update({'num_ctas': 1})\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n",
+                 launcher=LAUNCHER + "    import ttgen.runtime\n")),
+    Row("a dict built with other entries, or passed on: the splat stays (run() takes keywords)",
+        function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nadd[grid](x, y, out, n, **opts)\n"
+                 "more = {'num_warps': 4}\nprint(more)\nadd[grid](x, y, out, n, **more)\n"),
+        function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
+                 "more = {'num_warps': 4}\nprint(more)\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
+                 launcher=LAUNCHER)),
+    # -- the layout --------------------------------------------------------------------------------
+    Row("a call too long for its line: one keyword a line, as black writes it",
+        function("if n:\n    add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2,  # tuned\n"
+                 "              num_ctas=1)\n"),
+        function("if n:\n    kern_launch.add.run(\n        grid=grid,\n        x=x,\n        y=y,\n        out=out,\n"
+                 "        n=n,\n        BLOCK=128,\n        num_warps=8,\n        num_stages=2,  # tuned\n"
+                 "        num_ctas=1,\n    )\n", launcher=LAUNCHER)),
+    Row("a call marked '# ttgen: keep' stays, however often migrate runs",
+        function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n"),
+        function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n")),
     # -- left as they are --------------------------------------------------------------------------
-    Row("a ** splat of a dict built here", function("add[grid](x, y, out, **dict(n=n))\n"),
-        function("add[grid](x, y, out, **dict(n=n))\n"),
-        ("**dict(n=n) is built here: mypy checks its value type against every keyword run() takes, "
-         "compile options among them (a parameter's own **kwargs stays)",)),
-    Row("*args", function("add[grid](*x)\n"), function("add[grid](*x)\n"),
-        ("*args: which parameters it fills is known only at run time",)),
+    Row("*args of a length known at run time", function("add[grid](*x)\nadd[grid](x, *y.stride(), n)\n"),
+        function("add[grid](*x)\nadd[grid](x, *y.stride(), n)\n"),
+        ("*x: how many parameters it fills is known only at run time",
+         "*y.stride(): how many parameters it fills is known only at run time")),
+    Row("a * splat of a conditional whose branches compute", function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
+        function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
+        ("*((y, f(out)) if n else (out, y)): its branches differ in length or compute (Python evaluates them once)",)),
     Row("a kernel chosen at run time: a parameter", function("grid[x](y)\n"), function("grid[x](y)\n"),
         ("the kernel is chosen at run time ('grid' is a local name or parameter)",)),
     Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
