@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -314,3 +316,54 @@ def test_kernels_are_read_as_ttgen_reads_them_with_the_other_modules(
     assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
     assert _migrate(tmp_path, tmp_path / "pkg" / "calls.py", capsys) == (
         function("tuned[grid](x, n, 64)\n"), ["'BLOCK' is set by the kernel's decorators (run() does not take it)"])
+
+
+UNTYPED = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(x, out, n: int, alpha: float, BLOCK: tl.constexpr):
+    pass
+
+
+def launch(x, out, n, alpha):
+    opts = {"num_warps": 4}
+    if n > 1024:
+        opts["num_stages"] = 2
+    add[(1,)](x, out, n, alpha, BLOCK=128, **opts)
+'''
+# docs/adopting.md's command that checks migrated call sites in a library without annotations
+CHECK_UNTYPED = "mypy --check-untyped-defs --follow-imports=silent"
+
+
+def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library(tmp_path: Path) -> None:
+    """In a library whose functions have no annotations, plain mypy skips their bodies, so it
+    passes a migrated call with a misspelt keyword and a float for an int; the command
+    docs/adopting.md gives catches both, and a misspelt key of a dict of options migrate typed."""
+    pytest.importorskip("mypy")
+    from tests.end_to_end.test_docs import ADOPTING, document
+
+    assert f"{CHECK_UNTYPED} src/mylib" in document(ADOPTING)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kern.py").write_text(UNTYPED)
+    assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
+    migrated = (tmp_path / "pkg" / "kern.py").read_text()
+    assert "opts: ttgen.runtime.LaunchOptions = {" in migrated
+    wrong = migrated.replace("n=n,", "nn=n, n=2.5,").replace('opts["num_stages"]', 'opts["num_stage"]')
+    (tmp_path / "pkg" / "kern.py").write_text(wrong)
+
+    def mypy(*flags: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "mypy", *flags, "--cache-dir", str(tmp_path / "cache"), "pkg"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        return re.findall(r"^pkg/kern\.py:\d+: error: (.*)$", done.stdout, re.M)
+
+    assert mypy() == []
+    assert mypy(*CHECK_UNTYPED.split()[1:]) == [
+        'TypedDict "LaunchOptions" has no key "num_stage"  [typeddict-unknown-key]',
+        'Unexpected keyword argument "nn" for "run" of "add"  [call-arg]',
+        'Argument "n" to "run" of "add" has incompatible type "float"; expected "int"  [arg-type]',
+    ]
