@@ -42,6 +42,7 @@ IMPORT = "from pkg.kern import add, tuned\n"
 NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
 LAUNCHER = "    import gen.kern_launch as kern_launch\n"
 REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
+STRIDED = "\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -141,6 +142,12 @@ ROWS = [
         function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
                  "more = {'num_warps': 4}\nprint(more)\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
                  launcher=LAUNCHER)),
+    Row("*t.stride() where the parameters tell its length: unpacked before the call",
+        STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
+        STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n    grid=grid,\n    x=x,\n"
+                           "    out=out,\n    stride_m=stride_m_,\n    stride_n=stride_n_,\n    n=n,\n    BLOCK=64,\n)\n"
+                           "stride_m = 0\n", "", LAUNCHER),
+        inside=True),
     # -- the layout --------------------------------------------------------------------------------
     Row("a call too long for its line: one keyword a line, as black writes it",
         function("if n:\n    add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2,  # tuned\n"

@@ -231,6 +231,8 @@ class _Migrate(cst.CSTTransformer):
         self.width, self.indent = 88, "    "  # the module's line length and indentation
         self.typed: dict[cst.FunctionDef, list[cst.Assign]] = {}  # dicts of options to annotate
         self.pending: list[tuple[cst.FunctionDef, cst.Assign]] = []  # those of the call at hand
+        self.unpacked: list[cst.Assign] = []  # what the call at hand unpacks before it
+        self.before: dict[cst.SimpleStatementLine, list[cst.Assign]] = {}  # statement -> those
 
     # -- the call sites ----------------------------------------------------------------------------
 
@@ -239,7 +241,7 @@ class _Migrate(cst.CSTTransformer):
             return updated
         start = self.get_metadata(PositionProvider, original).start
         where = f"{self.path}:{start.line}:{start.column + 1}"
-        self.pending = []
+        self.pending, self.unpacked = [], []
         try:
             target = self._target(original.func.value)
             if _KEEP in self.lines[start.line - 1] or [line.strip() for line in self.lines[start.line - 2:start.line - 1]] == [_KEEP]:
@@ -247,13 +249,16 @@ class _Migrate(cst.CSTTransformer):
                 return updated
             function = self._function(original)
             grid = _grid(updated.func)  # type: ignore[arg-type]
-            args = self._arguments(target, self._expanded(original.args), function)
+            args = self._arguments(target, self._expanded(original.args, target), function)
         except NotACallSite:
             return updated
         except Skip as skip:
             self.notes.append(f"{where}: skipped: {skip.args[0]}")
             return updated
         alias = self._alias(function, target.launcher)
+        if self.unpacked:
+            line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
+            self.before[line] = self.unpacked
         for scope, statement in self.pending:
             self.typed.setdefault(scope, []).append(statement)
             self.imports.setdefault(scope, {})["ttgen.runtime"] = "ttgen.runtime"
@@ -346,12 +351,14 @@ class _Migrate(cst.CSTTransformer):
                 break
         raise Skip("not inside a function (a launcher cannot be imported while the modules load)")
 
-    def _expanded(self, args: Sequence[cst.Arg]) -> list[cst.Arg]:
+    def _expanded(self, args: Sequence[cst.Arg], target: Target) -> list[cst.Arg]:
         """``args`` with each ``*`` splat of a length known here as the positional arguments it
         stands for, and each ``**`` splat of a dict whose keys are known here as keywords."""
         out: list[cst.Arg] = []
         for index, arg in enumerate(args):
-            if arg.star == "*":
+            if arg.star == "*" and _is_strides(arg.value):
+                values = self._strides(arg.value, args, target)
+            elif arg.star == "*":
                 values = self._items(arg.value)
             elif arg.star == "**":
                 values = self._entries(arg.value)
@@ -368,6 +375,41 @@ class _Migrate(cst.CSTTransformer):
                 out.append(cst.Arg(value, keyword=None if keyword is None else cst.Name(keyword), comma=comma,
                                    equal=_EQUAL if keyword is not None else cst.MaybeSentinel.DEFAULT))
         return out
+
+    def _strides(self, value: cst.Call, args: Sequence[cst.Arg], target: Target) -> list[tuple[None, cst.BaseExpression]]:
+        """What ``*t.stride()`` stands for where the kernel's parameters tell its length: the
+        parameters between the positional arguments before and after it, when every parameter
+        up to the first given by keyword has no default (so Triton takes exactly that many).
+        Its items are unpacked into names before the call (``stride_m, stride_n = t.stride()``:
+        a tensor of another rank raises there, as Triton would), in the statement's place."""
+        keywords = {arg.keyword.value for arg in args if arg.keyword is not None}
+        for arg in args:
+            if arg.star == "**":
+                entries = _literal_entries(arg.value) or _literal_entries(
+                    self._bound_once(arg.value) if isinstance(arg.value, cst.Name) else None)
+                if entries is None:
+                    raise Skip(f"*{_code(value)}: how many parameters it fills is known only at run time")
+                keywords |= {key for key, _ in entries}
+        params = target.kernel.params
+        filled = next((i for i, param in enumerate(params) if param.name in keywords | target.kernel.supplied),
+                      len(params))
+        positional = sum(arg.keyword is None and not arg.star for arg in args)
+        splats = sum(arg.star == "*" for arg in args)
+        count = filled - positional
+        if splats != 1 or count <= 0 or any(param.default is not None for param in params[:filled]):
+            raise Skip(f"*{_code(value)}: how many parameters it fills is known only at run time")
+        start = next(i for i, arg in enumerate(args) if arg.star == "*")
+        first = sum(arg.keyword is None and not arg.star for arg in args[:start])
+        names = []
+        for param in params[first:first + count]:
+            name = param.name
+            while name in self.names:
+                name += "_"
+            self.names.add(name)
+            names.append(name)
+        self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
+            [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
+        return [(None, cst.Name(name)) for name in names]
 
     def _items(self, value: cst.BaseExpression) -> list[tuple[None, cst.BaseExpression]]:
         """What ``*value`` stands for, each item once: a tuple written out, ``(a, b) if c else (d,
@@ -506,6 +548,14 @@ class _Migrate(cst.CSTTransformer):
             chosen[launcher] = existing
         return chosen[launcher]
 
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+                                  ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+        if original not in self.before:
+            return updated
+        lines = [cst.SimpleStatementLine([assign]) for assign in self.before[original]]
+        lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
+
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         if original in self.typed:
             updated = updated.visit(_Annotate(self.typed[original]))  # type: ignore[assignment]
@@ -597,6 +647,12 @@ _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_
 def _is_container(value: cst.BaseExpression | None) -> bool:
     return isinstance(value, (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)) or (
         isinstance(value, cst.Call) and _code(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
+
+
+def _is_strides(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is ``t.stride()`` (``t`` a name or an attribute of one)."""
+    return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "stride" and isinstance(value.func.value, (cst.Name, cst.Attribute)))
 
 
 def _plain(value: cst.BaseExpression) -> bool:
