@@ -91,7 +91,10 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     assert _def_line(source, "row_sum_kernel") == (
         "def row_sum_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], stride, n_cols, BLOCK: tl.constexpr):")
     notes = annotated.stderr.splitlines()
-    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 4 notes; 1 file rewritten")
+    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 4 notes, 2 kernels seen with "
+                         "one dtype only; 1 file rewritten")
+    assert any(": seen with one dtype only: 'row_sum_kernel': 'x' (fp32), 'out' (fp32); run() refuses any other" in n
+               for n in notes)
     assert any(": note: 'row_sum_kernel': parameter 'stride' left as it is: seen equal to 1" in n for n in notes)
     assert any(": note: 'double_kernel': never launched in the recording" in n for n in notes)
     assert any(": note: 'bias_fill_kernel': parameter 'bias' left as it is: the body computes with it" in n
