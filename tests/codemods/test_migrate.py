@@ -42,7 +42,8 @@ IMPORT = "from pkg.kern import add, tuned\n"
 NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
 LAUNCHER = "    import gen.kern_launch as kern_launch\n"
 REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
-STRIDED = "\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
+STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
+           "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -148,6 +149,13 @@ ROWS = [
                            "    out=out,\n    stride_m=stride_m_,\n    stride_n=stride_n_,\n    n=n,\n    BLOCK=64,\n)\n"
                            "stride_m = 0\n", "", LAUNCHER),
         inside=True),
+    Row("several splats the parameters account for: unpacked together, in order",
+        STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride(), n, BLOCK=64)\n"
+                           "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *out.stride())\nkern_launch.copy2.run(\n    grid=grid,\n"
+                           "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
+                           "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
+        ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
     # -- the layout --------------------------------------------------------------------------------
     Row("a call too long for its line: one keyword a line, as black writes it",
         function("if n:\n    add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2,  # tuned\n"

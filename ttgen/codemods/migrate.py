@@ -356,9 +356,7 @@ class _Migrate(cst.CSTTransformer):
         stands for, and each ``**`` splat of a dict whose keys are known here as keywords."""
         out: list[cst.Arg] = []
         for index, arg in enumerate(args):
-            if arg.star == "*" and _is_strides(arg.value):
-                values = self._strides(arg.value, args, target)
-            elif arg.star == "*":
+            if arg.star == "*":
                 values = self._items(arg.value)
             elif arg.star == "**":
                 values = self._entries(arg.value)
@@ -374,32 +372,37 @@ class _Migrate(cst.CSTTransformer):
                 comma = arg.comma if number == len(values) - 1 else between
                 out.append(cst.Arg(value, keyword=None if keyword is None else cst.Name(keyword), comma=comma,
                                    equal=_EQUAL if keyword is not None else cst.MaybeSentinel.DEFAULT))
-        return out
+        return self._unpacked(out, target) if any(arg.star == "*" for arg in out) else out
 
-    def _strides(self, value: cst.Call, args: Sequence[cst.Arg], target: Target) -> list[tuple[None, cst.BaseExpression]]:
-        """What ``*t.stride()`` stands for where the kernel's parameters tell its length: the
-        parameters between the positional arguments before and after it, when every parameter
-        up to the first given by keyword has no default (so Triton takes exactly that many).
-        Its items are unpacked into names before the call (``stride_m, stride_n = t.stride()``:
-        a tensor of another rank raises there, as Triton would), in the statement's place."""
+    def _unpacked(self, args: list[cst.Arg], target: Target) -> list[cst.Arg]:
+        """``args`` whose ``*`` splats of lengths known only at run time (``*t.stride()``) the
+        kernel's parameters account for: when every parameter up to the first given by keyword
+        has no default, Triton takes exactly that many positional arguments, so the splats and
+        the arguments between them fill the parameters between those before and after them.
+        They are unpacked into names just before the call (``stride_m, stride_n = t.stride()``:
+        other lengths raise there, as Triton would) and passed by keyword; each a name, an
+        attribute, or what a tensor says of itself (``t.stride()``), so reading it before the
+        call's other arguments reads the same."""
+        stars = [i for i, arg in enumerate(args) if arg.star == "*"]
+        span = args[stars[0]:stars[-1] + 1]
+        unknown = f"*{_code(args[stars[0]].value)}: how many parameters it fills is known only at run time"
         keywords = {arg.keyword.value for arg in args if arg.keyword is not None}
         for arg in args:
             if arg.star == "**":
                 entries = _literal_entries(arg.value) or _literal_entries(
                     self._bound_once(arg.value) if isinstance(arg.value, cst.Name) else None)
                 if entries is None:
-                    raise Skip(f"*{_code(value)}: how many parameters it fills is known only at run time")
+                    raise Skip(unknown)
                 keywords |= {key for key, _ in entries}
         params = target.kernel.params
         filled = next((i for i, param in enumerate(params) if param.name in keywords | target.kernel.supplied),
                       len(params))
-        positional = sum(arg.keyword is None and not arg.star for arg in args)
-        splats = sum(arg.star == "*" for arg in args)
-        count = filled - positional
-        if splats != 1 or count <= 0 or any(param.default is not None for param in params[:filled]):
-            raise Skip(f"*{_code(value)}: how many parameters it fills is known only at run time")
-        start = next(i for i, arg in enumerate(args) if arg.star == "*")
-        first = sum(arg.keyword is None and not arg.star for arg in args[:start])
+        first = sum(arg.keyword is None and not arg.star for arg in args[:stars[0]])
+        after = sum(arg.keyword is None and not arg.star for arg in args[stars[-1] + 1:])
+        count = filled - first - after
+        if (any(param.default is not None for param in params[:filled]) or count < len(span) - len(stars)
+                or not all(arg.keyword is None and _read(arg.value) for arg in span)):
+            raise Skip(unknown)
         names = []
         for param in params[first:first + count]:
             name = param.name
@@ -407,19 +410,26 @@ class _Migrate(cst.CSTTransformer):
                 name += "_"
             self.names.add(name)
             names.append(name)
+        value = span[0].value if len(span) == 1 else cst.Tuple(
+            [cst.StarredElement(arg.value) if arg.star else cst.Element(arg.value) for arg in span])
         self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
             [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
-        return [(None, cst.Name(name)) for name in names]
+        between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
+                       cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        unpacked = [cst.Arg(cst.Name(name), comma=span[-1].comma if number == len(names) - 1 else between)
+                    for number, name in enumerate(names)]
+        return [*args[:stars[0]], *unpacked, *args[stars[-1] + 1:]]
 
-    def _items(self, value: cst.BaseExpression) -> list[tuple[None, cst.BaseExpression]]:
+    def _items(self, value: cst.BaseExpression) -> list[tuple[None, cst.BaseExpression]] | None:
         """What ``*value`` stands for, each item once: a tuple written out, ``(a, b) if c else (d,
         e)`` (items and test of plain names and constants), a name bound once to a tuple written
-        out (or a slice of it with constant bounds); or Skip."""
+        out (or a slice of it with constant bounds); None for another (its length is known at
+        run time); Skip for a conditional whose items compute."""
         if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
             return [(None, element.value) for element in value.elements]
         if isinstance(value, cst.IfExp):
-            branches = [self._items(branch) for branch in (value.body, value.orelse)]
-            if (len(branches[0]) == len(branches[1]) and _plain(value.test)
+            branches = [self._items(branch) or [] for branch in (value.body, value.orelse)]
+            if (branches[0] and len(branches[0]) == len(branches[1]) and _plain(value.test)
                     and all(_plain(v) for branch in branches for _, v in branch)):
                 return [(None, cst.IfExp(test=value.test, body=a, orelse=b))
                         for (_, a), (_, b) in zip(*branches)]
@@ -432,7 +442,7 @@ class _Migrate(cst.CSTTransformer):
                 if indices is not None:
                     return [(None, cst.Subscript(sliced, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
                             for i in indices]
-        raise Skip(f"*{_code(value)}: how many parameters it fills is known only at run time")
+        return None
 
     def _entries(self, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
         """What ``**value`` stands for when its keys are known here: a dict written out with
@@ -649,10 +659,19 @@ def _is_container(value: cst.BaseExpression | None) -> bool:
         isinstance(value, cst.Call) and _code(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
 
 
-def _is_strides(value: cst.BaseExpression) -> bool:
-    """Whether ``value`` is ``t.stride()`` (``t`` a name or an attribute of one)."""
-    return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "stride" and isinstance(value.func.value, (cst.Name, cst.Attribute)))
+def _read(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` only reads: a name, a constant, an attribute or constant item of one,
+    or what a tensor says of itself (``t.stride()``, ``t.size(0)``, ``t.numel()``)."""
+    if isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.Attribute):
+        return _read(value.value)
+    if isinstance(value, cst.Subscript):
+        return _read(value.value) and all(
+            isinstance(e.slice, cst.Index) and _constant(e.slice.value) for e in value.slice)
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and _read(value.func.value)
+            and value.func.attr.value in ("stride", "size", "numel", "dim") and all(
+                _constant(arg.value) and not arg.star for arg in value.args))
 
 
 def _plain(value: cst.BaseExpression) -> bool:
