@@ -155,10 +155,11 @@ class Widen:
 
     @staticmethod
     def parse(specs: Sequence[str]) -> Widen:
-        families, params = [], []
+        families: list[tuple[str, ...]] = []
+        params: list[tuple[str, frozenset[str]]] = []
         for spec in specs:
             name, _, dtypes = spec.rpartition("=")
-            found = set()
+            found: set[str] = set()
             for word in dtypes.split(","):
                 if word in FAMILIES:
                     found.update(FAMILIES[word])

@@ -10,18 +10,23 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
   to one kernel of those modules, and its launcher on disk is what ``ttgen`` generates now;
 * every positional argument maps to a parameter, and every argument names one that ``run()``
   takes (read from the generated ``run()`` itself, so launch and compile options come and go
-  with the generator); a function's own ``**kwargs`` passed on stays (``run()`` takes keywords),
-  a dict built in the function does not (mypy checks its value type against every keyword of
-  ``run()``), nor do ``*args``;
+  with the generator); a ``*`` splat whose length is known here (a tuple written out, or bound
+  to a name, a conditional of two) gives its items, one whose length the kernel's parameters
+  account for (``*t.stride()``) is unpacked into names before the call, a ``**`` splat of a
+  dict whose keys are known here gives keywords, and any other ``**`` splat stays (``run()``
+  takes keywords; a dict of options built in the function is typed
+  ``ttgen.runtime.LaunchOptions`` so that mypy checks it against ``run()``);
 * the call is a statement of its own inside a function (``run()`` returns None where
-  ``kernel[grid](...)`` returns the compiled kernel).
+  ``kernel[grid](...)`` returns the compiled kernel), not marked ``# ttgen: keep``.
 
-The grid comes first, as Python evaluates it first.  Each function that launches imports the
-launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
+A call of an item of a dict, list or set (``cache[key](...)``) is no call site.  A rewritten call
+too long for its line (black's or ruff's line length, 88 if none is set) is laid out one
+keyword a line.  The grid comes first, as Python evaluates it first.  Each function that
+launches imports the launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
 statement): a launcher imports its kernel's module, and a module that defines a kernel and calls
 it would otherwise import its launcher while it is itself still loading.  The import costs
 about 0.1-0.3 us per call once the module is loaded.  Every call left as it is gets one line,
-``path:line:col: skipped: reason``.  A second run changes nothing.
+``path:line:col: skipped: reason`` (``kept:`` for a marked one).  A second run changes nothing.
 """
 
 from __future__ import annotations
@@ -232,7 +237,7 @@ class _Migrate(cst.CSTTransformer):
         self.typed: dict[cst.FunctionDef, list[cst.Assign]] = {}  # dicts of options to annotate
         self.pending: list[tuple[cst.FunctionDef, cst.Assign]] = []  # those of the call at hand
         self.unpacked: list[cst.Assign] = []  # what the call at hand unpacks before it
-        self.before: dict[cst.SimpleStatementLine, list[cst.Assign]] = {}  # statement -> those
+        self.before: dict[cst.CSTNode, list[cst.Assign]] = {}  # statement line -> those
 
     # -- the call sites ----------------------------------------------------------------------------
 
@@ -355,6 +360,7 @@ class _Migrate(cst.CSTTransformer):
         """``args`` with each ``*`` splat of a length known here as the positional arguments it
         stands for, and each ``**`` splat of a dict whose keys are known here as keywords."""
         out: list[cst.Arg] = []
+        values: Sequence[tuple[str | None, cst.BaseExpression]] | None
         for index, arg in enumerate(args):
             if arg.star == "*":
                 values = self._items(arg.value)
@@ -482,8 +488,7 @@ class _Migrate(cst.CSTTransformer):
                 elif isinstance(parent, cst.Subscript) and isinstance(above, cst.AssignTarget):
                     uses.append("[]=" if _string_index(parent) in _TYPED_KEYS else "other")
                 elif (isinstance(parent, cst.Attribute) and parent.attr.value == "update" and isinstance(above, cst.Call)
-                      and len(above.args) == 1 and set(dict(_literal_entries(above.args[0].value) or [("", 0)]))
-                      <= _TYPED_KEYS):
+                      and len(above.args) == 1 and _of_options(above.args[0].value)):
                     uses.append("update")
                 else:
                     uses.append("other")
@@ -500,6 +505,7 @@ class _Migrate(cst.CSTTransformer):
                 or not all(use in ("**", "[]=", "update") for use in self._uses(name))):
             return
         assignment = next(iter(scope[name.value]))
+        assert isinstance(assignment, Assignment)
         statement = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, assignment.node))
         self.pending.append((scope.node, statement))  # type: ignore[arg-type]
 
@@ -699,7 +705,7 @@ def _indices(subscript: cst.Subscript, length: int) -> range | None:
     if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Slice):
         return None
     part = subscript.slice[0].slice
-    bounds = []
+    bounds: list[int | None] = []
     for bound in (part.lower, part.upper, part.step):
         if bound is None:
             bounds.append(None)
@@ -726,6 +732,12 @@ def _literal_entries(value: cst.BaseExpression | None) -> list[tuple[str, cst.Ba
         if all(arg.keyword is not None and not arg.star for arg in value.args):
             return [(arg.keyword.value, arg.value) for arg in value.args]  # type: ignore[union-attr]
     return None
+
+
+def _of_options(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a dict written out whose keys are launch or compile options."""
+    entries = _literal_entries(value)
+    return entries is not None and {key for key, _ in entries} <= _TYPED_KEYS
 
 
 def _string_index(subscript: cst.Subscript) -> str | None:
