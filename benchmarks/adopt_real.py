@@ -293,7 +293,7 @@ class Adoption:
                 module = ".".join(launcher.relative_to(self.tree / "src").with_suffix("").parts)
                 values = {n: ("(1,)" if n == "grid" else _dummy(a)) for n, a in args.items()}
                 typo, wrong = ints[0], ints[-1]
-                misspelt = {(typo[:-1] if k == typo else k): v for k, v in values.items()}
+                misspelt = {(typo + typo[-1] if k == typo else k): v for k, v in values.items()}
                 floated = {k: ("2.5" if k == wrong else v) for k, v in values.items()}
                 calls = [f"    launcher.{node.name}.run({', '.join(f'{k}={v}' for k, v in call.items())})\n"
                          for call in (misspelt, floated)]
@@ -301,7 +301,7 @@ class Adoption:
                 path.write_text(f"import torch\n\nimport {module} as launcher\n\n\ndef wrong(t):  # no annotations\n"
                                 + "".join(calls))
                 return str(path.relative_to(self.tree)), {
-                    f"misspelt keyword {typo[:-1]!r}": rf'Unexpected keyword argument "{re.escape(typo[:-1])}"',
+                    f"misspelt keyword {typo + typo[-1]!r}": rf'Unexpected keyword argument "{re.escape(typo + typo[-1])}"',
                     f"float for int {wrong!r}": rf'Argument "{re.escape(wrong)}" .*incompatible type "float"; expected "int"',
                 }
         return None
@@ -395,9 +395,11 @@ def _mypy_failed(done: subprocess.CompletedProcess[str]) -> str:
 
 
 def _mypy_errors(output: str) -> collections.Counter[str]:
-    """mypy's errors as 'path: message [code]', without line numbers (the migrated lines moved)."""
+    """mypy's errors as 'path: message [code]', without line numbers (the migrated lines moved)
+    and without the types they quote (which the annotations name now: 'Heuristics[Callable[[
+    tensor[float32, ...' where it was 'Heuristics[Callable[[Any, ...')."""
     found = re.findall(r"^([^:\n]+):\d+(?::\d+)?: error: (.*)$", output, re.M)
-    return collections.Counter(f"{path}: {message}" for path, message in found)
+    return collections.Counter(path + ": " + re.sub(r'"[^"]*"', '"…"', message) for path, message in found)
 
 
 def _last(text: str) -> str:
