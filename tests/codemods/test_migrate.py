@@ -150,9 +150,10 @@ ROWS = [
                            "stride_m = 0\n", "", LAUNCHER),
         inside=True),
     Row("several splats the parameters account for: unpacked together, in order",
-        STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride(), n, BLOCK=64)\n"
+        STRIDED + function("copy2[grid](x, out, *x.stride(), *(out.stride() if n else (1, 1)), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
-        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *out.stride())\nkern_launch.copy2.run(\n    grid=grid,\n"
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *(out.stride() if n else (1, 1)))\n"
+                           "kern_launch.copy2.run(\n    grid=grid,\n"
                            "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
                            "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
         ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
@@ -173,7 +174,7 @@ ROWS = [
          "*y.stride(): how many parameters it fills is known only at run time")),
     Row("a * splat of a conditional whose branches compute", function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
         function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
-        ("*((y, f(out)) if n else (out, y)): its branches differ in length or compute (Python evaluates them once)",)),
+        ("*((y, f(out)) if n else (out, y)): its branches compute (Python evaluates them once)",)),
     Row("a kernel chosen at run time: a parameter", function("grid[x](y)\n"), function("grid[x](y)\n"),
         ("the kernel is chosen at run time ('grid' is a local name or parameter)",)),
     Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),

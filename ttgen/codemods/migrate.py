@@ -434,12 +434,13 @@ class _Migrate(cst.CSTTransformer):
         if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
             return [(None, element.value) for element in value.elements]
         if isinstance(value, cst.IfExp):
-            branches = [self._items(branch) or [] for branch in (value.body, value.orelse)]
-            if (branches[0] and len(branches[0]) == len(branches[1]) and _plain(value.test)
-                    and all(_plain(v) for branch in branches for _, v in branch)):
+            branches = [self._items(branch) for branch in (value.body, value.orelse)]
+            if branches[0] is None or branches[1] is None or len(branches[0]) != len(branches[1]):
+                return None  # (a length known at run time)
+            if _plain(value.test) and all(_plain(v) for branch in branches for _, v in branch):
                 return [(None, cst.IfExp(test=value.test, body=a, orelse=b))
                         for (_, a), (_, b) in zip(*branches)]
-            raise Skip(f"*{_code(value)}: its branches differ in length or compute (Python evaluates them once)")
+            raise Skip(f"*{_code(value)}: its branches compute (Python evaluates them once)")
         sliced = value.value if isinstance(value, cst.Subscript) else value
         if isinstance(sliced, cst.Name):
             bound = self._bound_once(sliced)
@@ -672,6 +673,15 @@ def _read(value: cst.BaseExpression) -> bool:
         return True
     if isinstance(value, cst.Attribute):
         return _read(value.value)
+    if isinstance(value, cst.IfExp):
+        return _read(value.test) and _read(value.body) and _read(value.orelse)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_read(element.value) for element in value.elements)
+    if isinstance(value, cst.Comparison):
+        return _read(value.left) and all(_read(c.comparator) for c in value.comparisons)
+    if isinstance(value, (cst.UnaryOperation, cst.BooleanOperation)):
+        return all(_read(part) for part in ((value.expression,) if isinstance(value, cst.UnaryOperation)
+                                            else (value.left, value.right)))
     if isinstance(value, cst.Subscript):
         return _read(value.value) and all(
             isinstance(e.slice, cst.Index) and _constant(e.slice.value) for e in value.slice)
