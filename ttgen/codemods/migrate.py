@@ -434,12 +434,11 @@ class _Migrate(cst.CSTTransformer):
         if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
             return [(None, element.value) for element in value.elements]
         if isinstance(value, cst.IfExp):
-            branches = [self._items(branch) for branch in (value.body, value.orelse)]
-            if branches[0] is None or branches[1] is None or len(branches[0]) != len(branches[1]):
+            body, orelse = self._items(value.body), self._items(value.orelse)
+            if body is None or orelse is None or len(body) != len(orelse):
                 return None  # (a length known at run time)
-            if _plain(value.test) and all(_plain(v) for branch in branches for _, v in branch):
-                return [(None, cst.IfExp(test=value.test, body=a, orelse=b))
-                        for (_, a), (_, b) in zip(*branches)]
+            if _plain(value.test) and all(_plain(v) for _, v in [*body, *orelse]):
+                return [(None, cst.IfExp(test=value.test, body=a, orelse=b)) for (_, a), (_, b) in zip(body, orelse)]
             raise Skip(f"*{_code(value)}: its branches compute (Python evaluates them once)")
         sliced = value.value if isinstance(value, cst.Subscript) else value
         if isinstance(sliced, cst.Name):
