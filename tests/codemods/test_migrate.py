@@ -137,12 +137,14 @@ ROWS = [
         function("opts: ttgen.runtime.LaunchOptions = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n"
                  "    opts.update({'num_ctas': 1})\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n",
                  launcher=LAUNCHER + "    import ttgen.runtime\n")),
-    Row("a dict built with other entries, or passed on: the splat stays (run() takes keywords)",
+    Row("a dict built with other entries, or passed on: the splat stays (run() takes keywords), typed dict[str, Any]",
         function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nadd[grid](x, y, out, n, **opts)\n"
                  "more = {'num_warps': 4}\nprint(more)\nadd[grid](x, y, out, n, **more)\n"),
-        function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
-                 "more = {'num_warps': 4}\nprint(more)\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
-                 launcher=LAUNCHER)),
+        function("opts: dict[str, typing.Any] = {}\nif n:\n    opts['BLOCK'] = 2\n"
+                 "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
+                 "more: dict[str, typing.Any] = {'num_warps': 4}\nprint(more)\n"
+                 "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
+                 launcher=LAUNCHER + "    import typing\n")),
     Row("*t.stride() where the parameters tell its length: unpacked before the call",
         STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
         STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n    grid=grid,\n    x=x,\n"

@@ -15,7 +15,8 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
   account for (``*t.stride()``) is unpacked into names before the call, a ``**`` splat of a
   dict whose keys are known here gives keywords, and any other ``**`` splat stays (``run()``
   takes keywords; a dict of options built in the function is typed
-  ``ttgen.runtime.LaunchOptions`` so that mypy checks it against ``run()``);
+  ``ttgen.runtime.LaunchOptions`` so that mypy checks it against ``run()``, another dict built
+  there ``dict[str, typing.Any]``);
 * the call is a statement of its own inside a function (``run()`` returns None where
   ``kernel[grid](...)`` returns the compiled kernel), not marked ``# ttgen: keep``.
 
@@ -234,8 +235,8 @@ class _Migrate(cst.CSTTransformer):
         self.kept: list[str] = []  # the notes of call sites marked to stay
         self.lines: list[str] = []  # the module's lines (where the marker is looked for)
         self.width, self.indent = 88, "    "  # the module's line length and indentation
-        self.typed: dict[cst.FunctionDef, list[cst.Assign]] = {}  # dicts of options to annotate
-        self.pending: list[tuple[cst.FunctionDef, cst.Assign]] = []  # those of the call at hand
+        self.typed: dict[cst.FunctionDef, list[tuple[cst.Assign, str]]] = {}  # dicts to annotate, and how
+        self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # those of the call at hand
         self.unpacked: list[cst.Assign] = []  # what the call at hand unpacks before it
         self.before: dict[cst.CSTNode, list[cst.Assign]] = {}  # statement line -> those
 
@@ -264,9 +265,10 @@ class _Migrate(cst.CSTTransformer):
         if self.unpacked:
             line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
             self.before[line] = self.unpacked
-        for scope, statement in self.pending:
-            self.typed.setdefault(scope, []).append(statement)
-            self.imports.setdefault(scope, {})["ttgen.runtime"] = "ttgen.runtime"
+        for scope, statement, annotation in self.pending:
+            self.typed.setdefault(scope, []).append((statement, annotation))
+            module = "ttgen.runtime" if annotation == _LAUNCH_OPTIONS else "typing"
+            self.imports.setdefault(scope, {})[module] = module
         first = cst.Comma(whitespace_after=updated.whitespace_before_args
                           if "\n" in cst.Module(body=[]).code_for_node(updated.whitespace_before_args)
                           else cst.SimpleWhitespace(" ")) if args else cst.MaybeSentinel.DEFAULT
@@ -495,19 +497,22 @@ class _Migrate(cst.CSTTransformer):
         return uses
 
     def _typed_options(self, name: cst.Name) -> None:
-        """Type a dict of launch and compile options built in the function as
-        `ttgen.runtime.LaunchOptions`, so that mypy checks ``**name`` against run(): when it is
-        bound once, in the function, to a dict written out, and every key it is given is one."""
+        """Type a dict built in the function, bound once to a dict written out, that stays a
+        ``**`` splat: `ttgen.runtime.LaunchOptions` where every key it is given is a launch or
+        compile option, so that mypy checks ``**name`` against run(); ``dict[str, typing.Any]``
+        otherwise (mypy would check its inferred value type, ``int`` of ``{"num_warps": 4}``,
+        against every keyword run() takes)."""
         bound = self._bound_once(name)
         entries = _literal_entries(bound) if bound is not None else None
         scope = self.get_metadata(ScopeProvider, name, None)
-        if (entries is None or not set(dict(entries)) <= _TYPED_KEYS or not isinstance(scope, FunctionScope)
-                or not all(use in ("**", "[]=", "update") for use in self._uses(name))):
+        if entries is None or not isinstance(scope, FunctionScope):
             return
+        options = set(dict(entries)) <= _TYPED_KEYS and all(use in ("**", "[]=", "update") for use in self._uses(name))
         assignment = next(iter(scope[name.value]))
         assert isinstance(assignment, Assignment)
         statement = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, assignment.node))
-        self.pending.append((scope.node, statement))  # type: ignore[arg-type]
+        annotation = _LAUNCH_OPTIONS if options else "dict[str, typing.Any]"
+        self.pending.append((scope.node, statement, annotation))  # type: ignore[arg-type]
 
     def _arguments(self, target: Target, args: Sequence[cst.Arg], function: cst.FunctionDef) -> list[cst.Arg]:
         """The call's arguments, all by keyword, or Skip."""
@@ -640,20 +645,21 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
 
 
 class _Annotate(cst.CSTTransformer):
-    """``name = {...}`` -> ``name: ttgen.runtime.LaunchOptions = {...}`` for the statements given."""
+    """``name = {...}`` -> ``name: ANNOTATION = {...}`` for the statements given."""
 
-    def __init__(self, statements: list[cst.Assign]) -> None:
+    def __init__(self, statements: list[tuple[cst.Assign, str]]) -> None:
         super().__init__()
         self.statements = statements
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
-        if not any(original.deep_equals(statement) for statement in self.statements):
+        found = next((text for statement, text in self.statements if original.deep_equals(statement)), None)
+        if found is None:
             return updated
-        annotation = cst.Annotation(cst.parse_expression("ttgen.runtime.LaunchOptions"),
-                                    whitespace_before_indicator=cst.SimpleWhitespace(""))
+        annotation = cst.Annotation(cst.parse_expression(found), whitespace_before_indicator=cst.SimpleWhitespace(""))
         return cst.AnnAssign(target=updated.targets[0].target, annotation=annotation, value=updated.value)
 
 
+_LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
 # the keywords a dict typed `ttgen.runtime.LaunchOptions` may hold
 _TYPED_KEYS = frozenset(OPTIONS) | frozenset(COMPILE_OPTIONS)
 _CONTAINER_TYPES = {"dict", "list", "set", "defaultdict", "OrderedDict"}
