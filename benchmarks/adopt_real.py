@@ -14,8 +14,11 @@ folder its test modules import as ``test`` or ``tests``) goes, in a work folder,
    module of the package that imported still imports;
 5. ``compile``: every recorded key compiled from the original and from the migrated sources
    (``ttgen bundle``, ``TRITON_DISABLE_LINE_INFO=1``): the same binary and signature for each;
-6. ``mypy``: no new error in the migrated modules (errors compared without line numbers), and a
-   call of a launcher with a misspelt keyword and a float for an int, which mypy must catch;
+6. ``mypy``: docs/adopting.md's command (``mypy --check-untyped-defs --follow-imports=silent``):
+   no new error in the migrated modules (errors compared without line numbers, every new one
+   printed), and a call of a launcher with a misspelt keyword and a float for an int, in a
+   function without annotations, which it must catch; where mypy cannot run or crashes, the
+   step fails and says so (never "0 errors");
 7. ``dtype``: a recorded launch repeated through ``run()`` with one tensor of a dtype the
    recording never saw: ttgen's error (TypeError), naming the kernel and the parameter.
 
@@ -24,6 +27,10 @@ call with the same ``--work`` goes on), and every call ends with the summary tab
 written to ``OUT/adopt_LIBRARY.md``).  Exit code 1 if a check failed.  Under
 ``TRITON_INTERPRET=1`` on a CPU the steps run too (``compile`` then needs no GPU; ``dtype``
 needs one), which is how its logic is tested.
+
+``--per-test N`` runs N of each test function's parametrizations (spread over them: the first,
+the last, evenly between), in record and test alike: attorch's full parametrizations take more
+than one 10-minute command to record on an H100, so its default is 3 (``--per-test 0``: all).
 """
 
 from __future__ import annotations
@@ -56,7 +63,7 @@ LIBRARIES = {
         files=[f"tests/test_{name}.py" for name in ("layer_norm_layer", "rms_norm_layer", "softmax_layers",
                                                      "act_layers", "glu_layer", "cross_entropy_loss_layer",
                                                      "p_loss_layers", "linear_layer")],
-        pytest=["--subset"],
+        pytest=["--subset"], per_test=3,
     ),
 }
 STEPS = ["record", "annotate", "migrate", "test", "compile", "mypy", "dtype"]
@@ -72,11 +79,15 @@ def main() -> int:
     parser.add_argument("--steps", default=",".join(STEPS), help=f"which steps, in order (default: {','.join(STEPS)}; '' for the summary alone)")
     parser.add_argument("--files", help="the test files, comma-separated (default: the ops' own)")
     parser.add_argument("-k", dest="select", help="pytest's -k, to run a subset of the tests")
+    parser.add_argument("--per-test", type=int, help="run N parametrizations of each test function (0: all; "
+                        "default: the library's, all for liger, 3 for attorch)")
     parser.add_argument("-j", type=int, default=os.cpu_count() or 1, help="ttgen bundle's workers")
     options = parser.parse_args()
     library = dict(LIBRARIES[options.library])
     if options.files:
         library["files"] = options.files.split(",")
+    if options.per_test is not None:
+        library["per_test"] = options.per_test
     work = options.work or Path(tempfile.mkdtemp(prefix=f"adopt_{options.library}_"))
     adoption = Adoption(options.library, library, work.resolve(), options)
     print(f"work folder: {adoption.work}", flush=True)
@@ -184,21 +195,26 @@ class Adoption:
     def mypy(self) -> None:
         changed = sorted(str(p.relative_to(self.tree)) for p in (self.tree / "src" / self.package).rglob("*.py")
                          if p.read_bytes() != (self.original / p.relative_to(self.tree)).read_bytes())
-        errors = {tree.name: _mypy_errors(self.run(tree, self._mypy(changed), quiet=True).stdout)
-                  for tree in (self.original, self.tree)}
+        runs = {tree.name: self.run(tree, self._mypy(changed), quiet=True) for tree in (self.original, self.tree)}
+        failed = {name: why for name, done in runs.items() if (why := _mypy_failed(done))}
+        errors = {name: _mypy_errors(done.stdout) for name, done in runs.items()}
         new = errors["migrated"] - errors["original"]
         probe = self._probe()
         caught: dict[str, bool] = {}
         if probe is not None:
             path, wanted = probe
-            found = self.run(self.tree, self._mypy([path]), quiet=True).stdout
-            caught = {what: bool(re.search(pattern, found)) for what, pattern in wanted.items()}
+            done = self.run(self.tree, self._mypy([path]), quiet=True)
+            if why := _mypy_failed(done):
+                failed["probe"] = why
+            caught = {what: bool(re.search(pattern, done.stdout)) for what, pattern in wanted.items()}
             if not all(caught.values()):
-                print(found)
-        self.results["mypy"] = {"modules checked": len(changed), "errors before": sum(errors["original"].values()),
+                print(done.stdout, done.stderr)
+        self.results["mypy"] = {"command": " ".join(self._mypy(["..."])[2:]), "modules checked": len(changed),
+                                "mypy could not run": failed,
+                                "errors before": sum(errors["original"].values()),
                                 "errors after": sum(errors["migrated"].values()),
                                 "new errors": sorted(new.elements()), "probe caught": caught}
-        self._check(not new and bool(caught) and all(caught.values()), "mypy")
+        self._check(not failed and not new and bool(caught) and all(caught.values()), "mypy")
 
     def dtype(self) -> None:
         script = self.work / "wrong_dtype.py"
@@ -219,7 +235,9 @@ class Adoption:
     def env(self, tree: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ)
         paths = [str(tree / "src"), str(tree), *filter(None, [env.get("PYTHONPATH")])]
-        env.update(PYTHONPATH=os.pathsep.join(paths), MYPYPATH=str(tree / "src"), **(extra or {}))
+        paths.append(str(self.work))  # (adopt_per_test, the pytest plugin)
+        env.update(PYTHONPATH=os.pathsep.join(paths), MYPYPATH=str(tree / "src"),
+                   ADOPT_PER_TEST=str(self.library.get("per_test") or 0), **(extra or {}))
         return env
 
     def run(self, tree: Path, command: list[str], env: dict[str, str] | None = None,
@@ -237,11 +255,14 @@ class Adoption:
     def _pytest(self, xml: str) -> list[str]:
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore",
                    f"--junitxml={self.work / xml}", *self.library["pytest"], *self.library["files"]]
+        if self.library.get("per_test"):
+            (self.work / "adopt_per_test.py").write_text(PER_TEST)
+            command += ["-p", "adopt_per_test"]
         return command + (["-k", self.options.select] if self.options.select else [])
 
     def _mypy(self, files: list[str]) -> list[str]:
-        return [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
-                "--no-error-summary", "--show-error-codes", "--no-pretty", "--hide-error-context",
+        return [sys.executable, "-m", "mypy", "--check-untyped-defs", "--follow-imports=silent",
+                "--ignore-missing-imports", "--show-error-codes", "--no-pretty", "--hide-error-context",
                 "--cache-dir", str(self.work / "mypy_cache"), *files]
 
     def _imports(self, tree: Path) -> dict[str, dict[str, str]]:
@@ -272,15 +293,15 @@ class Adoption:
                 module = ".".join(launcher.relative_to(self.tree / "src").with_suffix("").parts)
                 values = {n: ("(1,)" if n == "grid" else _dummy(a)) for n, a in args.items()}
                 typo, wrong = ints[0], ints[-1]
-                misspelt = {(typo[:-1] if k == typo else k): v for k, v in values.items()}
+                misspelt = {(typo + typo[-1] if k == typo else k): v for k, v in values.items()}
                 floated = {k: ("2.5" if k == wrong else v) for k, v in values.items()}
                 calls = [f"    launcher.{node.name}.run({', '.join(f'{k}={v}' for k, v in call.items())})\n"
                          for call in (misspelt, floated)]
                 path = self.tree / "src" / "adopt_probe.py"
-                path.write_text(f"import torch\n\nimport {module} as launcher\n\n\ndef wrong(t: torch.Tensor) -> None:\n"
+                path.write_text(f"import torch\n\nimport {module} as launcher\n\n\ndef wrong(t):  # no annotations\n"
                                 + "".join(calls))
                 return str(path.relative_to(self.tree)), {
-                    f"misspelt keyword {typo[:-1]!r}": rf'Unexpected keyword argument "{re.escape(typo[:-1])}"',
+                    f"misspelt keyword {typo + typo[-1]!r}": rf'Unexpected keyword argument "{re.escape(typo + typo[-1])}"',
                     f"float for int {wrong!r}": rf'Argument "{re.escape(wrong)}" .*incompatible type "float"; expected "int"',
                 }
         return None
@@ -322,9 +343,11 @@ class Adoption:
                       "".join(f"\n  {key}" for key in c["keys whose binary differs"][:20]))]
         if "mypy" in r:
             m = r["mypy"]
-            rows += [("mypy: modules checked", str(m["modules checked"])),
-                     ("mypy: errors before, after", f"{m['errors before']}, {m['errors after']}"),
-                     ("mypy: new errors", str(len(m["new errors"])) + "".join(f"\n  {e}" for e in m["new errors"][:20])),
+            rows += [("mypy", m.get("command", "")), ("mypy: modules checked", str(m["modules checked"])),
+                     ("mypy could not run", json.dumps(m.get("mypy could not run", {}))),
+                     ("mypy: errors before, after", f"{m['errors before']}, {m['errors after']}"
+                      if not m.get("mypy could not run") else "unknown (mypy did not run)"),
+                     ("mypy: new errors", str(len(m["new errors"])) + "".join(f"\n  {e}" for e in m["new errors"])),
                      ("mypy: probe caught", json.dumps(m["probe caught"]))]
         if "dtype" in r:
             rows += [("wrong dtype", json.dumps(r["dtype"]))]
@@ -362,10 +385,21 @@ def _reasons(lines: list[str]) -> list[tuple[str, int]]:
     return collections.Counter(re.sub(r"'[^']*'", "'…'", line) for line in lines).most_common()
 
 
+def _mypy_failed(done: subprocess.CompletedProcess[str]) -> str:
+    """Why mypy did not check (it did not start, or crashed), or '' if it did: a run that
+    checked exits 0 or 1 and ends with its summary ('Success: ...' or 'Found N errors ...')."""
+    summary = re.search(r"^(Success: no issues found|Found \d+ errors?) ", done.stdout, re.M)
+    if done.returncode in (0, 1) and summary and "Traceback" not in done.stderr:
+        return ""
+    return f"exit {done.returncode}: {_last(done.stderr) or _last(done.stdout) or 'no output'}"
+
+
 def _mypy_errors(output: str) -> collections.Counter[str]:
-    """mypy's errors as 'path: message [code]', without line numbers (the migrated lines moved)."""
+    """mypy's errors as 'path: message [code]', without line numbers (the migrated lines moved)
+    and without the types they quote (which the annotations name now: 'Heuristics[Callable[[
+    tensor[float32, ...' where it was 'Heuristics[Callable[[Any, ...')."""
     found = re.findall(r"^([^:\n]+):\d+(?::\d+)?: error: (.*)$", output, re.M)
-    return collections.Counter(f"{path}: {message}" for path, message in found)
+    return collections.Counter(path + ": " + re.sub(r'"[^"]*"', '"…"', message) for path, message in found)
 
 
 def _last(text: str) -> str:
@@ -440,6 +474,29 @@ for entry in entries:
         sys.exit(0)
 print(json.dumps({"ok": False, "error": f"no recorded launch to repeat (tried {tried})"}))
 '''
+
+# The pytest plugin of --per-test: N of each test function's parametrizations, spread over them.
+PER_TEST = r'''
+import collections, os
+
+
+def pytest_collection_modifyitems(config, items):
+    keep = int(os.environ.get("ADOPT_PER_TEST") or 0)
+    if keep <= 0:
+        return
+    groups = collections.defaultdict(list)
+    for item in items:
+        groups[(item.nodeid.split("::")[0], getattr(item, "originalname", item.name))].append(item)
+    chosen = set()
+    for group in groups.values():
+        n = len(group)
+        picks = {0} if keep == 1 else {round(i * (n - 1) / (keep - 1)) for i in range(keep)}
+        chosen.update(id(group[i]) for i in picks if i < n)
+    deselected = [item for item in items if id(item) not in chosen]
+    items[:] = [item for item in items if id(item) in chosen]
+    config.hook.pytest_deselected(items=deselected)
+'''
+
 
 if __name__ == "__main__":
     sys.exit(main())

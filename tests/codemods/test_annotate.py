@@ -176,6 +176,37 @@ def test_without_write_a_diff_and_nothing_written(tmp_path: Path, capsys: pytest
     assert "1 file would be rewritten (--write writes them)" in err
 
 
+def test_widen_adds_dtypes_the_recording_did_not_see(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel recorded with fp16 and fp32 refuses bf16 in production: ``--widen fp`` adds the
+    family's other dtypes to each tensor seen with one of them (not to an int tensor),
+    ``--widen k.w=bf16`` one dtype to one parameter; a kernel with tensors seen with one dtype
+    only gets a line naming them (without --widen), counted in the summary."""
+    (tmp_path / "mod.py").write_text(kernel("x, w, i"))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp16:16 w=*fp32 i=*i32\n"
+                                           "kernel mod:k cuda:90 x=*fp32 w=*fp32 i=*i32\n")
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write"]) == 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'mod.py'}:6:5: seen with one dtype only: 'k': 'w' (fp32), 'i' (i32); run() refuses any " \
+           "other (--widen adds dtypes)\n" in err
+    assert "1 kernel recorded, 3 parameters annotated, 0 notes, 1 kernel seen with one dtype only;" in err
+    (tmp_path / "mod.py").write_text(kernel("x, w, i"))
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write", "--widen", "fp"]) == 0
+    assert (tmp_path / "mod.py").read_text() == kernel(
+        "x: tl.tensor[tl.float16, tl.bfloat16, tl.float32], w: tl.tensor[tl.float16, tl.bfloat16, tl.float32], "
+        "i: tl.tensor[tl.int32]", HEAD + MECHANISM)
+    assert "'k': 'i' (i32);" in capsys.readouterr().err
+    (tmp_path / "mod.py").write_text(kernel("x, w, i"))
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write", "--widen", "k.w=bf16",
+                          "--widen", "i=i64"]) == 0
+    assert (tmp_path / "mod.py").read_text() == kernel(
+        "x: tl.tensor[tl.float16, tl.float32], w: tl.tensor[tl.bfloat16, tl.float32], i: tl.tensor[tl.int32, tl.int64]",
+        HEAD + MECHANISM)
+    assert "seen with one dtype only" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--widen", "floats"])
+    assert "--widen: 'floats' is not a family of dtypes (fp, fp8, int, uint)" in capsys.readouterr().err
+
+
 def test_a_bad_recording_is_an_error_and_nothing_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "mod.py").write_text(kernel("x"))
     (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32\nkernel mod:k\n")

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,8 @@ IMPORT = "from pkg.kern import add, tuned\n"
 NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
 LAUNCHER = "    import gen.kern_launch as kern_launch\n"
 REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
+STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
+           "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -98,13 +102,81 @@ ROWS = [
         function("kern_launch_2.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", IMPORT + "kern_launch = 1\n",
                  "    import gen.kern_launch as kern_launch_2\n")),
     Row("a call that is not a kernel launch stays silently", function("print(x[0], [1][0])\n"), function("print(x[0], [1][0])\n")),
+    Row("a call of an item of a dict, list or set is no call site (not counted)",
+        function("cache[n](x)\nCALLABLES[0](x)\nmade[n](x)\n", IMPORT + "cache = {}\nCALLABLES = list()\n")
+        .replace("):\n", "):\n    made = {k: k for k in x}\n", 1),
+        function("cache[n](x)\nCALLABLES[0](x)\nmade[n](x)\n", IMPORT + "cache = {}\nCALLABLES = list()\n")
+        .replace("):\n", "):\n    made = {k: k for k in x}\n", 1)),
+    # -- splats whose length or keys are known here ------------------------------------------------
+    Row("a ** splat of a dict written out: keywords", function("add[grid](x, y, out, **dict(n=n))\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a * splat of a tuple written out: keywords", function("add[grid](*(x, y), out, n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a * splat of a conditional with branches of one length: each item conditional",
+        function("add[grid](x, *((y, out) if n else (out, 0)), n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y if n else out, out=out if n else 0, n=n)\n",
+                 launcher=LAUNCHER)),
+    Row("a * splat of a name bound to a tuple written out, and of a slice of it",
+        function("args = (x, y, out, n)\nadd[grid](*args)\nadd[grid](*args[:2], out, *args[3:])\n"),
+        function("args = (x, y, out, n)\nkern_launch.add.run(grid=grid, x=args[0], y=args[1], out=args[2], n=args[3])\n"
+                 "kern_launch.add.run(grid=grid, x=args[0], y=args[1], out=out, n=args[3])\n", launcher=LAUNCHER)),
+    Row("a * splat over several lines: one item a line",
+        function("args = (x, y)\nadd[grid](\n    *args,\n    out,\n    n,\n)\n"),
+        function("args = (x, y)\nkern_launch.add.run(\n    grid=grid,\n    x=args[0],\n    y=args[1],\n    out=out,\n"
+                 "    n=n,\n)\n", launcher=LAUNCHER)),
+    Row("a ** splat of a dict of options: keywords (a constant written out, a value read from the dict)",
+        function("opts = {'n': n, 'num_warps': 4}\nadd[grid](x, y, out, **opts)\n"),
+        function("opts = {'n': n, 'num_warps': 4}\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=opts['n'], "
+                 "num_warps=4)\n", launcher=LAUNCHER)),
+    Row("a ** splat of a module's dict: keywords", function("add[grid](x, y, out, n, **OPTS)\n", IMPORT + "OPTS = dict(num_stages=2)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, num_stages=2)\n",
+                 IMPORT + "OPTS = dict(num_stages=2)\n", LAUNCHER)),
+    Row("a dict of options built with conditional entries: typed ttgen.runtime.LaunchOptions, the splat stays",
+        function("opts = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n    opts.update({'num_ctas': 1})\n"
+                 "add[grid](x, y, out, n, **opts)\n"),
+        function("opts: ttgen.runtime.LaunchOptions = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n"
+                 "    opts.update({'num_ctas': 1})\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n",
+                 launcher=LAUNCHER + "    import ttgen.runtime\n")),
+    Row("a dict built with other entries, or passed on: the splat stays (run() takes keywords), typed dict[str, Any]",
+        function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nadd[grid](x, y, out, n, **opts)\n"
+                 "more = {'num_warps': 4}\nprint(more)\nadd[grid](x, y, out, n, **more)\n"),
+        function("opts: dict[str, typing.Any] = {}\nif n:\n    opts['BLOCK'] = 2\n"
+                 "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
+                 "more: dict[str, typing.Any] = {'num_warps': 4}\nprint(more)\n"
+                 "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
+                 launcher=LAUNCHER + "    import typing\n")),
+    Row("*t.stride() where the parameters tell its length: unpacked before the call",
+        STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
+        STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n    grid=grid,\n    x=x,\n"
+                           "    out=out,\n    stride_m=stride_m_,\n    stride_n=stride_n_,\n    n=n,\n    BLOCK=64,\n)\n"
+                           "stride_m = 0\n", "", LAUNCHER),
+        inside=True),
+    Row("several splats the parameters account for: unpacked together, in order",
+        STRIDED + function("copy2[grid](x, out, *x.stride(), *(out.stride() if n else (1, 1)), n, BLOCK=64)\n"
+                           "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *(out.stride() if n else (1, 1)))\n"
+                           "kern_launch.copy2.run(\n    grid=grid,\n"
+                           "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
+                           "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
+        ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
+    # -- the layout --------------------------------------------------------------------------------
+    Row("a call too long for its line: one keyword a line, as black writes it",
+        function("if n:\n    add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2,  # tuned\n"
+                 "              num_ctas=1)\n"),
+        function("if n:\n    kern_launch.add.run(\n        grid=grid,\n        x=x,\n        y=y,\n        out=out,\n"
+                 "        n=n,\n        BLOCK=128,\n        num_warps=8,\n        num_stages=2,  # tuned\n"
+                 "        num_ctas=1,\n    )\n", launcher=LAUNCHER)),
+    Row("a call marked '# ttgen: keep' stays, however often migrate runs",
+        function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n"),
+        function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n")),
     # -- left as they are --------------------------------------------------------------------------
-    Row("a ** splat of a dict built here", function("add[grid](x, y, out, **dict(n=n))\n"),
-        function("add[grid](x, y, out, **dict(n=n))\n"),
-        ("**dict(n=n) is built here: mypy checks its value type against every keyword run() takes, "
-         "compile options among them (a parameter's own **kwargs stays)",)),
-    Row("*args", function("add[grid](*x)\n"), function("add[grid](*x)\n"),
-        ("*args: which parameters it fills is known only at run time",)),
+    Row("*args of a length known at run time", function("add[grid](*x)\nadd[grid](x, *y.stride(), n)\n"),
+        function("add[grid](*x)\nadd[grid](x, *y.stride(), n)\n"),
+        ("*x: how many parameters it fills is known only at run time",
+         "*y.stride(): how many parameters it fills is known only at run time")),
+    Row("a * splat of a conditional whose branches compute", function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
+        function("add[grid](x, *((y, f(out)) if n else (out, y)), n)\n"),
+        ("*((y, f(out)) if n else (out, y)): its branches compute (Python evaluates them once)",)),
     Row("a kernel chosen at run time: a parameter", function("grid[x](y)\n"), function("grid[x](y)\n"),
         ("the kernel is chosen at run time ('grid' is a local name or parameter)",)),
     Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
@@ -262,3 +334,54 @@ def test_kernels_are_read_as_ttgen_reads_them_with_the_other_modules(
     assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
     assert _migrate(tmp_path, tmp_path / "pkg" / "calls.py", capsys) == (
         function("tuned[grid](x, n, 64)\n"), ["'BLOCK' is set by the kernel's decorators (run() does not take it)"])
+
+
+UNTYPED = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add(x, out, n: int, alpha: float, BLOCK: tl.constexpr):
+    pass
+
+
+def launch(x, out, n, alpha):
+    opts = {"num_warps": 4}
+    if n > 1024:
+        opts["num_stages"] = 2
+    add[(1,)](x, out, n, alpha, BLOCK=128, **opts)
+'''
+# docs/adopting.md's command that checks migrated call sites in a library without annotations
+CHECK_UNTYPED = "mypy --check-untyped-defs --follow-imports=silent"
+
+
+def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library(tmp_path: Path) -> None:
+    """In a library whose functions have no annotations, plain mypy skips their bodies, so it
+    passes a migrated call with a misspelt keyword and a float for an int; the command
+    docs/adopting.md gives catches both, and a misspelt key of a dict of options migrate typed."""
+    pytest.importorskip("mypy")
+    from tests.end_to_end.test_docs import ADOPTING, document
+
+    assert f"{CHECK_UNTYPED} src/mylib" in document(ADOPTING)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kern.py").write_text(UNTYPED)
+    assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
+    migrated = (tmp_path / "pkg" / "kern.py").read_text()
+    assert "opts: ttgen.runtime.LaunchOptions = {" in migrated
+    wrong = migrated.replace("n=n,", "nn=n, n=2.5,").replace('opts["num_stages"]', 'opts["num_stage"]')
+    (tmp_path / "pkg" / "kern.py").write_text(wrong)
+
+    def mypy(*flags: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "mypy", *flags, "--cache-dir", str(tmp_path / "cache"), "pkg"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        return re.findall(r"^pkg/kern\.py:\d+: error: (.*)$", done.stdout, re.M)
+
+    assert mypy() == []
+    assert mypy(*CHECK_UNTYPED.split()[1:]) == [
+        'TypedDict "LaunchOptions" has no key "num_stage"  [typeddict-unknown-key]',
+        'Unexpected keyword argument "nn" for "run" of "add"  [call-arg]',
+        'Argument "n" to "run" of "add" has incompatible type "float"; expected "int"  [arg-type]',
+    ]

@@ -129,6 +129,38 @@ def test_processes_recording_at_the_same_moment_lose_nothing(tmp_path: Path) -> 
     assert "ttgen record: 100 keys of 1 kernel and 0 autotune choices in launches.txt (100 new)" in done.stderr
 
 
+TUNED = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 8})], key=["n"])
+@triton.jit
+def fill(out, value, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offsets, value, mask=offsets < n)
+
+
+out = torch.zeros(16)
+fill[lambda meta: (triton.cdiv(16, meta["BLOCK"]),)](out, 2.0, 16)
+assert out.sum().item() == 32.0
+"""
+
+
+def test_on_a_cpu_an_autotuner_takes_its_first_config_with_first_config(tmp_path: Path) -> None:
+    """Under Triton's interpreter an autotuner of several configs cannot time them (it needs a
+    GPU driver): the workload fails as it would unrecorded. With --first-config it takes the
+    first config, untimed, and its launch is recorded; no choice is."""
+    (tmp_path / "main.py").write_text(TUNED)
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    assert _record(tmp_path, sys.executable, "main.py", env=env).returncode != 0
+    done = subprocess.run([sys.executable, "-m", "ttgen", "record", "--first-config", "--out", "launches.txt", "--",
+                           sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "launches.txt") == ["kernel __main__:fill cuda:90 out=*fp32:16 value=fp32 n=i32:16 BLOCK=16"]
+
+
 def test_the_users_own_sitecustomize_still_runs(tmp_path: Path) -> None:
     (tmp_path / "kern.py").write_text(KERNELS)
     (tmp_path / "launch.py").write_text(LAUNCH + "print(__import__('os').environ['SITE_RAN'])\n")

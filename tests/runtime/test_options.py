@@ -17,7 +17,7 @@ import pytest
 import triton
 
 from ttgen.runtime.launch import VERSION
-from ttgen.vocabulary.options import COMPILE_OPTIONS, NOT_TAKEN, OPTIONS, OptionError, option_value
+from ttgen.vocabulary.options import COMPILE_OPTIONS, NOT_TAKEN, OPTIONS, LaunchOptions, OptionError, option_value
 
 # Fields of the supported range that the installed version's backends do not have.
 LATER = {"sched4reg", "clc", "min_shared_mem", "llvm_fn_attrs", "wgp_cu_mode"}  # (3.9)
@@ -38,6 +38,17 @@ def test_every_field_of_every_backend_is_taken_or_said_why_not() -> None:
     for backend, fields in _backend_fields().items():
         assert set(fields) <= known, f"{backend} options run() does not know: {sorted(set(fields) - known)}"
     assert not (set(OPTIONS) | set(COMPILE_OPTIONS)) & set(NOT_TAKEN)
+
+
+def test_launch_options_types_each_option_as_run_does() -> None:
+    """The TypedDict a dict of options is typed with (``ttgen.runtime.LaunchOptions``) holds each
+    option run() takes, with run()'s annotation, and no other."""
+    import ttgen.runtime
+
+    declared = {name: f"{OPTIONS[name][0] if name in OPTIONS else COMPILE_OPTIONS[name]} | None"
+                for name in [*OPTIONS, *COMPILE_OPTIONS]}
+    assert {name: ref.__forward_arg__ for name, ref in LaunchOptions.__annotations__.items()} == declared
+    assert ttgen.runtime.LaunchOptions is LaunchOptions and LaunchOptions.__total__ is False
 
 
 def test_every_option_run_takes_is_a_field_of_a_backend_of_the_supported_range() -> None:

@@ -12,7 +12,9 @@ any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1`
 ``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).
 ``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
 file changes (libcst keeps its formatting and comments), and a second run changes
-nothing.  Without ``--write`` the changes are printed as a unified diff.
+nothing.  Without ``--write`` the changes are printed as a unified diff.  ``--widen`` adds
+dtypes the recording did not see to the tensor annotations it writes (`Widen`), and a kernel
+whose tensor parameters were each seen with one dtype gets a note naming them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ttgen.codemods import infer, observed, runner
 from ttgen.generate.discover import discover, read_regular
 from ttgen.generate.parse import MECHANISM, parse_module
+from ttgen.vocabulary import kinds
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -45,11 +48,20 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
     parser.add_argument("--tighten", action="store_true",
                         help="also narrow bare tl.constexpr and tl.tensor annotations to what was seen")
+    parser.add_argument("--widen", action="append", default=[], metavar="[[KERNEL.]PARAM=]DTYPES",
+                        help="add dtypes to the tensor annotations written: a family (fp: fp16, bf16, fp32; "
+                             "fp8; int; uint) to every tensor seen with one of its dtypes, or families and "
+                             "dtypes (fp16, bf16, ...) to one parameter (PARAM=bf16); repeatable")
     return parser
 
 
 def main(argv: Sequence[str]) -> int:
-    options = _arguments().parse_args(argv)
+    parser = _arguments()
+    options = parser.parse_args(argv)
+    try:
+        widen = Widen.parse(options.widen)
+    except ValueError as exc:
+        parser.error(f"--widen: {exc}")
     seen, problems = observed.read([options.recording])
     for problem in problems:
         print(problem.render(), file=sys.stderr)
@@ -58,16 +70,20 @@ def main(argv: Sequence[str]) -> int:
     found = discover(list(options.paths), None)
     for problem in found.diagnostics:
         print(problem.render(), file=sys.stderr)
-    annotated = (annotate_file(source.path, source.module, seen, options.tighten) for source in found.sources)
+    annotated = (annotate_file(source.path, source.module, seen, options.tighten, widen) for source in found.sources)
     results = [result for result in annotated if result is not None]
-    edits, notes = sum(result.edits for result in results), sum(len(result.notes) for result in results)
+    lines = [note for result in results for note in result.notes]
+    edits, alone = sum(result.edits for result in results), sum(f": {ONE_DTYPE}: " in note for note in lines)
+    notes = len(lines) - alone
     tally = (f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded, {edits} "
-             f"{'parameter' if edits == 1 else 'parameters'} annotated, {notes} {'note' if notes == 1 else 'notes'}")
+             f"{'parameter' if edits == 1 else 'parameters'} annotated, {notes} {'note' if notes == 1 else 'notes'}"
+             + (f", {alone} {'kernel' if alone == 1 else 'kernels'} seen with one dtype only" if alone else ""))
     code = runner.finish("annotate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
-def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -> runner.Result | None:
+def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool,
+                  widen: Widen | None = None) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
     try:
         data = read_regular(path)
@@ -91,8 +107,10 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: note: '{kernel.name}': {why}; "
                          "left as it is")
             continue
+        alone: dict[str, str] = {}  # tensor parameters annotated with the one dtype seen -> it
         for param in kernel.params:
-            decision = infer.decide(param, recorded[param.name], tighten)
+            tokens = (widen or Widen()).tokens(kernel.name, param.name, recorded[param.name])
+            decision = infer.decide(param, tokens, tighten)
             if decision.annotation is not None:
                 refused = _refused_in_body(decision.annotation, param.name, uses.get(param.position.line))
                 if refused is not None:
@@ -104,12 +122,67 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
             if decision.annotation is not None:
                 annotations[(param.position.line, param.position.column)] = decision.annotation.format(tl=alias)
                 mechanism = mechanism or decision.needs_mechanism
+                dtypes = {token[1:].partition(":")[0] for token in tokens if token.startswith("*")}
+                if len(dtypes) == 1 and "tensor[" in decision.annotation:
+                    alone[param.name] = dtypes.pop()
+        if alone:
+            names = ", ".join(f"'{name}' ({dtype})" for name, dtype in alone.items())
+            notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: {ONE_DTYPE}: '{kernel.name}': "
+                         f"{names}; run() refuses any other (--widen adds dtypes)")
     text = tree.code
     if annotations:
         tree = MetadataWrapper(tree).visit(_Annotate(annotations))
         if mechanism:
             tree = _with_mechanism(tree)
     return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
+
+
+# the line of a kernel whose tensor parameters, some of them, were seen with one dtype only
+ONE_DTYPE = "seen with one dtype only"
+# --widen's families of dtypes (Triton's short names)
+FAMILIES = {"fp": ("fp16", "bf16", "fp32"), "fp8": ("fp8e4nv", "fp8e5"), "int": ("i8", "i16", "i32", "i64"),
+            "uint": ("u8", "u16", "u32", "u64")}
+_SHORT = {short for _, short in kinds.DTYPES.values()}
+
+
+@dataclass(frozen=True)
+class Widen:
+    """Dtypes to add to what the recording saw of tensor parameters: each family of
+    ``families`` to every tensor seen with one of its dtypes; ``params``: ``kernel.param`` or
+    ``param`` -> the dtypes to add to it (if it was seen as a tensor)."""
+
+    families: tuple[tuple[str, ...], ...] = ()
+    params: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    @staticmethod
+    def parse(specs: Sequence[str]) -> Widen:
+        families: list[tuple[str, ...]] = []
+        params: list[tuple[str, frozenset[str]]] = []
+        for spec in specs:
+            name, _, dtypes = spec.rpartition("=")
+            found: set[str] = set()
+            for word in dtypes.split(","):
+                if word in FAMILIES:
+                    found.update(FAMILIES[word])
+                elif word in _SHORT and name:
+                    found.add(word)
+                else:
+                    raise ValueError(f"'{word}' is not a family of dtypes ({', '.join(FAMILIES)})"
+                                     + (" nor a dtype (fp16, bf16, ...)" if name else ""))
+            if name:
+                params.append((name, frozenset(found)))
+            else:
+                families.extend(FAMILIES[word] for word in dtypes.split(","))
+        return Widen(tuple(families), tuple(params))
+
+    def tokens(self, kernel: str, param: str, tokens: set[str]) -> set[str]:
+        """``tokens`` (what the recording saw of ``param``) with the dtypes to add, as tokens."""
+        seen = {token[1:].partition(":")[0] for token in tokens if token.startswith("*")}
+        if not seen:
+            return tokens
+        added = {dtype for family in self.families if seen & set(family) for dtype in family}
+        added |= {dtype for name, dtypes in self.params if name in (param, f"{kernel}.{param}") for dtype in dtypes}
+        return tokens | {f"*{dtype}" for dtype in added - seen}
 
 
 _BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes

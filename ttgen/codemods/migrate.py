@@ -10,24 +10,31 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
   to one kernel of those modules, and its launcher on disk is what ``ttgen`` generates now;
 * every positional argument maps to a parameter, and every argument names one that ``run()``
   takes (read from the generated ``run()`` itself, so launch and compile options come and go
-  with the generator); a function's own ``**kwargs`` passed on stays (``run()`` takes keywords),
-  a dict built in the function does not (mypy checks its value type against every keyword of
-  ``run()``), nor do ``*args``;
+  with the generator); a ``*`` splat whose length is known here (a tuple written out, or bound
+  to a name, a conditional of two) gives its items, one whose length the kernel's parameters
+  account for (``*t.stride()``) is unpacked into names before the call, a ``**`` splat of a
+  dict whose keys are known here gives keywords, and any other ``**`` splat stays (``run()``
+  takes keywords; a dict of options built in the function is typed
+  ``ttgen.runtime.LaunchOptions`` so that mypy checks it against ``run()``, another dict built
+  there ``dict[str, typing.Any]``);
 * the call is a statement of its own inside a function (``run()`` returns None where
-  ``kernel[grid](...)`` returns the compiled kernel).
+  ``kernel[grid](...)`` returns the compiled kernel), not marked ``# ttgen: keep``.
 
-The grid comes first, as Python evaluates it first.  Each function that launches imports the
-launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
+A call of an item of a dict, list or set (``cache[key](...)``) is no call site.  A rewritten call
+too long for its line (black's or ruff's line length, 88 if none is set) is laid out one
+keyword a line.  The grid comes first, as Python evaluates it first.  Each function that
+launches imports the launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
 statement): a launcher imports its kernel's module, and a module that defines a kernel and calls
 it would otherwise import its launcher while it is itself still loading.  The import costs
 about 0.1-0.3 us per call once the module is loaded.  Every call left as it is gets one line,
-``path:line:col: skipped: reason``.  A second run changes nothing.
+``path:line:col: skipped: reason`` (``kept:`` for a marked one).  A second run changes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +42,7 @@ from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import (
-    Assignment, MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider, QualifiedNameSource,
+    Assignment, FunctionScope, MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider, QualifiedNameSource,
     ScopeProvider,
 )
 
@@ -45,7 +52,7 @@ from ttgen.generate.cache import Cache, digest
 from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
-from ttgen.vocabulary.options import OPTIONS
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS
 
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
 # subscript, and refuses a stream.
@@ -94,8 +101,10 @@ def main(argv: Sequence[str]) -> int:
     targets = kernels(found.sources, build)
     state = _tree_state(found.sources) if cache is not None else ""
     results = [_migrated(source, targets, cache, state) for source in found.sources]
-    rewritten, skipped = sum(result.edits for result in results), sum(len(result.notes) for result in results)
-    tally = f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {skipped} skipped"
+    notes = [note for result in results for note in result.notes]
+    rewritten, kept = sum(result.edits for result in results), sum(": kept: " in note for note in notes)
+    tally = (f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {len(notes) - kept} skipped"
+             + (f", {kept} kept ('{_KEEP}')" if kept else ""))
     code = runner.finish("migrate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
@@ -115,11 +124,13 @@ def _tree_state(sources: list[Source]) -> str:
 def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | None, state: str) -> runner.Result:
     """`migrate_file`, kept in ``cache`` for the tree's state (``state``: `_tree_state`)."""
     where = str(source.path.resolve())
-    result = cache.recall("migrate", where, (source.module, state)) if cache is not None else None
+    # (the line length a pyproject.toml sets shapes the rewritten calls too)
+    key = (source.module, state, line_length(source.path))
+    result = cache.recall("migrate", where, key) if cache is not None else None
     if not isinstance(result, runner.Result):
         result = migrate_file(source.path, source.module, targets)
         if cache is not None:
-            cache.keep("migrate", where, (source.module, state), result)
+            cache.keep("migrate", where, key, result)
     return result
 
 
@@ -131,6 +142,8 @@ def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
         parsed = build.parsed.get(source.path)
         if parsed is None:
             continue
+        for name in _containers(read_regular(source.path)):
+            found[f"{source.module}.{name}"] = CONTAINER
         for name, why in parsed.without_launcher:
             found[f"{source.module}.{name}"] = f"'{name}' has no launcher: {why}"
         wanted = build.outputs.get(source.output)
@@ -145,6 +158,19 @@ def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
             else:
                 found[key] = Target(kernel, module_name(source.output), run)
     return found
+
+
+def _containers(data: bytes) -> set[str]:
+    """The names a module binds, at its top level, only to a dict, list or set."""
+    bound: dict[str, bool] = {}
+    for node in ast.parse(data).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            value = node.value
+            container = isinstance(value, (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Set, ast.SetComp)) or (
+                isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
+            bound[name] = bound.get(name, True) and container
+    return {name for name, container in bound.items() if container}
 
 
 def _why_none(build: plan.Plan, source: Source) -> str:
@@ -180,8 +206,10 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = _identifiers(tree)
     rewrite = _Migrate(path, module, package, targets, names)
+    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), line_length(path), tree.default_indent
     after = MetadataWrapper(tree).visit(rewrite)
-    return runner.Result(path, tree.code, after.code, tree.encoding, tuple(rewrite.notes), edits=rewrite.rewritten)
+    return runner.Result(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
+                         edits=rewrite.rewritten)
 
 
 def _has_call_sites(code: str) -> bool:
@@ -209,6 +237,16 @@ class Skip(Exception):
     """A call site left as it is; ``args[0]`` says why."""
 
 
+class NotACallSite(Exception):
+    """A call of an item of a dict, list or set (``cache[key](...)``): not a kernel's launch."""
+
+
+# what a module's name bound to a dict, list or set maps to in `kernels`
+CONTAINER = "a dict, list or set"
+# the comment that keeps a call site as it is (on its first line, or alone on the line above)
+_KEEP = "# ttgen: keep"
+
+
 class _Migrate(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider)
 
@@ -220,35 +258,62 @@ class _Migrate(cst.CSTTransformer):
         # the function (original node) -> {launcher module: the name it is imported as}
         self.imports: dict[cst.FunctionDef, dict[str, str]] = {}
         self.aliases: dict[str, str] = {}  # launcher module -> its name in this module's functions
+        self.kept: list[str] = []  # the notes of call sites marked to stay
+        self.lines: list[str] = []  # the module's lines (where the marker is looked for)
+        self.width, self.indent = 88, "    "  # the module's line length and indentation
+        self.typed: dict[cst.FunctionDef, list[tuple[cst.Assign, str]]] = {}  # dicts to annotate, and how
+        self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # those of the call at hand
+        self.unpacked: list[cst.Assign] = []  # what the call at hand unpacks before it
+        self.before: dict[cst.CSTNode, list[cst.Assign]] = {}  # statement line -> those
 
     # -- the call sites ----------------------------------------------------------------------------
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not isinstance(original.func, cst.Subscript):
             return updated
+        start = self.get_metadata(PositionProvider, original).start
+        where = f"{self.path}:{start.line}:{start.column + 1}"
+        self.pending, self.unpacked = [], []
         try:
             target = self._target(original.func.value)
+            if _KEEP in self.lines[start.line - 1] or [line.strip() for line in self.lines[start.line - 2:start.line - 1]] == [_KEEP]:
+                self.kept.append(f"{where}: kept: marked '{_KEEP}'")
+                return updated
             function = self._function(original)
             grid = _grid(updated.func)  # type: ignore[arg-type]
-            args = self._arguments(target, updated.args, function)
+            args = self._arguments(target, self._expanded(original.args, target), function)
+        except NotACallSite:
+            return updated
         except Skip as skip:
-            start = self.get_metadata(PositionProvider, original).start
-            self.notes.append(f"{self.path}:{start.line}:{start.column + 1}: skipped: {skip.args[0]}")
+            self.notes.append(f"{where}: skipped: {skip.args[0]}")
             return updated
         alias = self._alias(function, target.launcher)
+        if self.unpacked:
+            line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
+            self.before[line] = self.unpacked
+        for scope, statement, annotation in self.pending:
+            self.typed.setdefault(scope, []).append((statement, annotation))
+            module = "ttgen.runtime" if annotation == _LAUNCH_OPTIONS else "typing"
+            self.imports.setdefault(scope, {})[module] = module
         first = cst.Comma(whitespace_after=updated.whitespace_before_args
                           if "\n" in cst.Module(body=[]).code_for_node(updated.whitespace_before_args)
                           else cst.SimpleWhitespace(" ")) if args else cst.MaybeSentinel.DEFAULT
         self.rewritten += 1
-        return updated.with_changes(
+        call = updated.with_changes(
             func=cst.Attribute(cst.Attribute(cst.Name(alias), cst.Name(target.kernel.name)), cst.Name("run")),
             args=[_keyword("grid", grid, first), *args],
         )
+        lines = _code(call).split("\n")
+        if start.column + len(lines[0]) > self.width or any(len(line) > self.width for line in lines[1:]):
+            return _one_per_line(call, self.indent)
+        return call
 
     def _target(self, value: cst.BaseExpression) -> Target:
         """The kernel ``value`` names, or Skip."""
         if not isinstance(value, (cst.Name, cst.Attribute)):
             raise Skip("the kernel is chosen at run time (the subscripted object is not a name)")
+        if isinstance(value, cst.Name) and self._bound_to_container(value):
+            raise NotACallSite
         qualified = self.get_metadata(QualifiedNameProvider, value, set())
         if len(qualified) != 1:
             raise Skip(f"'{_code(value)}' is bound more than once here (the kernel may be chosen at run time)"
@@ -263,6 +328,8 @@ class _Migrate(cst.CSTTransformer):
         else:
             raise Skip(f"'{_code(value)}' is a builtin, not a kernel")
         target = self.targets.get(dotted)
+        if target is CONTAINER:
+            raise NotACallSite
         if target is None:
             if isinstance(value, cst.Name) and name.source is QualifiedNameSource.LOCAL and self._assigned(value):
                 raise Skip(f"the kernel is chosen at run time ('{_code(value)}' is assigned, not defined or imported)")
@@ -270,6 +337,22 @@ class _Migrate(cst.CSTTransformer):
         if isinstance(target, str):
             raise Skip(target)
         return target
+
+    def _bound_to_container(self, name: cst.Name) -> bool:
+        """Whether every binding of ``name`` here is ``name = <a dict, list or set>``."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        assignments = list(scope[name.value]) if scope is not None else []
+        return bool(assignments) and all(_is_container(self._value(a)) for a in assignments)
+
+    def _value(self, assignment: object) -> cst.BaseExpression | None:
+        """What ``name = value`` binds, for the binding ``assignment`` (None for another kind)."""
+        if not isinstance(assignment, Assignment):
+            return None
+        target = self.get_metadata(ParentNodeProvider, assignment.node, None)
+        statement = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
+        if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            return statement.value
+        return None
 
     def _assigned(self, name: cst.Name) -> bool:
         scope = self.get_metadata(ScopeProvider, name, None)
@@ -301,6 +384,162 @@ class _Migrate(cst.CSTTransformer):
                 break
         raise Skip("not inside a function (a launcher cannot be imported while the modules load)")
 
+    def _expanded(self, args: Sequence[cst.Arg], target: Target) -> list[cst.Arg]:
+        """``args`` with each ``*`` splat of a length known here as the positional arguments it
+        stands for, and each ``**`` splat of a dict whose keys are known here as keywords."""
+        out: list[cst.Arg] = []
+        values: Sequence[tuple[str | None, cst.BaseExpression]] | None
+        for index, arg in enumerate(args):
+            if arg.star == "*":
+                values = self._items(arg.value)
+            elif arg.star == "**":
+                values = self._entries(arg.value)
+            else:
+                out.append(arg)
+                continue
+            if values is None:
+                out.append(arg)
+                continue
+            between = next((a.comma for a in (arg, *args[index - 1:index][::-1]) if isinstance(a.comma, cst.Comma)),
+                           cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for number, (keyword, value) in enumerate(values):
+                comma = arg.comma if number == len(values) - 1 else between
+                out.append(cst.Arg(value, keyword=None if keyword is None else cst.Name(keyword), comma=comma,
+                                   equal=_EQUAL if keyword is not None else cst.MaybeSentinel.DEFAULT))
+        return self._unpacked(out, target) if any(arg.star == "*" for arg in out) else out
+
+    def _unpacked(self, args: list[cst.Arg], target: Target) -> list[cst.Arg]:
+        """``args`` whose ``*`` splats of lengths known only at run time (``*t.stride()``) the
+        kernel's parameters account for: when every parameter up to the first given by keyword
+        has no default, Triton takes exactly that many positional arguments, so the splats and
+        the arguments between them fill the parameters between those before and after them.
+        They are unpacked into names just before the call (``stride_m, stride_n = t.stride()``:
+        other lengths raise there, as Triton would) and passed by keyword; each a name, an
+        attribute, or what a tensor says of itself (``t.stride()``), so reading it before the
+        call's other arguments reads the same."""
+        stars = [i for i, arg in enumerate(args) if arg.star == "*"]
+        span = args[stars[0]:stars[-1] + 1]
+        unknown = f"*{_code(args[stars[0]].value)}: how many parameters it fills is known only at run time"
+        keywords = {arg.keyword.value for arg in args if arg.keyword is not None}
+        for arg in args:
+            if arg.star == "**":
+                entries = _literal_entries(arg.value) or _literal_entries(
+                    self._bound_once(arg.value) if isinstance(arg.value, cst.Name) else None)
+                if entries is None:
+                    raise Skip(unknown)
+                keywords |= {key for key, _ in entries}
+        params = target.kernel.params
+        filled = next((i for i, param in enumerate(params) if param.name in keywords | target.kernel.supplied),
+                      len(params))
+        first = sum(arg.keyword is None and not arg.star for arg in args[:stars[0]])
+        after = sum(arg.keyword is None and not arg.star for arg in args[stars[-1] + 1:])
+        count = filled - first - after
+        if (any(param.default is not None for param in params[:filled]) or count < len(span) - len(stars)
+                or not all(arg.keyword is None and _read(arg.value) for arg in span)):
+            raise Skip(unknown)
+        names = []
+        for param in params[first:first + count]:
+            name = param.name
+            while name in self.names:
+                name += "_"
+            self.names.add(name)
+            names.append(name)
+        value = span[0].value if len(span) == 1 else cst.Tuple(
+            [cst.StarredElement(arg.value) if arg.star else cst.Element(arg.value) for arg in span])
+        self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
+            [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
+        between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
+                       cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        unpacked = [cst.Arg(cst.Name(name), comma=span[-1].comma if number == len(names) - 1 else between)
+                    for number, name in enumerate(names)]
+        return [*args[:stars[0]], *unpacked, *args[stars[-1] + 1:]]
+
+    def _items(self, value: cst.BaseExpression) -> list[tuple[None, cst.BaseExpression]] | None:
+        """What ``*value`` stands for, each item once: a tuple written out, ``(a, b) if c else (d,
+        e)`` (items and test of plain names and constants), a name bound once to a tuple written
+        out (or a slice of it with constant bounds); None for another (its length is known at
+        run time); Skip for a conditional whose items compute."""
+        if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return [(None, element.value) for element in value.elements]
+        if isinstance(value, cst.IfExp):
+            body, orelse = self._items(value.body), self._items(value.orelse)
+            if body is None or orelse is None or len(body) != len(orelse):
+                return None  # (a length known at run time)
+            if _plain(value.test) and all(_plain(v) for _, v in [*body, *orelse]):
+                return [(None, cst.IfExp(test=value.test, body=a, orelse=b)) for (_, a), (_, b) in zip(body, orelse)]
+            raise Skip(f"*{_code(value)}: its branches compute (Python evaluates them once)")
+        sliced = value.value if isinstance(value, cst.Subscript) else value
+        if isinstance(sliced, cst.Name):
+            bound = self._bound_once(sliced)
+            if isinstance(bound, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in bound.elements):
+                indices = _indices(value, len(bound.elements)) if isinstance(value, cst.Subscript) else range(len(bound.elements))
+                if indices is not None:
+                    return [(None, cst.Subscript(sliced, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
+                            for i in indices]
+        return None
+
+    def _entries(self, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
+        """What ``**value`` stands for when its keys are known here: a dict written out with
+        string keys, or a name bound once (in the function or the module) to one and only ever
+        splatted (each value a constant, or ``name["key"]``); None where the keys are known only
+        at run time (the splat stays: run() takes keywords)."""
+        entries = _literal_entries(value)
+        if entries is not None:
+            return entries
+        if not isinstance(value, cst.Name):
+            return None
+        bound = self._bound_once(value)
+        entries = _literal_entries(bound) if bound is not None else None
+        if entries is None or not all(use == "**" for use in self._uses(value)):
+            self._typed_options(value)
+            return None
+        return [(key, item if _constant(item) else cst.Subscript(
+            value, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(key))))])) for key, item in entries]
+
+    def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The value of ``name = value`` when that is the only binding of ``name`` here."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        assignments = list(scope[name.value]) if scope is not None else []
+        return self._value(assignments[0]) if len(assignments) == 1 else None
+
+    def _uses(self, name: cst.Name) -> list[str]:
+        """How the binding of ``name`` is used: ``**`` (splatted), ``[]=`` (an item set),
+        ``update`` (its method), or ``other``."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        uses = []
+        for assignment in scope[name.value] if scope is not None else ():
+            for access in assignment.references:
+                parent = self.get_metadata(ParentNodeProvider, access.node, None)
+                above = self.get_metadata(ParentNodeProvider, parent, None) if parent is not None else None
+                if isinstance(parent, cst.Arg) and parent.star == "**":
+                    uses.append("**")
+                elif isinstance(parent, cst.Subscript) and isinstance(above, cst.AssignTarget):
+                    uses.append("[]=" if _string_index(parent) in _TYPED_KEYS else "other")
+                elif (isinstance(parent, cst.Attribute) and parent.attr.value == "update" and isinstance(above, cst.Call)
+                      and len(above.args) == 1 and _of_options(above.args[0].value)):
+                    uses.append("update")
+                else:
+                    uses.append("other")
+        return uses
+
+    def _typed_options(self, name: cst.Name) -> None:
+        """Type a dict built in the function, bound once to a dict written out, that stays a
+        ``**`` splat: `ttgen.runtime.LaunchOptions` where every key it is given is a launch or
+        compile option, so that mypy checks ``**name`` against run(); ``dict[str, typing.Any]``
+        otherwise (mypy would check its inferred value type, ``int`` of ``{"num_warps": 4}``,
+        against every keyword run() takes)."""
+        bound = self._bound_once(name)
+        entries = _literal_entries(bound) if bound is not None else None
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if entries is None or not isinstance(scope, FunctionScope):
+            return
+        options = set(dict(entries)) <= _TYPED_KEYS and all(use in ("**", "[]=", "update") for use in self._uses(name))
+        assignment = next(iter(scope[name.value]))
+        assert isinstance(assignment, Assignment)
+        statement = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, assignment.node))
+        annotation = _LAUNCH_OPTIONS if options else "dict[str, typing.Any]"
+        self.pending.append((scope.node, statement, annotation))  # type: ignore[arg-type]
+
     def _arguments(self, target: Target, args: Sequence[cst.Arg], function: cst.FunctionDef) -> list[cst.Arg]:
         """The call's arguments, all by keyword, or Skip."""
         run, kernel = target.run, target.kernel
@@ -309,13 +548,7 @@ class _Migrate(cst.CSTTransformer):
         out: list[cst.Arg] = []
         splat = False
         for index, arg in enumerate(args):
-            if arg.star == "*":
-                raise Skip("*args: which parameters it fills is known only at run time")
             if arg.star == "**":
-                if not (isinstance(arg.value, cst.Name) and arg.value.value in _parameters(function)):
-                    raise Skip(f"**{cst.Module([]).code_for_node(arg.value)} is built here: mypy checks "
-                               "its value type against every keyword run() takes, compile options "
-                               "among them (a parameter's own **kwargs stays)")
                 splat = True
                 out.append(arg)
                 continue
@@ -362,7 +595,17 @@ class _Migrate(cst.CSTTransformer):
             chosen[launcher] = existing
         return chosen[launcher]
 
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+                                  ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
+        if original not in self.before:
+            return updated
+        lines = [cst.SimpleStatementLine([assign]) for assign in self.before[original]]
+        lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
+
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        if original in self.typed:
+            updated = updated.visit(_Annotate(self.typed[original]))  # type: ignore[assignment]
         wanted = {k: v for k, v in self.imports.get(original, {}).items() if _imported(original, k) is None}
         if not wanted or not isinstance(updated.body, cst.IndentedBlock):
             return updated
@@ -425,3 +668,161 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     found = [*params.posonly_params, *params.params, *params.kwonly_params]
     found += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
     return {param.name.value for param in found}
+
+
+class _Annotate(cst.CSTTransformer):
+    """``name = {...}`` -> ``name: ANNOTATION = {...}`` for the statements given."""
+
+    def __init__(self, statements: list[tuple[cst.Assign, str]]) -> None:
+        super().__init__()
+        self.statements = statements
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
+        found = next((text for statement, text in self.statements if original.deep_equals(statement)), None)
+        if found is None:
+            return updated
+        annotation = cst.Annotation(cst.parse_expression(found), whitespace_before_indicator=cst.SimpleWhitespace(""))
+        return cst.AnnAssign(target=updated.targets[0].target, annotation=annotation, value=updated.value)
+
+
+_LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
+# the keywords a dict typed `ttgen.runtime.LaunchOptions` may hold
+_TYPED_KEYS = frozenset(OPTIONS) | frozenset(COMPILE_OPTIONS)
+_CONTAINER_TYPES = {"dict", "list", "set", "defaultdict", "OrderedDict"}
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _is_container(value: cst.BaseExpression | None) -> bool:
+    return isinstance(value, (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)) or (
+        isinstance(value, cst.Call) and _code(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
+
+
+def _read(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` only reads: a name, a constant, an attribute or constant item of one,
+    or what a tensor says of itself (``t.stride()``, ``t.size(0)``, ``t.numel()``)."""
+    if isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.Attribute):
+        return _read(value.value)
+    if isinstance(value, cst.IfExp):
+        return _read(value.test) and _read(value.body) and _read(value.orelse)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_read(element.value) for element in value.elements)
+    if isinstance(value, cst.Comparison):
+        return _read(value.left) and all(_read(c.comparator) for c in value.comparisons)
+    if isinstance(value, (cst.UnaryOperation, cst.BooleanOperation)):
+        return all(_read(part) for part in ((value.expression,) if isinstance(value, cst.UnaryOperation)
+                                            else (value.left, value.right)))
+    if isinstance(value, cst.Subscript):
+        return _read(value.value) and all(
+            isinstance(e.slice, cst.Index) and _constant(e.slice.value) for e in value.slice)
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and _read(value.func.value)
+            and value.func.attr.value in ("stride", "size", "numel", "dim") and all(
+                _constant(arg.value) and not arg.star for arg in value.args))
+
+
+def _plain(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a name, a constant, or a test or arithmetic of those (evaluating it
+    twice is evaluating it once)."""
+    if isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return _plain(value.expression)
+    if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation)):
+        return _plain(value.left) and _plain(value.right)
+    if isinstance(value, cst.Comparison):
+        return _plain(value.left) and all(_plain(c.comparator) for c in value.comparisons)
+    return False
+
+
+def _constant(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(value, cst.Name) and value.value in ("True", "False", "None")) or (
+        isinstance(value, cst.UnaryOperation) and isinstance(value.expression, (cst.Integer, cst.Float)))
+
+
+def _indices(subscript: cst.Subscript, length: int) -> range | None:
+    """The items ``tuple[a:b]`` takes of a tuple of ``length`` (constant bounds), or None."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Slice):
+        return None
+    part = subscript.slice[0].slice
+    bounds: list[int | None] = []
+    for bound in (part.lower, part.upper, part.step):
+        if bound is None:
+            bounds.append(None)
+        elif _constant(bound) and not isinstance(bound, (cst.Name, cst.Float, cst.SimpleString)):
+            bounds.append(int(_code(bound)))
+        else:
+            return None
+    return range(length)[slice(*bounds)]
+
+
+def _literal_entries(value: cst.BaseExpression | None) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The keys and values of ``{"a": x, ...}`` or ``dict(a=x, ...)`` (keys that are names), or None."""
+    if isinstance(value, cst.Dict):
+        entries = []
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            key = element.key.evaluated_value
+            if not isinstance(key, str) or not key.isidentifier():
+                return None
+            entries.append((key, element.value))
+        return entries
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+        if all(arg.keyword is not None and not arg.star for arg in value.args):
+            return [(arg.keyword.value, arg.value) for arg in value.args]  # type: ignore[union-attr]
+    return None
+
+
+def _of_options(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a dict written out whose keys are launch or compile options."""
+    entries = _literal_entries(value)
+    return entries is not None and {key for key, _ in entries} <= _TYPED_KEYS
+
+
+def _string_index(subscript: cst.Subscript) -> str | None:
+    """``k`` of ``name["k"]``."""
+    if len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index):
+        key = subscript.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            return key.evaluated_value
+    return None
+
+
+def _one_per_line(call: cst.Call, indent: str) -> cst.Call:
+    """``call`` laid out as black lays out a call too long for its line: one argument a line,
+    indented once more than the statement, a comma after each, the parenthesis on a line of its
+    own; the comments after arguments stay with them."""
+    def line(comment: cst.Comment | None, last: bool) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(
+            whitespace=cst.SimpleWhitespace("  " if comment else ""), comment=comment),
+            indent=True, last_line=cst.SimpleWhitespace("" if last else indent))
+
+    def comment(*spaces: object) -> cst.Comment | None:
+        found = [s.first_line.comment for s in spaces if isinstance(s, cst.ParenthesizedWhitespace)]
+        return next((c for c in found if c is not None), None)
+
+    args = []
+    for number, arg in enumerate(call.args):
+        after = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else None
+        last = number == len(call.args) - 1
+        args.append(arg.with_changes(
+            comma=cst.Comma(whitespace_after=line(comment(after, arg.whitespace_after_arg), last)),
+            whitespace_after_arg=cst.SimpleWhitespace("")))
+    return call.with_changes(args=args, whitespace_before_args=line(comment(call.whitespace_before_args), False))
+
+
+def line_length(path: Path) -> int:
+    """The line length the nearest pyproject.toml above ``path`` sets for black or ruff (88,
+    black's, if it sets none)."""
+    for folder in path.resolve().parents:
+        config = folder / "pyproject.toml"
+        if config.is_file():
+            try:
+                text = config.read_text()
+            except (OSError, UnicodeDecodeError):
+                return 88
+            found = re.search(r"^\[tool\.(?:black|ruff)\][^\[]*?^line-length\s*=\s*(\d+)", text, re.M | re.S)
+            return int(found.group(1)) if found else 88
+    return 88

@@ -6,7 +6,9 @@ launch of a Triton kernel: ``kernel[grid](...)``, through ``@triton.autotune``,
 ``@triton.heuristics`` and other decorators, and through ttgen's launchers; under
 ``TRITON_INTERPRET=1`` too (ttgen/runtime/record.py says what is written).  FILE is a manifest
 (ttgen/vocabulary/manifest.py): ``ttgen annotate`` reads it, ``ttgen bundle`` builds it; an
-existing FILE is extended.  The exit code is COMMAND's.
+existing FILE is extended.  ``--first-config``: each autotuner takes its first config, untimed
+(``TTGEN_RECORD_TUNE=first``; for a CPU, where Triton's interpreter cannot time configs).  The
+exit code is COMMAND's.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ HOOK = Path(__file__).resolve().parents[1] / "runtime" / "recording"
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ttgen record",
-        usage="%(prog)s --out FILE -- COMMAND [ARGS...]",
+        usage="%(prog)s --out FILE [--first-config] -- COMMAND [ARGS...]",
         description="Run COMMAND and record the kernel launches of every Python process it starts "
                     "into the manifest FILE (extended if it exists).",
     )
     parser.add_argument("--out", required=True, metavar="FILE", type=Path, help="the manifest to write")
+    parser.add_argument("--first-config", action="store_true",
+                        help="each autotuner takes its first config without timing any (for Triton's "
+                             "interpreter on a CPU, which cannot time them); no choice is recorded")
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND", help="what to run, after --")
     return parser
 
@@ -46,7 +51,7 @@ def main(argv: Sequence[str]) -> int:
         parser.error("give the command to run after --, e.g. ttgen record --out launches.txt -- pytest tests")
     out = options.out.resolve()
     before = _lines(out)
-    code = _run(command, environment(out))
+    code = _run(command, environment(out, options.first_config))
     if code is None:
         return 127
     after = _lines(out)
@@ -65,10 +70,13 @@ def main(argv: Sequence[str]) -> int:
     return code
 
 
-def environment(out: Path) -> dict[str, str]:
-    """The command's environment: this one, recording into ``out``."""
+def environment(out: Path, first_config: bool = False) -> dict[str, str]:
+    """The command's environment: this one, recording into ``out`` (each autotuner taking its
+    first config, untimed, with ``first_config``)."""
     env = dict(os.environ)
     env["TTGEN_RECORD"] = str(out)
+    if first_config:
+        env["TTGEN_RECORD_TUNE"] = "first"
     env["PYTHONPATH"] = os.pathsep.join([str(HOOK), *filter(None, [env.get("PYTHONPATH")])])
     return env
 

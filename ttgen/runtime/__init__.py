@@ -49,10 +49,11 @@ from ttgen.runtime.specs import (
     Stream, Tensor, data_ptr, get_device, tensor_check,
 )
 from ttgen.runtime.state import HOOKED, grid3, launch_state
+from ttgen.vocabulary.options import LaunchOptions
 
 __all__ = [
     "DLPACK_DTYPES", "HOOKED", "OMITTED", "POINTER_DTYPES", "TUNED", "ArgumentError", "Constexpr",
-    "Dynamic", "Grid", "KernelMissingError", "Launcher", "Scalar", "StaleLauncherError", "Stream", "Tensor",
+    "Dynamic", "Grid", "KernelMissingError", "LaunchOptions", "Launcher", "Scalar", "StaleLauncherError", "Stream", "Tensor",
     "current_device", "current_stream", "data_ptr", "get_device", "grid3", "keyword_call",
     "launch_state", "tensor_check",
 ]

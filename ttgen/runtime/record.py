@@ -10,7 +10,10 @@ the options that differ from Triton's defaults.  Under an autotuner only the lau
 config it chose is written (not its benchmark runs), with a ``tune`` line for the choice.
 Under the interpreter nothing is compiled: the lines say what Triton compiles for those
 arguments on ``cuda:90`` (`INTERPRETED`; ``ttgen bundle --target`` builds them for another
-GPU), and no choice is written (the interpreter's timings mean nothing).
+GPU), and no choice is written (the interpreter's timings mean nothing).  With
+``TTGEN_RECORD_TUNE=first`` (``ttgen record --first-config``) an autotuner takes its first
+config (after its pruning) without timing any, as it must where nothing can time (Triton's
+interpreter on a CPU); no choice is written then either.
 
 Recording never changes a launch: Triton's method runs first, unchanged, and only a launch that
 returned is written.  A launch from a bundle never reaches Triton: the launcher calls `launch`.
@@ -99,7 +102,15 @@ def observe(kind: str, original: Callable[..., Any], this: Any, args: tuple[Any,
     return result
 
 
+def _untimed(kernel_call: Callable[[], Any], quantiles: Any = None, **_: Any) -> Any:
+    """An autotuner's benchmark that runs nothing and times every config alike: it takes the first."""
+    return [0.0] * len(quantiles) if quantiles else 0.0
+
+
 def _tune(original: Callable[..., Any], tuner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    untimed = os.environ.get("TTGEN_RECORD_TUNE") == "first"
+    if untimed:
+        tuner._do_bench = _untimed
     found = live.chain(tuner)
     kernel = found[-1] if found else None
     tuning = _local.__dict__.setdefault("tuning", [])
@@ -112,7 +123,7 @@ def _tune(original: Callable[..., Any], tuner: Any, args: tuple[Any, ...], kwarg
     if kernel is not None:
         if frame[1] is not None:  # the chosen config's launch
             _guarded(kernel, lambda: _launched(kernel, *frame[1]))
-        if not _interpreted(kernel):
+        if not _interpreted(kernel) and not untimed:
             _guarded(kernel, lambda: _chose(tuner, kernel, args, kwargs))
     return result
 

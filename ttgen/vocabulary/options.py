@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 # name -> (annotation in run() besides None, default): None for any of them means the default,
 # as Triton's option parsing drops None.
@@ -58,6 +58,43 @@ COMPILE_OPTIONS: dict[str, str] = {
     "llvm_fn_attrs": "str | tuple[tuple[str, str], ...]",
     "wgp_cu_mode": "str",
 }
+
+
+
+class LaunchOptions(TypedDict, total=False):
+    """The launch and compile options run() takes (`OPTIONS`, `COMPILE_OPTIONS`), as a type for a
+    dict of them: ``opts: LaunchOptions = {"num_warps": 4}`` then ``k.run(..., **opts)``, and mypy
+    checks each key and value against run() (a plain dict's inferred value type would be checked
+    against every keyword run() takes).  Exported as ``ttgen.runtime.LaunchOptions``; written out
+    for mypy, held to the tables by tests/runtime/test_options.py."""
+
+    num_warps: int | None
+    num_stages: int | None
+    num_ctas: int | None
+    maxnreg: int | None
+    launch_cooperative_grid: bool | None
+    launch_pdl: bool | None
+    enable_fp_fusion: bool | None
+    enable_reflect_ftz: bool | None
+    debug: bool | None
+    sanitize_overflow: bool | None
+    ptx_version: int | None
+    ptx_options: str | None
+    ir_override: str | None
+    default_dot_input_precision: str | None
+    max_num_imprecise_acc_default: int | None
+    extern_libs: dict[str, str] | None
+    sched4reg: bool | None
+    clc: bool | None
+    min_shared_mem: int | None
+    waves_per_eu: int | None
+    matrix_instr_nonkdim: int | None
+    kpack: int | None
+    allow_flush_denorm: bool | None
+    schedule_hint: str | None
+    llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None
+    wgp_cu_mode: str | None
+
 
 # Fields of Triton's backend options that run() does not take, and why (docs/differences.md).
 NOT_TAKEN: dict[str, str] = {

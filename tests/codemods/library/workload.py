@@ -19,6 +19,8 @@ for dtype in (torch.float32, torch.float16):
     results[f"bias_fill {dtype}"] = kernels.bias_fill(x, -1.0, bias=y, num_warps=2)
     results[f"bias_fill none {dtype}"] = kernels.bias_fill(x, -1.0, num_warps=2)
     results[f"scale_add_all {dtype}"] = torch.cat(ops.scale_add_all([(x, y), (y, x)], 1.5))
+    results[f"scale_add_either {dtype}"] = torch.cat([ops.scale_add_either(x, y, 0.5, swap) for swap in (False, True)])
+    results[f"scale_add_kept {dtype}"] = ops.scale_add_kept(x, y, 0.25)
 m = torch.randn(12, 40)
 results["row_sums"] = kernels.row_sums(m)
 results["column_sums"] = ops.column_sums(m)

@@ -21,15 +21,41 @@ def column_sums(x):
     return out
 
 
+# a module's dict of launch options; another compiler's cache (its items are no Triton kernels)
+_LAUNCH = {"num_warps": 4}
+_compiled = {}
+
+
 def scale_add_all(pairs, alpha):
-    """*args: which parameters they fill is known only at run time, so the call stays."""
+    """*args bound to a tuple written out, **options from the module: keywords."""
     results = []
     for x, y in pairs:
         out = torch.empty_like(x)
         args = (x, y, out, x.numel(), alpha)
-        kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](*args, BLOCK=128)
+        kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](*args, BLOCK=128, **_LAUNCH)
         results.append(out)
     return results
+
+
+def scale_add_either(x, y, alpha, swap):
+    """A * splat of a conditional with branches of one length, a dict of options built with
+    conditional entries (typed LaunchOptions), a call too long for its line."""
+    out = torch.empty_like(x)
+    options = {"num_warps": 4}
+    if x.numel() > 1000:
+        options["num_stages"] = 2
+    kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](*((y, x) if swap else (x, y)), out, x.numel(), alpha, BLOCK=128, **options)
+    return out
+
+
+def scale_add_kept(x, y, alpha):
+    """A call marked to stay as it is; a call of another compiler's cache (no call site)."""
+    out = torch.empty_like(x)
+    # ttgen: keep
+    kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](x, y, out, x.numel(), alpha, 128)
+    if "clone" not in _compiled:
+        _compiled["clone"] = torch.clone
+    return _compiled["clone"](out)
 
 
 def double(x):
