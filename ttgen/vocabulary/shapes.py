@@ -6,7 +6,7 @@ an int parameter's name is that parameter's value; any other name is bound by th
 in parameter order that has it (a None tensor binds nothing) and must agree everywhere else in
 the call.  The strides, an optional item after the dimensions: ``contiguous`` (the whole tensor,
 as torch's ``is_contiguous()`` says) or ``inner-contiguous`` (its last dimension has stride 1,
-or size <= 1).
+or size <= 1; an empty tensor holds both).
 
 This module holds the rule and every message it gives: the build reads annotations with
 `parse_dims`, the launcher's full check (`violation`) explains what the C check
@@ -71,8 +71,8 @@ def contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
 def strides_hold(rule: str | None, shape: Sequence[int], strides: Sequence[int]) -> bool:
     if rule == "contiguous":
         return contiguous(shape, strides)
-    if rule == "inner-contiguous":
-        return not shape or shape[-1] <= 1 or strides[-1] == 1
+    if rule == "inner-contiguous":  # (an empty tensor's strides, like is_contiguous(), do not matter)
+        return not shape or shape[-1] <= 1 or strides[-1] == 1 or 0 in shape
     return True
 
 

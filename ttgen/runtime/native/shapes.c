@@ -11,7 +11,7 @@
  *   (value, count, ellipsis, strides, dims)   the tensor is values[value] (None: not checked,
  *       binds nothing); it has exactly ``count`` dimensions, or at least that many with
  *       ``ellipsis``; ``strides`` 1: contiguous as torch's is_contiguous(), 2: its last dimension
- *       has stride 1 or size <= 1, 0: any; ``dims``: (index, how, what) per dimension checked,
+ *       has stride 1 or size <= 1 (for both, an empty tensor holds), 0: any; ``dims``: (index, how, what) per dimension checked,
  *       ``index`` counting from the end when negative, ``how`` 0: the size is ``what``, 1: it is
  *       values[what] where that is an int, 2: it is symbol ``what``, which the first tensor that
  *       has it binds.
@@ -81,12 +81,12 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
 }
 
 static int strides_hold(int rule, int ndim, const int64_t *shape, const int64_t *strides) {
-    if (rule == 2)
-        return ndim == 0 || shape[ndim - 1] <= 1 || strides[ndim - 1] == 1;
+    if (rule == 0 || ndim == 0 || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
+        return 1;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0)
+            return 1; /* empty: its strides do not matter */
     if (rule == 1) {
-        for (int i = 0; i < ndim; i++)
-            if (shape[i] == 0)
-                return 1;
         int64_t expected = 1;
         for (int i = ndim - 1; i >= 0; i--) {
             if (shape[i] != 1) {
@@ -95,8 +95,9 @@ static int strides_hold(int rule, int ndim, const int64_t *shape, const int64_t 
                 expected *= shape[i];
             }
         }
+        return 1;
     }
-    return 1;
+    return 0;
 }
 
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
