@@ -136,7 +136,7 @@ def test_the_check_accepts_exactly_what_the_model_accepts(
     if kind == "ndim":
         assert "dimension" in message and "expected" in message, message
     elif kind == "strides":
-        assert f"and strides {tuple(by_name[name].stride())}" in message and f'("{expected[2]}")' in message
+        assert f"and strides {tuple(by_name[name].stride())}" in message and f"('{expected[2]}')" in message
     else:
         _, _, index, dim, value, source = expected
         if source == "annotation":

@@ -47,7 +47,8 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
 def _no_shapes(*values: Any) -> None:
-    """The shape check of a launcher without shape annotations (run_loose calls it)."""
+    """The shape check of a launcher without shape annotations (run_loose and the traced run()
+    call it)."""
 
 
 class KernelMissingError(RuntimeError):
@@ -115,6 +116,7 @@ class LauncherCore:
         self.shape_names = tuple(self.params[i].name for i in used)
         shape_check = shapes.ShapeCheck(name, self.params, used) if used else None
         self.shapes: Callable[..., None] = shape_check.check if shape_check is not None else _no_shapes
+        self.explain_shapes: Callable[..., None] = shape_check.explain if shape_check is not None else _no_shapes
         # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
         self.tensor_check = tensor_check(self.tensor_specs, shape_check.native if shape_check is not None else None)
         self.tensors: Callable[..., Any] = self.tensor_check.check

@@ -15,7 +15,7 @@ This module holds the rule and every message it gives: the build reads annotatio
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 ANY = "_"
@@ -72,7 +72,7 @@ def strides_hold(rule: str | None, shape: Sequence[int], strides: Sequence[int])
     if rule == "contiguous":
         return contiguous(shape, strides)
     if rule == "inner-contiguous":  # (an empty tensor's strides, like is_contiguous(), do not matter)
-        return not shape or shape[-1] <= 1 or strides[-1] == 1 or 0 in shape
+        return len(shape) == 0 or shape[-1] <= 1 or strides[-1] == 1 or 0 in shape
     return True
 
 
@@ -101,33 +101,39 @@ def violation(
         if got is None:
             continue
         shape, strides = tuple(got[0]), tuple(got[1])
-        where = f"{kernel}: argument '{tensor.name}' has shape {shape}"
+        refused = _refusal(kernel, tensor.name, shape)
         placed = positions(tensor.dims, len(shape))
         if placed is None:
             count = len(tensor.dims) - 1 if ELLIPSIS in tensor.dims else len(tensor.dims)
             least = "at least " if ELLIPSIS in tensor.dims else ""
             plural = "" if count == 1 else "s"
-            return f'{where}: expected {least}{count} dimension{plural}, "{text(tensor.dims)}"'
+            return refused(f": expected {least}{count} dimension{plural}, '{text(tensor.dims)}'")
         for index, dim in placed:
             size = shape[index]
             if dim == ANY:
                 continue
             if is_literal(dim):
                 if size != int(dim):
-                    return f'{where}: dimension {index} is {int(dim)} (from the annotation "{text(tensor.dims)}")'
+                    return refused(f": dimension {index} is {int(dim)} (from the annotation '{text(tensor.dims)}')")
             elif dim in ints:
                 value = ints[dim]
                 if isinstance(value, int) and not isinstance(value, bool) and size != value:
-                    return f"{where}: dimension {index} is '{dim}', which is {value} (from argument '{dim}')"
+                    return refused(f": dimension {index} is '{dim}', which is {value} (from argument '{dim}')")
             elif dim in bound:
                 value, source, at = bound[dim]
                 if size != value:
-                    return (f"{where}: dimension {index} is '{dim}', which is {value} (from argument "
-                            f"'{source}', dimension {at})")
+                    return refused(f": dimension {index} is '{dim}', which is {value} (from argument "
+                                   f"'{source}', dimension {at})")
             else:
                 bound[dim] = (size, tensor.name, index)
         if not strides_hold(tensor.strides, shape, strides):
-            expected = "a contiguous tensor" if tensor.strides == "contiguous" else \
-                "stride 1 in its last dimension"
-            return f'{where} and strides {strides}: expected {expected} ("{tensor.strides}")'
+            expected = "a contiguous tensor" if tensor.strides == "contiguous" else "stride 1 in its last dimension"
+            return refused(f" and strides {strides}: expected {expected} ('{tensor.strides}')")
     return None
+
+
+def _refusal(kernel: str, name: str, shape: tuple[object, ...]) -> Callable[[str], str]:
+    """The message for a refused ``name``, ``detail`` after its shape, written only then (under
+    torch.compile, formatting a size Dynamo keeps symbolic while the call holds would pin it)."""
+    return lambda detail: f"{kernel}: argument '{name}' has shape {shape}{detail}"
+
