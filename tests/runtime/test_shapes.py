@@ -10,7 +10,12 @@ names what the model names.
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import subprocess
 import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DEVICE
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen.runtime import shapes as runtime_shapes
 from ttgen.runtime.specs import Constexpr, Scalar, Spec, Tensor
 
@@ -212,3 +219,111 @@ def test_a_kernel_without_shapes_has_no_check() -> None:
     generated = importlib.import_module("examples.generated.vector_add_launch")
     assert generated._add_kernel.tensor_check is not None and generated._add_kernel.shape_names == ()
     assert "shapes(" not in open(generated.__file__).read()
+
+
+# -- the same binary, and an out-of-bounds call refused (Triton's real JIT: stand-in driver, GPU) --
+
+BINARY_KERNEL = '''
+from typing import Literal  # noqa: F401
+
+import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def copy_rows(
+    src: {src},
+    dst: {dst},
+    rows: int,
+    cols: int,
+    BLOCK: tl.constexpr[int],
+) -> None:
+    row = tl.program_id(axis=0)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    tl.store(dst + row * cols + offsets, tl.load(src + row * cols + offsets, mask=mask), mask=mask)
+'''
+PLAIN = BINARY_KERNEL.format(src="tl.tensor[tl.float32]", dst="tl.tensor[tl.float32]")
+SHAPED = BINARY_KERNEL.format(src="tl.tensor[tl.float32, \"Literal['rows cols']\", \"contiguous\"]",
+                              dst="tl.tensor[tl.float32, \"rows cols\", \"inner-contiguous\"]")
+
+BINARY_SCRIPT = f"""
+    import hashlib, importlib.util, json, os, sys, tempfile
+    sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+    import torch
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    folder = tempfile.mkdtemp()
+    found = {{}}
+    path = os.path.join(folder, "rows.py")  # one path for both: the binaries hold it (debug info)
+    for name, source in (("plain", {PLAIN!r}), ("shape", {SHAPED!r})):
+        with open(path, "w") as file:
+            file.write(source)
+        spec = importlib.util.spec_from_file_location("rows_" + name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        x = torch.zeros(4, 16, device=device)
+        compiled = module.copy_rows.warmup(x, x, 4, 16, BLOCK=16, grid=(4,))
+        found[name] = {{
+            stage: hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()
+            for stage, text in compiled.asm.items()
+        }}
+        found[name + "_hash"] = compiled.hash
+    print(json.dumps(found))
+"""
+
+
+# Without line info: with it, the cubin's DWARF line table holds the source file's length and time
+# (the PTX, which names the file only, is the same either way).
+NO_LINE_INFO = {"TRITON_INTERPRET": "0", "TRITON_DISABLE_LINE_INFO": "1"}
+
+
+def _binaries(found: dict[str, Any]) -> None:
+    plain, shaped = found["plain"], found["shape"]
+    assert {"ttir", "ptx", "cubin"} <= set(plain), sorted(plain)
+    assert plain == shaped  # every stage, the cubin included, byte for byte
+    assert found["plain_hash"] != found["shape_hash"]  # (Triton's cache key hashes the source text)
+
+
+def test_shapes_compile_to_the_same_binary_on_the_standin(stubcuda_lib: Any) -> None:  # noqa: F811
+    records = run_recorded(BINARY_SCRIPT, env_extra=NO_LINE_INFO, session=stubcuda_lib)
+    _binaries(json.loads(records.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.gpu
+def test_shapes_compile_to_the_same_binary_on_the_gpu(tmp_path: Path) -> None:
+    script = tmp_path / "binaries.py"
+    script.write_text(textwrap.dedent(BINARY_SCRIPT))
+    done = subprocess.run([sys.executable, str(script), "cuda"], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **NO_LINE_INFO})
+    assert done.returncode == 0, done.stderr
+    _binaries(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+OUT_OF_BOUNDS = f"""
+    import json, sys
+    sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+    import torch
+    from examples.kernels.softmax import softmax_kernel
+    from examples.generated.softmax_launch import softmax_kernel as launcher
+    from tests.standins.recording import parse_log
+
+    inp = torch.rand(8, 6)  # 48 floats; with n_cols=10 the last row reads inp[7 * 6 + 9] = inp[51]
+    out = torch.empty(8, 6)
+    arguments = dict(out=out, inp=inp, in_row_stride=6, out_row_stride=6, n_cols=10, BLOCK=16)
+    softmax_kernel[(8,)](**arguments)  # Triton launches it
+    print("LAUNCHED", flush=True)
+    try:
+        launcher.run(**arguments, grid=(8,))
+    except ValueError as exc:
+        print(json.dumps({{"refused": str(exc)}}), flush=True)
+"""
+
+
+def test_a_call_that_would_read_out_of_bounds_is_refused_before_anything_launches(stubcuda_lib: Any) -> None:  # noqa: F811
+    records = run_recorded(OUT_OF_BOUNDS, env_extra={"TRITON_INTERPRET": "0"}, session=stubcuda_lib)
+    assert [record.kernel for record in records] == ["softmax_kernel"]  # kernel[grid](...)'s launch alone
+    refused = json.loads(records.stdout.strip().splitlines()[-1])["refused"]
+    assert refused == ("softmax_kernel: argument 'out' has shape (8, 6): dimension 1 is 'n_cols', which is 10 "
+                       "(from argument 'n_cols')")
