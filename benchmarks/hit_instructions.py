@@ -6,7 +6,8 @@ recording stand-in (benchmarks/standin.py), counting only inside the engine's en
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
 shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
-(keyword binding, checks, key, lookup and the launch into the stand-in).  ``--tree``: the ttgen
+(keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
+``grid3`` after the warm-up (``--zero-before``).  ``--tree``: the ttgen
 checkout whose launchers are measured (default: this one), to compare a tree before a change;
 a tree without shapes measures the kernels without them only.
 """
@@ -63,6 +64,9 @@ def child(tree: str, kernel: str, hits: int) -> None:
     call = scope["call"]
     for _ in range(10):  # the miss, then hits
         call()
+    from ttgen.runtime import _native
+
+    _native.grid3((1,))  # callgrind zeroes its counts here (--zero-before): a hit never calls it
     for _ in range(hits):
         call()
 
@@ -80,18 +84,17 @@ def main(argv: list[str]) -> int:
         session = stub_session(folder)
         env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1"}
         for kernel in PLAIN + (SHAPED if shaped else ()):
-            for hits in (0, options.hits):  # the difference: the hits alone
-                out = Path(folder) / f"{kernel}-{hits}.out"
-                subprocess.run(
-                    ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=engine_call*",
-                     f"--callgrind-out-file={out}", sys.executable, __file__, options.tree, kernel, str(hits)],
-                    env=env, check=True, capture_output=True,
-                )
-                total = next(int(line.split()[1]) for line in out.read_text().splitlines()
-                             if line.startswith("totals:") or line.startswith("summary:"))
-                if hits == 0:
-                    base = total
-            print(f"{kernel:5s} {(total - base) / options.hits:9.1f} Ir per hit")
+            command = [sys.executable, __file__, options.tree, kernel]
+            subprocess.run([*command, "0"], env=env, check=True, capture_output=True)  # compiled, cached
+            out = Path(folder) / f"{kernel}.out"
+            subprocess.run(
+                ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=engine_call*",
+                 "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(options.hits)],
+                env=env, check=True, capture_output=True,
+            )
+            total = next(int(line.split()[1]) for line in out.read_text().splitlines()
+                         if line.startswith(("totals:", "summary:")))
+            print(f"{kernel:5s} {total / options.hits:9.1f} Ir per hit", flush=True)
     return 0
 
 

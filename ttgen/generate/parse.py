@@ -251,8 +251,8 @@ class _Reader:
                 return self.loose(element, "a slice in an annotation")
             values.append(element.slice.value)
         if base == "tensor":
-            strings = 0
-            while strings < len(values) and isinstance(values[-1 - strings], cst.SimpleString):
+            strings = 0  # the trailing strings: the shape, but for a dtype written as a string
+            while strings < len(values) and _shape_item(values[-1 - strings]):
                 strings += 1
             dims, strides = self.read_shape(node, values[len(values) - strings:])
             dtypes = [self.language_name(value) for value in values[: len(values) - strings]]
@@ -810,6 +810,12 @@ def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         return any(visit(child) for child in ast.iter_child_nodes(node))
 
     return any(visit(stmt) for stmt in func.body)
+
+
+def _shape_item(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` in ``tl.tensor[...]`` is a shape's string (a dtype in quotes is not)."""
+    return isinstance(node, cst.SimpleString) and \
+        str(node.evaluated_value).strip().removeprefix("tl.") not in kinds.DTYPES
 
 
 def _unliteral(text: str) -> str:
