@@ -9,7 +9,8 @@ then callgrind counts the instructions of ``--hits`` more calls inside ``engine_
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
 ``grid3`` after the warm-up (``--zero-before``).  ``--tree``: the ttgen
 checkout whose launchers are measured (default: this one), to compare a tree before a change;
-a tree without shapes measures the kernels without them only.
+a tree without shapes measures the kernels without them only.  Slow: each kernel's process runs
+under callgrind for several minutes (importing torch and Triton there dominates).
 """
 
 from __future__ import annotations
