@@ -22,6 +22,8 @@ real libraries write them: the 3-tensor kernel with no annotation at all, readin
 global (``tl.constexpr``), and both, each against its own JIT and against the annotated kernel.
 Value forms: the 3-tensor kernel, annotated and not, with ``enable_fp_fusion=False`` and with a
 numpy-integer grid, against the plain call (issue 27: both hit in C at the plain call's cost).
+Shapes (issue 33): a 3-tensor and a 19-argument kernel with shapes in their annotations, against
+the same kernels without.
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -170,6 +172,45 @@ def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
 '''
 
 
+# Shapes in the annotations (issue 33): a 3-tensor kernel (3 dimensions checked) and a
+# 19-argument kernel (6 tensors, 12 dimensions checked), each beside its twin without shapes.
+SHAPES = '''from typing import Literal  # noqa: F401
+
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def s3(p0: tl.tensor[tl.float32, "n"], p1: tl.tensor[tl.float32, "n"], p2: tl.tensor[tl.float32, "n"], n: int,
+       BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
+
+{wide}
+'''
+WIDE = '''
+@triton.jit
+def {name}({tensors}, n: int, {ints}, BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.load(p0 + offs, mask=mask) + s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10
+{loads}
+    tl.store(p5 + offs, acc, mask=mask)
+'''
+
+
+def wide_source(name: str, shaped: bool) -> str:
+    """19 arguments: 6 fp32 tensors (``1 n`` each where ``shaped``), n, 11 ints and BLOCK."""
+    shape = ', "R n"' if shaped else ""
+    return WIDE.format(
+        name=name, tensors=", ".join(f"p{i}: tl.tensor[tl.float32{shape}]" for i in range(6)),
+        ints=", ".join(f"s{i}: int" for i in range(11)),
+        loads="\n".join(f"    acc += tl.load(p{i} + offs, mask=mask)" for i in range(1, 5)),
+    )
+
+
 def build(folder: Path) -> None:
     kernels = folder / "benchkernels"
     kernels.mkdir()
@@ -178,6 +219,7 @@ def build(folder: Path) -> None:
         (kernels / f"k{count}.py").write_text(kernel_source(count))
     (kernels / "tuned.py").write_text(AUTOTUNED)
     (kernels / "variants.py").write_text(VARIANTS)
+    (kernels / "shapes.py").write_text(SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True)))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
     sys.path.insert(0, str(folder))
@@ -353,6 +395,25 @@ def measure_variants(bursts: int) -> dict[str, float]:
     return burst_times(paths, bursts)
 
 
+def measure_shapes(bursts: int) -> dict[str, float]:
+    """Issue 33's cost: ttgen's hit with shapes against the same kernel without, for 3 tensors
+    (k3 and s3: 3 dimensions checked) and 19 arguments (w19 and w19s: 12), in one round."""
+    import benchgen.shapes_launch as generated
+
+    p = [torch.randn(1, BLOCK, device="cuda") for _ in range(6)]
+    n, ints = BLOCK, dict(zip((f"s{i}" for i in range(11)), range(11)))
+    k3 = importlib.import_module("benchgen.k3_launch").k3
+    paths: dict[str, Callable[[int], Any]] = {
+        "k3": repeated(lambda: k3.run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))),
+        "s3": repeated(lambda: generated.s3.run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))),
+        "w19": repeated(lambda: generated.w19.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, **ints,
+                                                  BLOCK=BLOCK, grid=(1,))),
+        "w19s": repeated(lambda: generated.w19s.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n,
+                                                    **ints, BLOCK=BLOCK, grid=(1,))),
+    }
+    return burst_times(paths, bursts)
+
+
 def measure_value_forms(bursts: int) -> dict[str, float]:
     """The 3-tensor kernel (annotated, and unannotated) called as real code calls it: with a
     compile option (``enable_fp_fusion=False``) and with a numpy-integer grid, each beside the
@@ -488,8 +549,9 @@ def main() -> int:
         grid = measure_callable_grid(options.bursts)
         variants = measure_variants(options.bursts)
         forms = measure_value_forms(options.bursts)
+        shaped = measure_shapes(options.bursts)
     summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
-               "value_forms": forms, "slopes": slopes(results)}
+               "value_forms": forms, "shapes": shaped, "slopes": slopes(results)}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
@@ -520,6 +582,11 @@ def main() -> int:
             ours, jit = forms[f"{name}_{form}"], forms[f"{name}_jit_{form}"]
             print(f"  {name:9s} {form:10s} JIT {jit:6.2f} us, ttgen {ours:6.2f} us, plain ttgen {plain:6.2f} us, "
                   f"ttgen/plain ttgen {ours / plain:.3f}, ttgen/JIT {ours / jit:.3f}")
+    print("shapes in the annotations (issue 33: at most 15 ns per checked dimension):")
+    for plain, checked, dims in (("k3", "s3", 3), ("w19", "w19s", 12)):
+        extra = (shaped[checked] - shaped[plain]) * 1000
+        print(f"  {plain:4s} {shaped[plain]:6.2f} us, with shapes {shaped[checked]:6.2f} us: "
+              f"{extra:+.1f} ns, {extra / dims:+.1f} ns per dimension ({dims})")
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0
 

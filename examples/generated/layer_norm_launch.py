@@ -20,12 +20,12 @@ _float32 = _torch.float32
 class LayerNormFwdArgs(_typing.TypedDict):
     """The arguments of layer_norm_fwd, as a callable grid receives them."""
 
-    x: _torch.Tensor
-    y: _torch.Tensor
-    weight: _torch.Tensor
-    bias: _torch.Tensor
-    mean: _torch.Tensor
-    rstd: _torch.Tensor
+    x: _torch.Tensor  # "rows n_cols", inner-contiguous
+    y: _torch.Tensor  # "rows n_cols", inner-contiguous
+    weight: _torch.Tensor  # "n_cols"
+    bias: _torch.Tensor  # "n_cols"
+    mean: _torch.Tensor  # "rows"
+    rstd: _torch.Tensor  # "rows"
     stride: int
     n_cols: int
     eps: float
@@ -35,14 +35,14 @@ class LayerNormFwdArgs(_typing.TypedDict):
 _layer_norm_fwd = _rt.Launcher(
     _source,
     "layer_norm_fwd",
-    "abfa4fe6a1d621cd",
+    "60cc6570f485547b",
     (
-        _rt.Tensor("x", (_float16, _bfloat16, _float32)),
-        _rt.Tensor("y", (_float16, _bfloat16, _float32)),
-        _rt.Tensor("weight", (_float16, _bfloat16, _float32)),
-        _rt.Tensor("bias", (_float16, _bfloat16, _float32)),
-        _rt.Tensor("mean", (_float32,)),
-        _rt.Tensor("rstd", (_float32,)),
+        _rt.Tensor("x", (_float16, _bfloat16, _float32), dims="rows n_cols", strides="inner-contiguous"),
+        _rt.Tensor("y", (_float16, _bfloat16, _float32), dims="rows n_cols", strides="inner-contiguous"),
+        _rt.Tensor("weight", (_float16, _bfloat16, _float32), dims="n_cols"),
+        _rt.Tensor("bias", (_float16, _bfloat16, _float32), dims="n_cols"),
+        _rt.Tensor("mean", (_float32,), dims="rows"),
+        _rt.Tensor("rstd", (_float32,), dims="rows"),
         _rt.Scalar("stride", "int32"),
         _rt.Scalar("n_cols", "int32"),
         _rt.Scalar("eps", "float32"),
@@ -99,6 +99,15 @@ class layer_norm_fwd:
         wgp_cu_mode: str | None = None,
         stream: _rt.Stream = None,
     ) -> None:
+        """Launches ``layer_norm_fwd`` once the tensors have the shapes their annotations give:
+
+        - x: "rows n_cols", inner-contiguous
+        - y: "rows n_cols", inner-contiguous
+        - weight: "n_cols"
+        - bias: "n_cols"
+        - mean: "rows"
+        - rstd: "rows"
+        """
         _state = _rt.launch_state()
         _device = _state[0]
         try:
@@ -130,6 +139,7 @@ class layer_norm_fwd:
             (
                 num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
             ) = _options.values()
+        _layer_norm_fwd.shapes(x, y, weight, bias, mean, rstd, n_cols)
         _aligned, _ptr_x, _ptr_y, _ptr_weight, _ptr_bias, _ptr_mean, _ptr_rstd = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)

@@ -19,9 +19,9 @@ _float32 = _torch.float32
 class MatmulKernelArgs(_typing.TypedDict):
     """The arguments of matmul_kernel, as a callable grid receives them."""
 
-    a: _torch.Tensor
-    b: _torch.Tensor
-    c: _torch.Tensor
+    a: _torch.Tensor  # "M K"
+    b: _torch.Tensor  # "K N"
+    c: _torch.Tensor  # "M N"
     M: int
     N: int
     K: int
@@ -39,11 +39,11 @@ class MatmulKernelArgs(_typing.TypedDict):
 _matmul_kernel = _rt.Launcher(
     _source,
     "matmul_kernel",
-    "8eed355c489085b2",
+    "05481dd3128752f9",
     (
-        _rt.Tensor("a", (_float16, _float32)),
-        _rt.Tensor("b", (_float16, _float32)),
-        _rt.Tensor("c", (_float32,)),
+        _rt.Tensor("a", (_float16, _float32), dims="M K"),
+        _rt.Tensor("b", (_float16, _float32), dims="K N"),
+        _rt.Tensor("c", (_float32,), dims="M N"),
         _rt.Scalar("M", "int32"),
         _rt.Scalar("N", "int32"),
         _rt.Scalar("K", "int32"),
@@ -113,6 +113,12 @@ class matmul_kernel:
         wgp_cu_mode: str | None = None,
         stream: _rt.Stream = None,
     ) -> None:
+        """Launches ``matmul_kernel`` once the tensors have the shapes their annotations give:
+
+        - a: "M K"
+        - b: "K N"
+        - c: "M N"
+        """
         _state = _rt.launch_state()
         _device = _state[0]
         try:
@@ -159,6 +165,7 @@ class matmul_kernel:
             (
                 num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
             ) = _options.values()
+        _matmul_kernel.shapes(a, b, c, M, N, K)
         _aligned, _ptr_a, _ptr_b, _ptr_c = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)

@@ -20,8 +20,8 @@ _float32 = _torch.float32
 class SoftmaxKernelArgs(_typing.TypedDict):
     """The arguments of softmax_kernel, as a callable grid receives them."""
 
-    out: _torch.Tensor
-    inp: _torch.Tensor
+    out: _torch.Tensor  # "rows n_cols", inner-contiguous
+    inp: _torch.Tensor  # "rows n_cols", inner-contiguous
     in_row_stride: int
     out_row_stride: int
     n_cols: int
@@ -31,10 +31,10 @@ class SoftmaxKernelArgs(_typing.TypedDict):
 _softmax_kernel = _rt.Launcher(
     _source,
     "softmax_kernel",
-    "8e8c04baa80605e4",
+    "19810e5274099eed",
     (
-        _rt.Tensor("out", (_float32, _float16, _bfloat16)),
-        _rt.Tensor("inp", (_float32, _float16, _bfloat16)),
+        _rt.Tensor("out", (_float32, _float16, _bfloat16), dims="rows n_cols", strides="inner-contiguous"),
+        _rt.Tensor("inp", (_float32, _float16, _bfloat16), dims="rows n_cols", strides="inner-contiguous"),
         _rt.Scalar("in_row_stride", "int32"),
         _rt.Scalar("out_row_stride", "int32"),
         _rt.Scalar("n_cols", "int32"),
@@ -87,6 +87,11 @@ class softmax_kernel:
         wgp_cu_mode: str | None = None,
         stream: _rt.Stream = None,
     ) -> None:
+        """Launches ``softmax_kernel`` once the tensors have the shapes their annotations give:
+
+        - out: "rows n_cols", inner-contiguous
+        - inp: "rows n_cols", inner-contiguous
+        """
         _state = _rt.launch_state()
         _device = _state[0]
         try:
@@ -118,6 +123,7 @@ class softmax_kernel:
             (
                 num_warps, num_stages, num_ctas, maxnreg, launch_cooperative_grid, launch_pdl,
             ) = _options.values()
+        _softmax_kernel.shapes(out, inp, n_cols)
         _aligned, _ptr_out, _ptr_inp = _tensors
         if stream is None:
             _stream = _rt.current_stream(_device)

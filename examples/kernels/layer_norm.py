@@ -1,5 +1,7 @@
 """Layer norm forward over the last dimension of a 2-D tensor."""
 
+from typing import Literal  # noqa: F401  (mypy reads the shapes' "Literal[...]" strings)
+
 import triton
 import triton.language as tl
 
@@ -8,12 +10,12 @@ import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...
 
 @triton.jit
 def layer_norm_fwd(
-    x: tl.tensor[tl.float16, tl.bfloat16, tl.float32],
-    y: tl.tensor[tl.float16, tl.bfloat16, tl.float32],
-    weight: tl.tensor[tl.float16, tl.bfloat16, tl.float32],
-    bias: tl.tensor[tl.float16, tl.bfloat16, tl.float32],
-    mean: tl.tensor[tl.float32],
-    rstd: tl.tensor[tl.float32],
+    x: tl.tensor[tl.float16, tl.bfloat16, tl.float32, "Literal['rows n_cols']", "Literal['inner-contiguous']"],
+    y: tl.tensor[tl.float16, tl.bfloat16, tl.float32, "Literal['rows n_cols']", "Literal['inner-contiguous']"],
+    weight: tl.tensor[tl.float16, tl.bfloat16, tl.float32, "Literal['n_cols']"],
+    bias: tl.tensor[tl.float16, tl.bfloat16, tl.float32, "Literal['n_cols']"],
+    mean: tl.tensor[tl.float32, "Literal['rows']"],
+    rstd: tl.tensor[tl.float32, "Literal['rows']"],
     stride: int,
     n_cols: int,
     eps: float,

@@ -1,5 +1,7 @@
 """Tiled matrix multiplication ``c = a @ b`` with fp32 accumulation."""
 
+from typing import Literal  # noqa: F401  (mypy reads the shapes' "Literal[...]" strings)
+
 import triton
 import triton.language as tl
 
@@ -8,9 +10,9 @@ import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...
 
 @triton.jit
 def matmul_kernel(
-    a: tl.tensor[tl.float16, tl.float32],
-    b: tl.tensor[tl.float16, tl.float32],
-    c: tl.tensor[tl.float32],
+    a: tl.tensor[tl.float16, tl.float32, "Literal['M K']"],
+    b: tl.tensor[tl.float16, tl.float32, "Literal['K N']"],
+    c: tl.tensor[tl.float32, "Literal['M N']"],
     M: int,
     N: int,
     K: int,

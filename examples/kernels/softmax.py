@@ -1,5 +1,7 @@
 """Row-wise fused softmax over a 2-D tensor."""
 
+from typing import Literal  # noqa: F401  (mypy reads the shapes' "Literal[...]" strings)
+
 import triton
 import triton.language as tl
 
@@ -8,8 +10,8 @@ import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...
 
 @triton.jit
 def softmax_kernel(
-    out: tl.tensor[tl.float32, tl.float16, tl.bfloat16],
-    inp: tl.tensor[tl.float32, tl.float16, tl.bfloat16],
+    out: tl.tensor[tl.float32, tl.float16, tl.bfloat16, "Literal['rows n_cols']", "Literal['inner-contiguous']"],
+    inp: tl.tensor[tl.float32, tl.float16, tl.bfloat16, "Literal['rows n_cols']", "Literal['inner-contiguous']"],
     in_row_stride: int,
     out_row_stride: int,
     n_cols: int,

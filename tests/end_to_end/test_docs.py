@@ -128,7 +128,7 @@ def test_the_tour_runs_as_written(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
     # The errors the tour shows are the ones a user gets.
-    mypy_line, error_line = blocks(tour, "text")[0].splitlines()
+    mypy_line, error_line, shape_line = blocks(tour, "text")[0].splitlines()
     (project / "wrong.py").write_text(
         "import torch\n\nfrom generated.vector_add_launch import add_kernel\n\n"
         "x = torch.empty(8)\nadd_kernel.run(x=x, y=x, out=x, n=1.5, grid=(1,))\n"
@@ -144,6 +144,14 @@ def test_the_tour_runs_as_written(tmp_path: Path) -> None:
     done = _run(f"{sys.executable} wrong_dtype.py", project, env)
     device = "cuda:0" if _cuda() else "cpu"
     assert done.stderr.strip().splitlines()[-1] == error_line.replace("cuda:0", device), done.stderr
+    (project / "wrong_shape.py").write_text(
+        "import torch\n\nfrom generated.vector_add_launch import add_kernel\n\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "x, y = torch.empty(8, device=device), torch.empty(6, device=device)\n"
+        "add_kernel.run(x=x, y=y, out=x, n=8, grid=(1,))\n"
+    )
+    done = _run(f"{sys.executable} wrong_shape.py", project, env)
+    assert done.stderr.strip().splitlines()[-1] == shape_line, done.stderr
 
 
 def _cuda() -> bool:

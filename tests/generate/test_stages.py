@@ -61,6 +61,14 @@ DIAGNOSTICS = [
     ("x: tl.tensor, /, n: int", []),
     ("x: tl.tensor, *rest", []),  # a tuple: Triton 3.9 passes the extra arguments so
     ("x: tl.tensor, **rest", [("error", "star-params")]),
+    # shapes (docs/annotations.md#shapes): read, or a warning and not checked
+    ("x: tl.tensor[tl.float16, 'M K', 'contiguous'], M: int", []),
+    ("x: tl.tensor[tl.float16, \"Literal['M _ ... 2']\", \"Literal['inner-contiguous']\"]", []),
+    ("x: tl.tensor['M 1x']", [("warning", "shape")]),
+    ("x: tl.tensor['... M ...']", [("warning", "shape")]),
+    ("x: tl.tensor['M', 'row-major']", [("warning", "shape")]),
+    ("x: tl.tensor['M', 'contiguous', 'x']", [("warning", "shape")]),
+    ("x: tl.tensor['n'], n: float", [("warning", "shape")]),
 ]
 
 
@@ -90,6 +98,17 @@ def test_autotuned_parameters_named_like_a_config_keyword_are_supplied_by_the_co
                        '@triton.autotune(configs=[triton.Config({})], key=[])\n@triton.jit')
     assert shown == []
     assert "(\"autotune\", ('num_stages',), ())," in text and "num_stages:" not in text.split("def run(", 1)[1]
+
+
+def test_shapes_are_read_into_the_model_and_shown_by_the_launcher() -> None:
+    text, shown = read("a: tl.tensor[tl.float16, \"Literal['M K']\", 'inner-contiguous'], "
+                       "b: tl.tensor[tl.float16, 'K N'] | None, M: int")
+    assert shown == []
+    assert '_rt.Tensor("a", (_float16,), dims="M K", strides="inner-contiguous"),' in text
+    assert '_rt.Tensor("b", (_float16,), optional=True, dims="K N"),' in text
+    assert "a: _torch.Tensor  # \"M K\", inner-contiguous" in text  # the Args TypedDict
+    assert "- a: \"M K\", inner-contiguous" in text and "- b: \"K N\"" in text  # run()'s docstring
+    assert "_k.shapes(a, b, M)" in text
 
 
 # signature -> lines that run() holds

@@ -207,11 +207,36 @@ def test_symbolic_sizes_and_scalars_trace_without_breaks(launched: list[Any]) ->
     ]
 
 
+@needs_no_cuda
+def test_shapes_of_symbolic_sizes_trace_without_breaks(launched: list[Any]) -> None:
+    """The shape check on traced tensors whose sizes Dynamo keeps symbolic: no graph break, and
+    a size that breaks the annotation still raises the launcher's error (a guard fails, Dynamo
+    traces again, the check refuses)."""
+    from examples.generated.softmax_launch import softmax_kernel
+
+    def softmax(x: torch.Tensor, out: torch.Tensor, n_cols: int) -> None:
+        softmax_kernel.run(out=out, inp=x, in_row_stride=x.stride(0), out_row_stride=out.stride(0),
+                           n_cols=n_cols, BLOCK=64, grid=(x.shape[0],))
+
+    compiled = torch.compile(softmax, backend="eager", fullgraph=True, dynamic=True)
+    for rows, cols in ((3, 10), (5, 20), (7, 30)):
+        x = torch.randn(rows, cols)
+        compiled(x, torch.empty_like(x), cols)
+    assert [p[4] for _, _, p, _ in launched] == [10, 20, 30]
+    with pytest.raises(Exception) as traced:
+        x = torch.randn(9, 40)
+        compiled(x, torch.empty_like(x), 41)
+    # (the shape as Dynamo writes its symbolic sizes)
+    assert "softmax_kernel: argument 'out' has shape (" in _error_text(traced.value)
+    assert ": dimension 1 is 'n_cols', which is 41 (from argument 'n_cols')" in _error_text(traced.value)
+
+
 # -- wrong calls: the launcher's own errors, raised while Dynamo traces ---------------------------
 
 ADD = CALLS[0]
 SCALE_SHIFT = next(c for c in CALLS if c.kernel == "scale_shift_kernel")
 AXPY = next(c for c in CALLS if c.kernel == "axpy_kernel")
+SOFTMAX = next(c for c in CALLS if c.kernel == "softmax_kernel")
 
 WRONG: list[tuple[str, Call, Callable[[dict[str, Any]], dict[str, Any]]]] = [
     ("dtype", ADD, lambda kw: {**kw, "x": kw["x"].half()}),
@@ -228,6 +253,8 @@ WRONG: list[tuple[str, Call, Callable[[dict[str, Any]], dict[str, Any]]]] = [
     ("option", ADD, lambda kw: {**kw, "num_warps": 0}),
     ("unknown keyword", ADD, lambda kw: {**kw, "z": 1}),
     ("supplied by a heuristic", AXPY, lambda kw: {**kw, "BLOCK": 128}),
+    ("shape", SOFTMAX, lambda kw: {**kw, "n_cols": kw["n_cols"] + 1}),
+    ("strides", SOFTMAX, lambda kw: {**kw, "out": kw["out"].t().contiguous().t()}),
     ("missing one", ADD, lambda kw: {k: v for k, v in kw.items() if k != "grid"}),
     ("missing two", ADD, lambda kw: {k: v for k, v in kw.items() if k not in ("x", "grid")}),
     ("missing three", ADD, lambda kw: {k: v for k, v in kw.items() if k not in ("x", "y", "n")}),

@@ -37,6 +37,14 @@ def param_problems(kernel: model.Kernel, param: model.Param) -> Iterator[tuple[t
     if problem is not None:
         yield (f"default of '{param.name}': {problem}: run() refuses a call that omits '{param.name}'",
                "default", "warning"), True
+    if isinstance(param.type, param_types.TensorType):
+        others = {p.name: p for p in kernel.params}
+        for dim in dict.fromkeys(param.type.dims or ()):
+            other = others.get(dim)
+            if other is not None and not kinds.is_int(other.type):
+                yield (f"dimension '{dim}' of '{param.name}' is named like parameter '{dim}', which is not "
+                       "an int: its value does not check it; the tensors bind the name like any other "
+                       "(annotate it int, or rename the dimension)", "shape", "warning"), False
 
 
 def default_problem(param: model.Param) -> str | None:

@@ -227,8 +227,9 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, 
         w.add(f"class {n.args}({s.typing}.TypedDict):")
         w.add(f'"""The arguments of {kernel.name}, as a callable grid receives them."""', 1)
         w.add()
-        for name, annotation in fields:
-            w.add(f"{name}: {annotation}", 1)
+        for param, (name, annotation) in zip(kernel.params, fields):
+            shape = _shape(param)
+            w.add(f"{name}: {annotation}" + (f"  # {shape}" if shape else ""), 1)
         if not kernel.params:
             w.add("pass", 1)
     else:  # a parameter Python would mangle in a class body: the functional form
@@ -294,12 +295,35 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, ind
         w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
     w.add(") -> None:", indent)
     body = _Writer(indent=indent + 1)
+    shaped = [(param.name, _shape(param)) for param in kernel.params if _shape(param)]
+    if shaped:  # (kernels without shapes: as before, no docstring)
+        body.add(f'"""Launches ``{kernel.name}`` once the tensors have the shapes their annotations give:')
+        body.add()
+        for name, shape in shaped:
+            body.add(f"- {name}: {shape}")
+        body.add('"""')
     if kernel.loose:
         _emit_loose_body(body, kernel, n, s)
     else:
         _emit_body(body, kernel, n, s)
     w.lines.extend(body.lines)
     w.dtypes.update(body.dtypes)
+
+
+def _shape(param: model.Param) -> str | None:
+    rules = kinds.of(param.type)
+    return rules.shape() if isinstance(rules, kinds.Tensor) else None
+
+
+def shaped_names(kernel: model.Kernel) -> list[str]:
+    """What run() hands its launcher's ``shapes`` check, in the kernel's order: the tensors with
+    a shape annotation and the int parameters the caller gives that a dimension names (as
+    ttgen.runtime.shapes' `uses` takes them)."""
+    named = {dim for p in kernel.params if isinstance(p.type, param_types.TensorType) for dim in p.type.dims or ()}
+    return [
+        p.name for p in _given(kernel)
+        if _shape(p) or p.name in named and kinds.is_int(p.type)
+    ]
 
 
 def _option_annotation(annotation: str, s: Spelling) -> str:
@@ -403,6 +427,9 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) ->
         w.call(1, Call(f"{v['options']} = {launcher}.check_options(", (own_options,)))
         unpacked = f"{',' if len(own) == 1 else ''}) = {v['options']}.values()"
         w.call(1, Call("(", tuple(own), unpacked))
+    checked = shaped_names(kernel)
+    if checked:
+        w.add(f"{launcher}.shapes({', '.join(checked)})")
     if tensors:
         w.add(", ".join([v["aligned"]] + [n.ptr(name) for name in tensors]) + f" = {v['tensors']}")
     if _has_stream(kernel):

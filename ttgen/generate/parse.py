@@ -25,6 +25,7 @@ from ttgen.vocabulary import fingerprint
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import model
 from ttgen.vocabulary import param_types
+from ttgen.vocabulary import shapes
 from ttgen.generate import decorators
 from ttgen.vocabulary.diagnostics import BuildError, Diagnostic, at, source_lines
 from ttgen.generate.bindings import JIT, Made, identifier
@@ -32,6 +33,7 @@ from ttgen.generate.resolve import Resolver, SourceTree
 
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
+LITERALS = ("Literal", "typing.Literal", "typing_extensions.Literal")
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
@@ -229,7 +231,7 @@ class _Reader:
         before = len(self.diagnostics)
         inner = self.read_type(left)
         if isinstance(inner, param_types.TensorType) and not inner.optional:
-            return param_types.TensorType(inner.dtypes, optional=True)
+            return dataclasses.replace(inner, optional=True)
         if isinstance(inner, param_types.ConstexprType) and not inner.optional:
             return param_types.ConstexprType(inner.kind, inner.values, optional=True)
         del self.diagnostics[before:]  # one warning for the whole annotation
@@ -250,18 +252,48 @@ class _Reader:
                 return self.loose(element, "a slice in an annotation")
             values.append(element.slice.value)
         if base == "tensor":
-            dtypes = [self.language_name(value) for value in values]
+            strings = 0  # the trailing strings: the shape, but for a dtype written as a string
+            while strings < len(values) and _shape_item(values[-1 - strings]):
+                strings += 1
+            dims, strides = self.read_shape(node, values[len(values) - strings:])
+            dtypes = [self.language_name(value) for value in values[: len(values) - strings]]
             if any(d not in kinds.DTYPES for d in dtypes):
                 known = ", ".join(f"tl.{name}" for name in kinds.DTYPES)
                 self.warn(node, f"unknown tensor dtype in tl.tensor[...]: any dtype is accepted; "
                           f"known dtypes: {known}", "dtype")
-                return param_types.TensorType(())
-            return param_types.TensorType(tuple(d for d in dtypes if d is not None))
+                dtypes = []
+            return param_types.TensorType(tuple(d for d in dtypes if d is not None), dims=dims, strides=strides)
         if base == "constexpr":
             if len(values) != 1:
                 return self.loose_constexpr(node, "tl.constexpr[...] takes exactly one type")
             return self.read_constexpr(values[0])
         return self.loose(node, "annotation not understood")
+
+    def read_shape(
+        self, node: cst.Subscript, strings: Sequence[cst.BaseExpression]
+    ) -> tuple[tuple[str, ...] | None, str | None]:
+        """The dimensions and the strides rule of ``tl.tensor[<dtypes>, "M K", "contiguous"]``
+        (vocabulary/shapes.py): each item a string, or as mypy reads it, "Literal['M K']"; an
+        item ttgen cannot read is reported and checks nothing."""
+        texts = [_unliteral(str(value.evaluated_value)) for value in strings if isinstance(value, cst.SimpleString)]
+        if len(texts) > 2:
+            self.warn(node, "tl.tensor[...] takes at most two strings after its dtypes, the dimensions "
+                      "and the strides: its shape is not checked", "shape")
+            return None, None
+        strides = texts[1].strip() if len(texts) == 2 else None
+        if strides is not None and strides not in shapes.STRIDES:
+            self.warn(node, f"unknown strides '{strides}' in tl.tensor[...] (write 'contiguous' or "
+                      "'inner-contiguous'): its strides are not checked", "shape")
+            strides = None
+        if not texts:
+            return None, None
+        try:
+            return shapes.parse_dims(texts[0]), strides
+        except ValueError as exc:
+            self.warn(node, f"unreadable dimensions \"{texts[0]}\" in tl.tensor[...] ({exc}; write "
+                      "names, integers, '_' and at most one '...', space-separated): its shape is not "
+                      "checked", "shape")
+            return None, strides
 
     def loose_constexpr(self, node: cst.CSTNode, message: str) -> param_types.ConstexprType:
         self.warn(node, f"{message}: any hashable value is accepted; write tl.constexpr[int], "
@@ -291,7 +323,7 @@ class _Reader:
             expr = None
         if not (
             isinstance(expr, ast.Subscript)
-            and ast.unparse(expr.value) in ("Literal", "typing.Literal", "typing_extensions.Literal")
+            and ast.unparse(expr.value) in LITERALS
         ):
             return self.loose_constexpr(node, "a string constexpr type other than \"Literal[...]\"")
         elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
@@ -807,6 +839,24 @@ def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         return any(visit(child) for child in ast.iter_child_nodes(node))
 
     return any(visit(stmt) for stmt in func.body)
+
+
+def _shape_item(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` in ``tl.tensor[...]`` is a shape's string (a dtype in quotes is not)."""
+    return isinstance(node, cst.SimpleString) and \
+        str(node.evaluated_value).strip().removeprefix("tl.") not in kinds.DTYPES
+
+
+def _unliteral(text: str) -> str:
+    """The string inside ``Literal['...']`` (a shape annotation as mypy reads it), else ``text``."""
+    try:
+        expr = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return text
+    if isinstance(expr, ast.Subscript) and ast.unparse(expr.value) in LITERALS \
+            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        return expr.slice.value
+    return text
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

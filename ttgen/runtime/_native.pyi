@@ -1,14 +1,21 @@
 # Types of the C extension ttgen.runtime._native, built from native/fastpath.c, direct.c, guard.c, loose.c and
-# engine.c (their header comments say what each does).
+# engine.c and shapes.c (their header comments say what each does).
 from collections.abc import Callable
 from typing import Any
 
 class TensorCheck:
     def __init__(
         self, kinds: tuple[tuple[object, bool, bool], ...], get_device: Any, data_ptr: Any, strided: object,
-        exact: type | None = None, encodings: tuple[tuple[int, object], ...] = (),
+        exact: type | None = None, encodings: tuple[tuple[int, object], ...] = (), shapes: Shapes | None = None,
     ) -> None: ...
     def check(self, device: int, *tensors: object) -> tuple[Any, ...] | None: ...
+
+class Shapes:
+    def __init__(
+        self, program: tuple[tuple[int, int, bool, int, tuple[tuple[int, int, int], ...]], ...],
+        explain: Callable[..., None], exact: type | None, uses: tuple[int, ...],
+    ) -> None: ...
+    def check(self, *values: object) -> None: ...
 
 class LaunchState:
     def __init__(self, module: Any, hooks: tuple[tuple[object, str], ...],

@@ -92,6 +92,8 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
     values = list(launcher.accept(index, tuple(given[n] for n in names)))
+    accepted = dict(zip(names, values))
+    launcher.shapes(*(accepted[n] for n in launcher.shape_names))
     options = launcher.check_options(options)
     if launcher.interpreted:
         interpret(launcher, grid, values)

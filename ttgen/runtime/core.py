@@ -29,7 +29,7 @@ from triton import knobs
 from triton.runtime.jit import JITFunction
 
 from ttgen.vocabulary import keys
-from ttgen.runtime import _native, guards, live
+from ttgen.runtime import _native, guards, live, shapes
 from ttgen.runtime import precompiled  # issue 16: bundles and TTGEN_RECORD
 from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
@@ -44,6 +44,11 @@ from ttgen.runtime.state import HOOKED
 
 # CUDA's grid limits: x up to 2**31 - 1 blocks, y and z up to 65535.
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+def _no_shapes(*values: Any) -> None:
+    """The shape check of a launcher without shape annotations (run_loose and the traced run()
+    call it)."""
 
 
 class KernelMissingError(RuntimeError):
@@ -105,8 +110,15 @@ class LauncherCore:
         self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
+        # The shape annotations' check: shapes(*values of the parameters shape_names names), run()'s
+        # before the decorators; the engine's on a hit (through tensor_check).
+        used = shapes.uses(self.params, self.supplied)
+        self.shape_names = tuple(self.params[i].name for i in used)
+        shape_check = shapes.ShapeCheck(name, self.params, used) if used else None
+        self.shapes: Callable[..., None] = shape_check.check if shape_check is not None else _no_shapes
+        self.explain_shapes: Callable[..., None] = shape_check.explain if shape_check is not None else _no_shapes
         # check(device, *tensors) -> (alignment, ptr, ...) or None: the tensors' inline tests.
-        self.tensor_check = tensor_check(self.tensor_specs)
+        self.tensor_check = tensor_check(self.tensor_specs, shape_check.native if shape_check is not None else None)
         self.tensors: Callable[..., Any] = self.tensor_check.check
         self.interpreted = not isinstance(self.kernel, JITFunction)
         # Triton's list, mutated in place by add_pre_run_hook: while it is non-empty every launch

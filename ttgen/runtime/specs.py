@@ -20,6 +20,7 @@ from ttgen.runtime import _native
 from ttgen.vocabulary import keys
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary import param_types
+from ttgen.vocabulary import shapes
 from ttgen.runtime.device import device_name
 from ttgen.runtime.launch import VERSION
 
@@ -87,13 +88,18 @@ class Spec:
 
 
 class Tensor(Spec):
-    """A tensor parameter; ``aligned``: Triton specializes its pointer on 16-byte alignment."""
+    """A tensor parameter; ``aligned``: Triton specializes its pointer on 16-byte alignment;
+    ``dims`` and ``strides``: its shape annotation (ttgen.vocabulary.shapes), checked by the
+    launcher's `ShapeCheck`."""
 
     def __init__(
-        self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False, aligned: bool = True
+        self, name: str, dtypes: Sequence[torch.dtype] = (), optional: bool = False, aligned: bool = True,
+        dims: str | None = None, strides: str | None = None,
     ) -> None:
         super().__init__(name)
         self.dtypes, self.optional, self.aligned = tuple(dtypes), optional, aligned
+        self.dims = shapes.parse_dims(dims) if dims is not None else None
+        self.strides = strides
 
     def kind(self) -> tuple[object, bool, bool]:
         """This parameter's entry in a `TensorCheck`."""
@@ -288,13 +294,14 @@ def _native_alignment() -> bool:
 # -- the tensors' inline tests, in C ---------------------------------------------------------------
 
 
-def tensor_check(specs: Sequence[Tensor]) -> Any:
+def tensor_check(specs: Sequence[Tensor], shapes: Any = None) -> Any:
     """A `TensorCheck` (see fastpath.c) whose ``check(device, *tensors)`` tests each tensor's
     dtype, layout, device and pointer in C; returns ``(alignment, ptr, ...)``, or None if any
     tensor fails.  Exact torch.Tensor arguments are read through torch's DLPack C exchange API where
-    torch has it."""
+    torch has it.  ``shapes``: the launcher's `_native.Shapes` (ttgen.runtime.shapes), which the
+    engine checks on a hit."""
     kinds = tuple(spec.kind() for spec in specs)
-    return _native.TensorCheck(kinds, get_device, data_ptr, torch.strided, torch.Tensor, DLPACK_DTYPES)
+    return _native.TensorCheck(kinds, get_device, data_ptr, torch.strided, torch.Tensor, DLPACK_DTYPES, shapes)
 
 
 def _dlpack_dtypes() -> tuple[tuple[int, torch.dtype], ...]:

@@ -10,8 +10,9 @@ unchanged, and nothing here imports Dynamo.
 
 The traced function does, on the traced (fake) tensors, what run() does before it launches:
 binds the keywords, checks every argument with the launcher's full rules and messages
-(`Launcher.accept`, `check_options`, `checked_grid`), so a wrong call raises the launcher's own
-error while Dynamo traces; applies the heuristics that are outside any autotuner, as run()
+(`Launcher.accept`, the shapes' `explain_shapes`, `check_options`, `checked_grid`), so a wrong
+call raises the launcher's own error while Dynamo traces (a symbolic size compared there
+becomes a guard); applies the heuristics that are outside any autotuner, as run()
 does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
 kernel (an Autotuner tunes there, with the heuristics below it).
 
@@ -104,6 +105,7 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
         values[name], options[name] = launcher.option_parameter(name, values[name])
     names = [spec.name for spec in launcher.given]
     arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
+    launcher.explain_shapes(*(arguments[n] for n in launcher.shape_names))  # Python's rule: Dynamo traces it
     options = launcher.check_options(options)
     if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
         # Triton's kernel[grid](...) has no stream either

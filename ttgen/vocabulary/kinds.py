@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 from ttgen.vocabulary import param_types
+from ttgen.vocabulary import shapes
 
 if TYPE_CHECKING:  # the build's kernel model and spelling, which launchers never import
     from ttgen.vocabulary import model
@@ -122,7 +123,18 @@ class Tensor:
         dtypes = tuple_text([spelling.dtype(d) for d in self.kind.dtypes]) if self.kind.dtypes else "()"
         flags = ", optional=True" if self.kind.optional else ""
         flags += "" if aligned(param) else ", aligned=False"
+        if self.kind.dims is not None:
+            flags += f', dims="{shapes.text(self.kind.dims)}"'
+        if self.kind.strides is not None:
+            flags += f', strides="{self.kind.strides}"'
         return f'{spelling.rt}.Tensor("{param.name}", {dtypes}{flags})'
+
+    def shape(self) -> str | None:
+        """Its shape annotation as run()'s docstring and the Args TypedDict show it, or None."""
+        if self.kind.dims is None and self.kind.strides is None:
+            return None
+        dims = f'"{shapes.text(self.kind.dims)}"' if self.kind.dims is not None else "any shape"
+        return dims if self.kind.strides is None else f"{dims}, {self.kind.strides}"
 
 
 @dataclass(frozen=True)
@@ -347,6 +359,14 @@ def default_problem(kind: param_types.ParamType, value: object) -> str | None:
     except Violation as bad:
         return f"expected {bad.expected}, got {value!r}"
     return None
+
+
+def is_int(kind: param_types.ParamType) -> bool:
+    """Whether a dimension named like a parameter of this type is that parameter's value
+    (vocabulary/shapes.py): an int scalar or an int constexpr."""
+    if isinstance(kind, param_types.ScalarType):
+        return kind.kind == "int"
+    return isinstance(kind, param_types.ConstexprType) and kind.kind == "int"
 
 
 def aligned(param: model.Param) -> bool:

@@ -14,10 +14,14 @@ from typing import Union
 
 @dataclass(frozen=True)
 class TensorType:
-    """``tl.tensor[...]``: a pointer argument; ``dtypes`` empty means any dtype."""
+    """``tl.tensor[...]``: a pointer argument; ``dtypes`` empty means any dtype.  ``dims``: its
+    shape annotation's dimensions (None: none; vocabulary/shapes.py has the rule), ``strides``:
+    ``"contiguous"``, ``"inner-contiguous"`` or None."""
 
     dtypes: tuple[str, ...]
     optional: bool = False
+    dims: tuple[str, ...] | None = None
+    strides: str | None = None
 
 
 @dataclass(frozen=True)

@@ -136,14 +136,14 @@ _DtypeLike: TypeAlias = dtype | type[dtype]
 # tensor
 # --------------------------------------------------------------------------------------------
 
-_D0 = TypeVar("_D0", bound=dtype, default=Any)
-_D1 = TypeVar("_D1", bound=dtype, default=Any)
-_D2 = TypeVar("_D2", bound=dtype, default=Any)
-_D3 = TypeVar("_D3", bound=dtype, default=Any)
-_D4 = TypeVar("_D4", bound=dtype, default=Any)
-_D5 = TypeVar("_D5", bound=dtype, default=Any)
-_D6 = TypeVar("_D6", bound=dtype, default=Any)
-_D7 = TypeVar("_D7", bound=dtype, default=Any)
+_D0 = TypeVar("_D0", bound=dtype | str, default=Any)
+_D1 = TypeVar("_D1", bound=dtype | str, default=Any)
+_D2 = TypeVar("_D2", bound=dtype | str, default=Any)
+_D3 = TypeVar("_D3", bound=dtype | str, default=Any)
+_D4 = TypeVar("_D4", bound=dtype | str, default=Any)
+_D5 = TypeVar("_D5", bound=dtype | str, default=Any)
+_D6 = TypeVar("_D6", bound=dtype | str, default=Any)
+_D7 = TypeVar("_D7", bound=dtype | str, default=Any)
 
 # What arithmetic, comparisons and most builtins accept: a tensor (scalar parameters
 # annotated with a dtype are tensors too), or a Python number (including constexpr values).
@@ -158,7 +158,9 @@ class tensor(Generic[_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7]):
 
     The type arguments name the dtypes a pointer argument may point to, for ttgen:
     ``tl.tensor[tl.float32]``, ``tl.tensor[tl.float16, tl.bfloat16]``; bare ``tl.tensor``
-    accepts any.  Results of operations are bare ``tensor``.
+    accepts any.  After the dtypes, ttgen's shape annotation, as mypy reads it, a string Literal
+    (``tl.tensor[tl.float16, "Literal['M K']", "Literal['contiguous']"]``): hence the bound
+    ``dtype | str``.  Results of operations are bare ``tensor``.
     """
 
     handle: Any

@@ -411,7 +411,9 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
-    if ((result = check_params(self, 0, values, owned, device, ptrs, have, parts)) <= 0)
+    /* Then the tensors' shape annotations (shapes.c), before the layers, as the body checks them. */
+    if ((result = check_params(self, 0, values, owned, device, ptrs, have, parts)) <= 0 ||
+        (tc->shapes != NULL && (result = shapes_hold(tc->shapes, values, tc->shapes->uses)) <= 0))
         goto done;
     result = 0;
     for (Py_ssize_t l = 0; l < self->nlayers; l++) {

@@ -153,6 +153,8 @@ static PyObject *dlpack(PyObject *module, PyObject *tensor) {
                          (unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
 }
 
+#include "shapes.c"
+
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -188,6 +190,7 @@ typedef struct {
     Py_ssize_t dtype_count;
     Encoding *dtypes;
     int16_t by_encoding[ENCODING_SLOTS]; /* open addressing: an index into dtypes[], or -1 */
+    Shapes *shapes; /* the tensors' shape annotations (shapes.c), checked by the engine; NULL: none */
 } TensorCheck;
 
 static PyObject *dtype_name, *is_cuda_name, *is_cpu_name, *layout_name;
@@ -423,15 +426,20 @@ static int read_encodings(TensorCheck *self, PyObject *encodings) {
 }
 
 static int init(TensorCheck *self, PyObject *args, PyObject *kwargs) {
-    PyObject *spec, *get_device, *data_ptr, *strided, *exact = Py_None, *encodings = NULL;
-    static char *names[] = {"kinds", "get_device", "data_ptr", "strided", "exact", "encodings", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOO|OO!", names, &PyTuple_Type, &spec, &get_device,
-                                     &data_ptr, &strided, &exact, &PyTuple_Type, &encodings))
+    PyObject *spec, *get_device, *data_ptr, *strided, *exact = Py_None, *encodings = NULL, *shapes = Py_None;
+    static char *names[] = {"kinds", "get_device", "data_ptr", "strided", "exact", "encodings", "shapes", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOO|OO!O", names, &PyTuple_Type, &spec, &get_device,
+                                     &data_ptr, &strided, &exact, &PyTuple_Type, &encodings, &shapes))
         return -1;
     if (self->kinds != NULL) {
         PyErr_SetString(PyExc_TypeError, "TensorCheck is initialized once");
         return -1;
     }
+    if (shapes != Py_None && !PyObject_TypeCheck(shapes, &ShapesType)) {
+        PyErr_SetString(PyExc_TypeError, "shapes: a Shapes or None");
+        return -1;
+    }
+    self->shapes = shapes != Py_None ? (Shapes *)Py_NewRef(shapes) : NULL;
     for (Py_ssize_t slot = 0; slot < ENCODING_SLOTS; slot++)
         self->by_encoding[slot] = -1; /* (no encodings: none found) */
     Py_ssize_t count = PyTuple_GET_SIZE(spec);
@@ -477,6 +485,7 @@ static void dealloc(TensorCheck *self) {
     Py_XDECREF(self->get_device);
     Py_XDECREF(self->data_ptr);
     Py_XDECREF(self->strided);
+    Py_XDECREF(self->shapes);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1151,15 +1160,17 @@ PyMODINIT_FUNC PyInit__native(void) {
     exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     data_ptr_name = PyUnicode_InternFromString("data_ptr");
     value_name = PyUnicode_InternFromString("value");
-    if (dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || layout_name == NULL ||
+    shape_name = PyUnicode_InternFromString("shape");
+    stride_name = PyUnicode_InternFromString("stride");
+    if (shape_name == NULL || stride_name == NULL || dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || layout_name == NULL ||
         current_device_name == NULL || calls_name == NULL || exchange_name == NULL || data_ptr_name == NULL ||
         value_name == NULL)
         return NULL;
     CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
-                             &GuardedType, &CacheType, &EngineType};
+                             &GuardedType, &CacheType, &EngineType, &ShapesType};
     const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Guarded", "Cache",
-                           "Engine"};
+                           "Engine", "Shapes"};
     enum { TYPES = sizeof(types) / sizeof(types[0]) };
     for (int i = 0; i < TYPES; i++)
         if (PyType_Ready(types[i]) < 0)

@@ -1,0 +1,106 @@
+"""Instructions per cache hit in the engine, exact, on a machine without a GPU: callgrind on the
+recording stand-in (benchmarks/standin.py), counting only inside the engine's entry points.
+
+    python benchmarks/hit_instructions.py [--hits 2000] [--tree PATH]
+
+For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
+shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
+then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
+(keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
+``grid3`` after the warm-up (``--zero-before``).  ``--tree``: the ttgen
+checkout whose launchers are measured (default: this one), to compare a tree before a change;
+a tree without shapes measures the kernels without them only.  Slow: each kernel's process runs
+under callgrind for several minutes (importing torch and Triton there dominates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHILD = "TTGEN_HIT_CHILD"
+PLAIN = ("k3", "w19")
+SHAPED = ("s3", "w19s")
+
+
+def child(tree: str, kernel: str, hits: int) -> None:
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.launch_overhead import BLOCK, SHAPES, kernel_source, wide_source
+    from tests.standins.fakedriver import install_fake_driver
+
+    install_fake_driver()
+    for name in [name for name in sys.modules if name == "ttgen" or name.startswith("ttgen.")]:
+        del sys.modules[name]  # (launch_overhead imported this checkout's): the tree's own
+    sys.path.insert(0, tree)
+    import torch
+
+    from ttgen.cli import main as ttgen_main
+
+    folder = Path(tempfile.mkdtemp())
+    package = folder / "hitkernels"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = kernel_source(3) if kernel == "k3" else SHAPES.format(wide="") if kernel == "s3" \
+        else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
+    (package / f"{kernel}.py").write_text(source)
+    assert ttgen_main([str(package), "--out", str(folder / "hitgen"), "-q"]) == 0
+    sys.path.insert(0, str(folder))
+    import importlib
+
+    run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
+    p = [torch.randn(1, BLOCK) for _ in range(6)]
+    ints = {f"s{i}": i for i in range(11)}
+    if kernel in ("k3", "s3"):
+        exec("def call():\n    run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))",
+             scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+    else:
+        keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
+        exec(f"def call():\n    run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, {keywords}, "
+             "BLOCK=BLOCK, grid=(1,))", scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+    call = scope["call"]
+    for _ in range(10):  # the miss, then hits
+        call()
+    from ttgen.runtime import _native
+
+    _native.grid3((1,))  # callgrind zeroes its counts here (--zero-before): a hit never calls it
+    for _ in range(hits):
+        call()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hits", type=int, default=2000)
+    parser.add_argument("--tree", default=str(ROOT))
+    options = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from tests.standins.build import stub_session
+
+    shaped = (Path(options.tree) / "ttgen" / "runtime" / "shapes.py").exists()
+    with tempfile.TemporaryDirectory(prefix="ttgen-hits-") as folder:
+        session = stub_session(folder)
+        env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1"}
+        for kernel in PLAIN + (SHAPED if shaped else ()):
+            command = [sys.executable, __file__, options.tree, kernel]
+            subprocess.run([*command, "0"], env=env, check=True, capture_output=True)  # compiled, cached
+            out = Path(folder) / f"{kernel}.out"
+            subprocess.run(
+                ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=engine_call*",
+                 "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(options.hits)],
+                env=env, check=True, capture_output=True,
+            )
+            total = next(int(line.split()[1]) for line in out.read_text().splitlines()
+                         if line.startswith(("totals:", "summary:")))
+            print(f"{kernel:5s} {total / options.hits:9.1f} Ir per hit", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    if os.environ.get(CHILD) == "1":
+        child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    else:
+        raise SystemExit(main(sys.argv[1:]))

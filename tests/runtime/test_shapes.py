@@ -1,0 +1,329 @@
+"""Shapes in the annotations (ttgen/vocabulary/shapes.py, runtime/shapes.py, native/shapes.c):
+checked before anything launches, by run()'s body and by the engine on a cache hit.
+
+The property test holds the launcher's check (the C check run() and the engine call, and the
+Python rule that explains what it refuses) to a model of the rule written here, independently:
+for generated annotations and tensors, it accepts exactly what the model accepts and its error
+names what the model names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import DEVICE
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from ttgen.runtime import shapes as runtime_shapes
+from ttgen.runtime.specs import Constexpr, Scalar, Spec, Tensor
+
+# -- the model ----------------------------------------------------------------------------------
+
+
+def model(annotations: list[tuple[str, list[str], str | None]], ints: dict[str, Any],
+          tensors: dict[str, torch.Tensor | None]) -> tuple[Any, ...] | None:
+    """None where the call holds, else what its error must name: ("ndim", tensor),
+    ("dim", tensor, index, dim, expected, source) or ("strides", tensor, rule)."""
+    known: dict[str, tuple[int, str]] = {}  # a name's size and where it came from
+    for tensor_name, dims, rule in annotations:
+        tensor = tensors[tensor_name]
+        if tensor is None:
+            continue
+        sizes = list(tensor.shape)
+        if "..." in dims:
+            cut = dims.index("...")
+            head, tail = dims[:cut], dims[cut + 1:]
+            if len(sizes) < len(head) + len(tail):
+                return ("ndim", tensor_name)
+            pairs = list(enumerate(head)) + [(len(sizes) - len(tail) + j, d) for j, d in enumerate(tail)]
+        else:
+            if len(sizes) != len(dims):
+                return ("ndim", tensor_name)
+            pairs = list(enumerate(dims))
+        for index, dim in pairs:
+            if dim == "_":
+                continue
+            if dim.isdigit():
+                if sizes[index] != int(dim):
+                    return ("dim", tensor_name, index, dim, int(dim), "annotation")
+                continue
+            if dim in ints:
+                if ints[dim] is None:
+                    continue
+                expected, source = ints[dim], f"(from argument '{dim}')"
+            elif dim in known:
+                expected, source = known[dim]
+            else:
+                known[dim] = (sizes[index], f"(from argument '{tensor_name}', dimension {index})")
+                continue
+            if sizes[index] != expected:
+                return ("dim", tensor_name, index, dim, expected, source)
+        if rule == "contiguous" and not tensor.is_contiguous():
+            return ("strides", tensor_name, rule)
+        if rule == "inner-contiguous" and tensor.numel() > 0 and tensor.dim() > 0 and tensor.shape[-1] > 1 \
+                and tensor.stride(-1) != 1:
+            return ("strides", tensor_name, rule)
+    return None
+
+
+# -- generated calls ----------------------------------------------------------------------------
+
+NAMES = ("a", "b", "c")
+DIMS = st.sampled_from(["A", "B", "M", "N", "1", "2", "_", "..."])
+
+
+@st.composite
+def annotation(draw: Any) -> tuple[list[str], str | None]:
+    dims = draw(st.lists(DIMS, max_size=4))
+    if dims.count("...") > 1:
+        first = dims.index("...")
+        dims = dims[: first + 1] + [d for d in dims[first + 1:] if d != "..."]
+    return dims, draw(st.sampled_from([None, "contiguous", "inner-contiguous"]))
+
+
+@st.composite
+def tensor(draw: Any) -> torch.Tensor | None:
+    if draw(st.integers(0, 9)) == 0:
+        return None
+    sizes = draw(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=4))
+    made = torch.zeros(sizes)
+    if len(sizes) >= 2 and draw(st.booleans()):
+        made = made.transpose(0, -1)
+    if len(sizes) >= 1 and draw(st.booleans()):
+        made = torch.zeros(*made.shape[:-1], made.shape[-1] * 2)[..., ::2]  # strided last dimension
+    if draw(st.booleans()):
+        made = torch.nn.Parameter(made, requires_grad=False)  # read through torch's getters, not DLPack
+    return made
+
+
+def check_of(annotations: list[tuple[str, list[str], str | None]]) -> runtime_shapes.ShapeCheck:
+    specs: list[Spec] = [Tensor(name, (), optional=True, dims=" ".join(dims), strides=rule)
+                         for name, dims, rule in annotations]
+    specs += [Scalar("M", "int32"), Constexpr("N", "int", optional=True)]
+    return runtime_shapes.ShapeCheck("k", specs, runtime_shapes.uses(specs, set()))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(annotation(), min_size=1, max_size=3),
+    st.lists(tensor(), min_size=3, max_size=3),
+    st.sampled_from([0, 1, 2, 3]),
+    st.sampled_from([None, 1, 2]),
+)
+def test_the_check_accepts_exactly_what_the_model_accepts(
+    annotated: list[tuple[list[str], str | None]], tensors: list[torch.Tensor | None], m: int, n: int | None
+) -> None:
+    annotations = [(NAMES[i], dims, rule) for i, (dims, rule) in enumerate(annotated)]
+    by_name = dict(zip(NAMES, tensors))
+    check = check_of(annotations)
+    named = {dim for _, dims, _ in annotations for dim in dims}
+    ints = {name: value for name, value in (("M", m), ("N", n)) if name in named}
+    values = [by_name[name] for name, _, _ in annotations] + list(ints.values())
+    expected = model(annotations, ints, by_name)
+    if expected is None:
+        assert check.check(*values) is None
+        return
+    with pytest.raises(ValueError) as raised:
+        check.check(*values)
+    message = str(raised.value)
+    kind, name = expected[0], expected[1]
+    assert message.startswith(f"k: argument '{name}' has shape {tuple(by_name[name].shape)}"), (message, expected)
+    if kind == "ndim":
+        assert "dimension" in message and "expected" in message, message
+    elif kind == "strides":
+        assert f"and strides {tuple(by_name[name].stride())}" in message and f"('{expected[2]}')" in message
+    else:
+        _, _, index, dim, value, source = expected
+        if source == "annotation":
+            assert f"dimension {index} is {value} (from the annotation" in message, (message, expected)
+        else:
+            assert message.endswith(f"dimension {index} is '{dim}', which is {value} {source}"), (message, expected)
+
+
+def test_the_issue_s_example() -> None:
+    check = check_of([("a", ["M", "K"], None), ("b", ["K", "N"], None)])
+    with pytest.raises(ValueError) as raised:
+        check.check(torch.zeros(3, 64), torch.zeros(48, 32), 3, None)  # (M, and N given None)
+    assert str(raised.value) == (
+        "k: argument 'b' has shape (48, 32): dimension 0 is 'K', which is 64 (from argument 'a', dimension 1)"
+    )
+
+
+# -- through run(): the body and the engine ----------------------------------------------------
+
+
+def python_runs(call: Any) -> int:
+    """How many Python frames named run() ``call`` makes."""
+    frames: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "run":
+            frames.append(frame.f_code.co_filename)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return len(frames)
+
+
+def softmax_launcher() -> tuple[Any, Any]:
+    generated = importlib.import_module("examples.generated.softmax_launch")
+    return generated.softmax_kernel.run, generated._softmax_kernel
+
+
+def softmax_arguments(out: torch.Tensor, inp: torch.Tensor, n_cols: int) -> dict[str, Any]:
+    return dict(out=out, inp=inp, in_row_stride=inp.stride(0), out_row_stride=out.stride(0), n_cols=n_cols,
+                BLOCK=16, grid=(inp.shape[0],))
+
+
+def test_a_cache_hit_is_checked_before_it_launches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's hit checks the shapes: a call whose key is that of a cached launch but whose
+    tensor is too small for n_cols is refused with the body's error, and nothing launches."""
+    run, state = softmax_launcher()
+    launched: list[Any] = []
+    monkeypatch.setattr(state, "launch_slow", lambda key, *rest: state.cache.__setitem__(key, recorder))
+
+    def recorder(*args: Any) -> None:
+        launched.append(args)
+
+    state.cache.clear()
+    try:
+        x = torch.rand(8, 10, device=DEVICE)
+        run(**softmax_arguments(torch.empty_like(x), x, 10))  # a miss: filed
+        hits = python_runs(lambda: run(**softmax_arguments(torch.empty_like(x), x, 10)))
+        assert len(launched) == 1 and hits == 0  # a hit, in C: no Python frame of run()
+        small = torch.rand(8, 6, device=DEVICE)  # same dtype, strides, alignment: the same key
+        with pytest.raises(ValueError, match=r"softmax_kernel: argument 'out' has shape \(8, 6\): dimension 1 "
+                                             r"is 'n_cols', which is 10 \(from argument 'n_cols'\)"):
+            run(**softmax_arguments(torch.empty_like(small), small, 10) | {"in_row_stride": 10, "out_row_stride": 10})
+        assert len(launched) == 1
+    finally:
+        state.cache.clear()
+
+
+def test_a_kernel_without_shapes_has_no_check() -> None:
+    generated = importlib.import_module("examples.generated.vector_add_launch")
+    assert generated._add_kernel.tensor_check is not None and generated._add_kernel.shape_names == ()
+    assert "shapes(" not in open(generated.__file__).read()
+
+
+# -- the same binary, and an out-of-bounds call refused (Triton's real JIT: stand-in driver, GPU) --
+
+BINARY_KERNEL = '''
+from typing import Literal  # noqa: F401
+
+import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def copy_rows(
+    src: {src},
+    dst: {dst},
+    rows: int,
+    cols: int,
+    BLOCK: tl.constexpr[int],
+) -> None:
+    row = tl.program_id(axis=0)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    tl.store(dst + row * cols + offsets, tl.load(src + row * cols + offsets, mask=mask), mask=mask)
+'''
+PLAIN = BINARY_KERNEL.format(src="tl.tensor[tl.float32]", dst="tl.tensor[tl.float32]")
+SHAPED = BINARY_KERNEL.format(src="tl.tensor[tl.float32, \"Literal['rows cols']\", \"contiguous\"]",
+                              dst="tl.tensor[tl.float32, \"rows cols\", \"inner-contiguous\"]")
+
+BINARY_SCRIPT = f"""
+    import hashlib, importlib.util, json, os, sys, tempfile
+    sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+    import torch
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    folder = tempfile.mkdtemp()
+    found = {{}}
+    path = os.path.join(folder, "rows.py")  # one path for both: the binaries hold it (debug info)
+    for name, source in (("plain", {PLAIN!r}), ("shape", {SHAPED!r})):
+        with open(path, "w") as file:
+            file.write(source)
+        spec = importlib.util.spec_from_file_location("rows_" + name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        x = torch.zeros(4, 16, device=device)
+        compiled = module.copy_rows.warmup(x, x, 4, 16, BLOCK=16, grid=(4,))
+        found[name] = {{
+            stage: hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()
+            for stage, text in compiled.asm.items()
+        }}
+        found[name + "_hash"] = compiled.hash
+    print(json.dumps(found))
+"""
+
+
+# Without line info: with it, the cubin's DWARF line table holds the source file's length and time
+# (the PTX, which names the file only, is the same either way).
+NO_LINE_INFO = {"TRITON_INTERPRET": "0", "TRITON_DISABLE_LINE_INFO": "1"}
+
+
+def _binaries(found: dict[str, Any]) -> None:
+    plain, shaped = found["plain"], found["shape"]
+    assert {"ttir", "ptx", "cubin"} <= set(plain), sorted(plain)
+    assert plain == shaped  # every stage, the cubin included, byte for byte
+    assert found["plain_hash"] != found["shape_hash"]  # (Triton's cache key hashes the source text)
+
+
+def test_shapes_compile_to_the_same_binary_on_the_standin(stubcuda_lib: Any) -> None:  # noqa: F811
+    records = run_recorded(BINARY_SCRIPT, env_extra=NO_LINE_INFO, session=stubcuda_lib)
+    _binaries(json.loads(records.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.gpu
+def test_shapes_compile_to_the_same_binary_on_the_gpu(tmp_path: Path) -> None:
+    script = tmp_path / "binaries.py"
+    script.write_text(textwrap.dedent(BINARY_SCRIPT))
+    done = subprocess.run([sys.executable, str(script), "cuda"], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **NO_LINE_INFO})
+    assert done.returncode == 0, done.stderr
+    _binaries(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+OUT_OF_BOUNDS = f"""
+    import json, sys
+    sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+    import torch
+    from examples.kernels.softmax import softmax_kernel
+    from examples.generated.softmax_launch import softmax_kernel as launcher
+    from tests.standins.recording import parse_log
+
+    inp = torch.rand(8, 6)  # 48 floats; with n_cols=10 the last row reads inp[7 * 6 + 9] = inp[51]
+    out = torch.empty(8, 6)
+    arguments = dict(out=out, inp=inp, in_row_stride=6, out_row_stride=6, n_cols=10, BLOCK=16)
+    softmax_kernel[(8,)](**arguments)  # Triton launches it
+    print("LAUNCHED", flush=True)
+    try:
+        launcher.run(**arguments, grid=(8,))
+    except ValueError as exc:
+        print(json.dumps({{"refused": str(exc)}}), flush=True)
+"""
+
+
+def test_a_call_that_would_read_out_of_bounds_is_refused_before_anything_launches(stubcuda_lib: Any) -> None:  # noqa: F811
+    records = run_recorded(OUT_OF_BOUNDS, env_extra={"TRITON_INTERPRET": "0"}, session=stubcuda_lib)
+    assert [record.kernel for record in records] == ["softmax_kernel"]  # kernel[grid](...)'s launch alone
+    refused = json.loads(records.stdout.strip().splitlines()[-1])["refused"]
+    assert refused == ("softmax_kernel: argument 'out' has shape (8, 6): dimension 1 is 'n_cols', which is 10 "
+                       "(from argument 'n_cols')")
