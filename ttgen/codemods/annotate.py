@@ -29,9 +29,10 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, observed, runner
+from ttgen.codemods import infer, observed, runner, shapes
 from ttgen.generate.discover import discover, read_regular
 from ttgen.generate.parse import MECHANISM, parse_module
+from ttgen.vocabulary import model, param_types
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -49,7 +50,7 @@ def _arguments() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     options = _arguments().parse_args(argv)
-    seen, problems = observed.read([options.recording])
+    seen, calls, problems = observed.read([options.recording])
     for problem in problems:
         print(problem.render())
     if problems:
@@ -57,7 +58,7 @@ def main(argv: Sequence[str]) -> int:
     found = discover(list(options.paths), None)
     for problem in found.diagnostics:
         print(problem.render())
-    annotated = (annotate_file(source.path, source.module, seen, options.tighten) for source in found.sources)
+    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten) for source in found.sources)
     results = [result for result in annotated if result is not None]
     edits, notes = sum(result.edits for result in results), sum(len(result.notes) for result in results)
     tally = (f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded, {edits} "
@@ -66,7 +67,8 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
-def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -> runner.Result | None:
+def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls,
+                  tighten: bool) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
     try:
         data = read_regular(path)
@@ -90,6 +92,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: note: '{kernel.name}': {why}; "
                          "left as it is")
             continue
+        decisions = {}
         for param in kernel.params:
             decision = infer.decide(param, recorded[param.name], tighten)
             if decision.annotation is not None:
@@ -97,11 +100,19 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
                 if refused is not None:
                     decision = infer.Decision(note=f"the body {refused}, which mypy would refuse under "
                                                    f"'{decision.annotation.format(tl=alias)}'")
+            decisions[param.name] = decision
+        found = _shapes(kernel, decisions, calls.get(f"{module}:{kernel.name}", {}))
+        for param in kernel.params:
+            decision = decisions[param.name]
             if decision.note is not None:
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
+            shape = found.get(param.name, shapes.Shape())
+            notes += [f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
+                      f"parameter '{param.name}': {note}" for note in shape.notes]
             if decision.annotation is not None:
-                annotations[(param.position.line, param.position.column)] = decision.annotation.format(tl=alias)
+                text = decision.annotation.replace("]", shape.items + "]", 1)
+                annotations[(param.position.line, param.position.column)] = text.format(tl=alias)
                 mechanism = mechanism or decision.needs_mechanism
     text = tree.code
     if annotations:
@@ -111,6 +122,18 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool) -
     return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
 
 
+def _shapes(kernel: model.Kernel, decisions: dict[str, infer.Decision],
+            calls: dict[tuple[str, ...], list[shapes.Call]]) -> dict[str, shapes.Shape]:
+    """The shapes to write into the tensor annotations decided for ``kernel``, from the
+    recorded calls (ttgen.codemods.shapes): its int parameters are those annotated so."""
+    names = tuple(param.name for param in kernel.params)
+    tensors = [n for n, d in decisions.items() if (d.annotation or "").startswith("{tl}.tensor[")]
+    ints = [param.name for param in kernel.params if decisions[param.name].annotation in _INTS
+            or isinstance(param.type, param_types.ScalarType) and param.type.kind == "int"]
+    return shapes.infer(calls.get(names, []), tensors, ints, set(names))
+
+
+_INTS = ("int", "{tl}.int64", "{tl}.uint64")  # the int annotations infer writes
 _BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes
 
 
