@@ -9,7 +9,9 @@ seen).  mypy reads the kernel's body too, so an annotation it would refuse there
 ``int``, ``float`` or ``bool`` for a scalar whose attributes the body reads (``n.to(tl.int64)``),
 any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1``),
 ``... | None`` for a value the body computes with or passes on (``W + offsets``, ``W += offsets``,
-``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).
+``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).  A tensor
+annotation written carries the shapes every recorded call agrees on (ttgen.codemods.shapes),
+with a note for each relation a recorded call breaks.
 ``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
 file changes (libcst keeps its formatting and comments), and a second run changes
 nothing.  Without ``--write`` the changes are printed as a unified diff.

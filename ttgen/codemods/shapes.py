@@ -124,8 +124,8 @@ class _Inference:
                 names.update((dim, name) for dim in group)
         self.once_per_tensor(names, noted)
         for dim in self.dims:
-            if dim not in names and dim not in noted:
-                self.disagreement(dim)
+            if dim not in noted and (dim not in names or names[dim] not in self.ints):
+                self.disagreement(dim, dim in names)
         for t, shape in self.shapes.items():
             dims = [d for d in self.dims if d[0] == t]
             written = " ".join(names.get(d, "_") for d in dims) if any(d in names for d in dims) else None
@@ -153,10 +153,11 @@ class _Inference:
         for dim in [d for d, name in names.items() if counts[name] == 1 and name not in self.ints]:
             del names[dim]
 
-    def disagreement(self, dim: Dim) -> None:
-        """A note for the relation that most calls, not all, kept: the first call that breaks it."""
+    def disagreement(self, dim: Dim, named: bool) -> None:
+        """A note for the relation that most calls, not all, kept (with an int parameter, or
+        with another tensor's dimension for one left unnamed): the first call that breaks it."""
         best: tuple[int, Dim | str, int] | None = None
-        for other in [*self.ints, *(d for d in self.dims if d[0] != dim[0])]:
+        for other in [*self.ints, *(d for d in self.dims if d[0] != dim[0] and not named)]:
             held, total, broken = self.agreement(dim, other)
             if 2 <= held < total and 2 * held > total and (best is None or held > best[0]):
                 best = (held, other, total)
@@ -171,7 +172,7 @@ class _Inference:
             there = f"'{other}' is {self.ints[other][index]}"
         else:
             there = f"'{other[0]}' has shape {_tuple(self.sizes[other[0]][index])}"
-        self.note(dim, f"not named: it equals {what} in {held} of {total} recorded calls, not where "
+        self.note(dim, f"not written {what}: it equals it in {held} of {total} recorded calls, not where "
                        f"'{dim[0]}' has shape {_tuple(given)} and {there}")
 
     def contiguity(self, t: str) -> str | None:
