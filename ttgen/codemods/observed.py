@@ -26,6 +26,7 @@ def read(paths: list[Path]) -> tuple[Seen, Calls, list[Diagnostic]]:
     the sizes their ``call`` lines say each launch had."""
     seen: Seen = {}
     calls: Calls = {}
+    known: set[str] = set()  # the call lines read (the same launch may be in two manifests)
     problems: list[Diagnostic] = []
     for path in paths:
         entries, found = manifest.read(path)
@@ -36,10 +37,9 @@ def read(paths: list[Path]) -> tuple[Seen, Calls, list[Diagnostic]]:
                 tokens = seen.setdefault(entry.kernel, {}).setdefault(names, {})
                 for name, token in entry.params:
                     tokens.setdefault(name, set()).add(token)
-            elif entry.kind == "call":
+            elif entry.kind == "call" and entry.text() not in known:
+                known.add(entry.text())
                 names = tuple(name for name, _ in entry.params)
                 call = {name: manifest.call_value(word) for name, word in entry.params}
-                found_calls = calls.setdefault(entry.kernel, {}).setdefault(names, [])
-                if call not in found_calls:  # (the same launch recorded in two manifests)
-                    found_calls.append(call)
+                calls.setdefault(entry.kernel, {}).setdefault(names, []).append(call)
     return seen, calls, problems

@@ -53,9 +53,12 @@ def infer(calls: Sequence[Call], tensors: Sequence[str], ints: Sequence[str], re
 
 class _Inference:
     def __init__(self, calls: Sequence[Call], tensors: Sequence[str], ints: Sequence[str], reserved: set[str]) -> None:
-        self.sizes = {t: [c.get(t) if isinstance(c.get(t), Sizes) else None for c in calls] for t in tensors}
-        self.ints = {p: [c.get(p) for c in calls] for p in ints if "stride" not in p.lower()
-                     and all(type(c.get(p)) is int for c in calls)}
+        self.sizes = {t: [_sizes(c.get(t)) for c in calls] for t in tensors}
+        self.ints: dict[str, list[int | None]] = {}  # (never None: the type of values())
+        for p in ints:
+            values = [c.get(p) for c in calls]
+            if "stride" not in p.lower() and all(isinstance(v, int) for v in values):
+                self.ints[p] = [v if isinstance(v, int) else None for v in values]
         self.reserved = reserved
         self.shapes = {t: Shape() for t in tensors}
         self.dims: list[Dim] = []
@@ -69,7 +72,7 @@ class _Inference:
 
     def values(self, item: Dim | str) -> list[int | None]:
         if isinstance(item, str):
-            return self.ints[item]  # type: ignore[return-value]
+            return self.ints[item]
         t, i = item
         return [s.shape[i] if s is not None else None for s in self.sizes[t]]
 
@@ -102,8 +105,8 @@ class _Inference:
             if len(tied) == 1:
                 names[dim] = tied[0]
             elif tied:
-                self.note(dim, f"not named: it equals {_both([repr(p) for p in tied])} in every recorded call (record calls "
-                               "where they differ)")
+                self.note(dim, f"not named: it equals {_both([repr(p) for p in tied])} in every recorded call "
+                               "(record calls where they differ)")
                 noted.add(dim)
         groups: list[list[Dim]] = []
         for dim in self.dims:
@@ -157,7 +160,8 @@ class _Inference:
         """A note for the relation that most calls, not all, kept (with an int parameter, or
         with another tensor's dimension for one left unnamed): the first call that breaks it."""
         best: tuple[int, Dim | str, int] | None = None
-        for other in [*self.ints, *(d for d in self.dims if d[0] != dim[0] and not named)]:
+        candidates: list[Dim | str] = [*self.ints, *(d for d in self.dims if d[0] != dim[0] and not named)]
+        for other in candidates:
             held, total, broken = self.agreement(dim, other)
             if 2 <= held < total and 2 * held > total and (best is None or held > best[0]):
                 best = (held, other, total)
@@ -190,6 +194,10 @@ class _Inference:
 
     def note(self, dim: Dim, text: str) -> None:
         self.shapes[dim[0]].notes.append(f"dimension {dim[1]} {text}")
+
+
+def _sizes(value: Sizes | int | None | str) -> Sizes | None:
+    return value if isinstance(value, Sizes) else None
 
 
 def _tuple(sizes: Sizes | None) -> str:
