@@ -14,7 +14,8 @@ passes).  Then the relations written are counted in the annotated sources:
 - a tensor ``"inner-contiguous"``;
 
 and the notes annotate gave for a relation that a recorded call broke or that the recording
-could not tell apart.  The table goes to stdout and to ``OUT/annotate_shapes_LIBRARY.md``; exit
+could not tell apart.  Every recorded call is then checked against the shapes written (a model
+of the rule of its own, here): none may break one.  The table goes to stdout and to ``OUT/annotate_shapes_LIBRARY.md``; exit
 code 1 if a step failed.  ``--files``, ``-k``, ``--work`` and ``--steps`` are adopt_real.py's.
 Under ``TRITON_INTERPRET=1`` on a CPU it runs too (few of the tests pass there).
 """
@@ -63,7 +64,9 @@ def main() -> int:
         print(f"== {step}", flush=True)
         getattr(adoption, step)()
         adoption.save()
-    counts = count(work / "migrated" / "src" / adoption.package)
+    shapes = written(work / "migrated" / "src", adoption.package)
+    counts = count(shapes)
+    counts["recorded calls that break a shape written"] = len(broken(shapes, work / "launches.txt"))
     table = summary(adoption.results, counts)
     print(table)
     if options.out:
@@ -72,36 +75,84 @@ def main() -> int:
     return 1 if adoption.results.get("failed") else 0
 
 
-def count(package: Path) -> collections.Counter[str]:
-    """The relations written in the tensor annotations of the kernels under ``package``."""
-    found: collections.Counter[str] = collections.Counter()
-    for path in sorted(package.rglob("*.py")):
+# "module:kernel" -> (its int parameters, tensor parameter -> the strings after its dtypes)
+Written = dict[str, tuple[set[str], dict[str, list[str]]]]
+
+
+def written(src: Path, package: str) -> Written:
+    """The shapes in the tensor annotations of the kernels under ``src/package``."""
+    found: Written = {}
+    for path in sorted((src / package).rglob("*.py")):
+        module = ".".join(path.relative_to(src).with_suffix("").parts).removesuffix(".__init__")
         for node in ast.walk(ast.parse(path.read_bytes())):
             if isinstance(node, ast.FunctionDef):
-                _count_kernel(node, found)
+                params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                ints = {p.arg for p in params if p.annotation is not None and ast.unparse(p.annotation).split(".")[-1]
+                        in ("int", "int32", "int64", "uint32", "uint64")}
+                tensors = {p.arg: _shape_items(p.annotation) for p in params if _shape_items(p.annotation)}
+                if tensors:
+                    found[f"{module}:{node.name}"] = (ints, tensors)
     return found
 
 
-def _count_kernel(kernel: ast.FunctionDef, found: collections.Counter[str]) -> None:
-    params = [*kernel.args.posonlyargs, *kernel.args.args, *kernel.args.kwonlyargs]
-    ints = {p.arg for p in params if p.annotation is not None and ast.unparse(p.annotation).split(".")[-1]
-            in ("int", "int32", "int64", "uint32", "uint64")}
-    names: collections.Counter[str] = collections.Counter()
-    for param in params:
-        items = _shape_items(param.annotation)
-        if not items:
+def count(shapes: Written) -> collections.Counter[str]:
+    """The relations written."""
+    found: collections.Counter[str] = collections.Counter()
+    for ints, tensors in shapes.values():
+        names: collections.Counter[str] = collections.Counter()
+        for dims, *strides in tensors.values():
+            for dim in dims.split():
+                if dim in ints:
+                    found["dimensions named after an int parameter"] += 1
+                elif dim not in ("_", "..."):
+                    names[dim] += 1
+            found["tensors inner-contiguous"] += "inner-contiguous" in strides
+        found["dimensions equal to another tensor's (a name on k: k - 1)"] += sum(n - 1 for n in names.values())
+        found["names of their own (D0...)"] += len(names)
+        found["tensors with a shape"] += len(tensors)
+        found["kernels with a shape"] += 1
+    return found
+
+
+def broken(shapes: Written, launches: Path) -> list[str]:
+    """The recorded calls that break a shape written: sizes against names (an int parameter's
+    value, else the first tensor's that has it), ``_``, ``...``, and the last stride."""
+    from ttgen.vocabulary import manifest
+
+    found = []
+    entries, _ = manifest.read(launches)
+    for entry in entries:
+        if entry.kind != "call" or entry.kernel not in shapes:
             continue
-        found["tensors with a shape"] += 1
-        dims, *strides = items
-        for dim in dims.split():
-            if dim in ints:
-                found["dimensions named after an int parameter"] += 1
-            elif dim not in ("_", "..."):
-                names[dim] += 1
-        found["tensors inner-contiguous"] += "inner-contiguous" in strides
-    found["dimensions equal to another tensor's (a name on k: k - 1)"] += sum(n - 1 for n in names.values())
-    found["names of their own (D0...)"] += len(names)
-    found["kernels with a shape"] += any(_shape_items(p.annotation) for p in params)
+        ints, tensors = shapes[entry.kernel]
+        values = {name: manifest.call_value(word) for name, word in entry.params}
+        bound = {name: value for name, value in values.items() if name in ints}
+        for name, (dims, *strides) in tensors.items():
+            sizes = values.get(name)
+            if not isinstance(sizes, manifest.Sizes):
+                continue
+            words = dims.split()
+            if "..." in words:
+                at = words.index("...")
+                rest = len(sizes.shape) - len(words) + 1
+                if rest < 0:
+                    found.append(f"{entry.text()}: {name} has too few dimensions for {dims!r}")
+                    continue
+                pairs = [*zip(words[:at], sizes.shape), *zip(words[at + 1:], sizes.shape[at + rest:])]
+            elif len(words) != len(sizes.shape):
+                found.append(f"{entry.text()}: {name} has {len(sizes.shape)} dimensions, not {dims!r}")
+                continue
+            else:
+                pairs = list(zip(words, sizes.shape))
+            for word, size in pairs:
+                if word.isdigit() and int(word) != size or not word.isdigit() and word != "_" and \
+                        bound.setdefault(word, size) != size:
+                    found.append(f"{entry.text()}: {name}: {word!r} is {bound.get(word, word)}, not {size}")
+            if "inner-contiguous" in strides and sizes.shape and sizes.shape[-1] > 1 and sizes.strides[-1] != 1:
+                found.append(f"{entry.text()}: {name} is not inner-contiguous")
+    for line in found[:20]:
+        print("broken:", line)
+    return found
 
 
 def _shape_items(annotation: ast.expr | None) -> list[str]:
