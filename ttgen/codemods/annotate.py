@@ -94,7 +94,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: note: '{kernel.name}': {why}; "
                          "left as it is")
             continue
-        decisions = {}
+        decisions: dict[str, infer.Decision] = {}
         for param in kernel.params:
             decision = infer.decide(param, recorded[param.name], tighten)
             if decision.annotation is not None:
@@ -113,8 +113,8 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             notes += [f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                       f"parameter '{param.name}': {note}" for note in shape.notes]
             if decision.annotation is not None:
-                text = decision.annotation.replace("]", shape.items + "]", 1)
-                annotations[(param.position.line, param.position.column)] = text.format(tl=alias)
+                shaped = decision.annotation.replace("]", shape.items + "]", 1)  # (a tensor's: after its dtypes)
+                annotations[(param.position.line, param.position.column)] = shaped.format(tl=alias)
                 mechanism = mechanism or decision.needs_mechanism
     text = tree.code
     if annotations:
