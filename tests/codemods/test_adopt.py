@@ -82,19 +82,22 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     annotated = ttgen("annotate", "launches.txt", "adoptlib", "--write", cwd=library, env=env)
     source = (library / "adoptlib" / "kernels.py").read_text()
     assert "import ttgen.annotations  # noqa: F401\n" in source
+    vector = 'tl.tensor[tl.float16, tl.float32, "n", "inner-contiguous"]'
     assert _def_line(source, "scale_add_kernel") == (
-        "def scale_add_kernel(x: tl.tensor[tl.float16, tl.float32], y: tl.tensor[tl.float16, tl.float32], "
-        "out: tl.tensor[tl.float16, tl.float32], n: int, alpha: float, BLOCK: tl.constexpr):")
+        f"def scale_add_kernel(x: {vector}, y: {vector}, out: {vector}, n: int, alpha: float, BLOCK: tl.constexpr):")
     assert _def_line(source, "bias_fill_kernel") == (
-        "def bias_fill_kernel(x: tl.tensor[tl.float16, tl.float32], out: tl.tensor[tl.float16, tl.float32], "
-        "bias, n: int, value: float, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):")
-    assert _def_line(source, "row_sum_kernel") == (
-        "def row_sum_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], stride, n_cols, BLOCK: tl.constexpr):")
+        f"def bias_fill_kernel(x: {vector}, out: {vector}, bias, n: int, value: float, HAS_BIAS: tl.constexpr, "
+        "BLOCK: tl.constexpr):")
+    assert _def_line(source, "row_sum_kernel") == (  # x: its rows, or its columns (x.t()), one per out
+        'def row_sum_kernel(x: tl.tensor[tl.float32, "D0 _"], out: tl.tensor[tl.float32, "D0", "inner-contiguous"], '
+        "stride, n_cols, BLOCK: tl.constexpr):")
     notes = annotated.stderr.splitlines()
-    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 4 notes, 2 kernels seen with "
+    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 5 notes, 2 kernels seen with "
                          "one dtype only; 1 file rewritten")
     assert any(": seen with one dtype only: 'row_sum_kernel': 'x' (fp32), 'out' (fp32); run() refuses any other" in n
                for n in notes)
+    assert any(": note: 'row_sum_kernel': parameter 'x': not 'inner-contiguous': its last dimension has stride 40 "
+               "in a recorded call (shape (40, 12), strides (1, 40)), 1 in others" in n for n in notes)
     assert any(": note: 'row_sum_kernel': parameter 'stride' left as it is: seen equal to 1" in n for n in notes)
     assert any(": note: 'double_kernel': never launched in the recording" in n for n in notes)
     assert any(": note: 'bias_fill_kernel': parameter 'bias' left as it is: the body computes with it" in n
@@ -212,8 +215,9 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
     source = (library / "adoptlib" / "kernels.py").read_text()
     assert _def_line(source, "bias_fill_kernel").endswith(
         "HAS_BIAS: tl.constexpr[bool], BLOCK: tl.constexpr[int]):")
+    vector = 'tl.tensor[tl.float32, "n", "inner-contiguous"]'
     assert _def_line(source, "double_kernel") == (
-        "def double_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):")
+        f"def double_kernel(x: {vector}, out: {vector}, n: int, BLOCK: tl.constexpr[int]):")
     assert launched() == before
 
     # The same binary for every recorded key, before and after annotating.

@@ -42,8 +42,9 @@ kern.fill[(1,)](torch.empty(8), float(sys.argv[1]), 8, BLOCK=8)
 """
 
 
-def _lines(path: Path) -> list[str]:
-    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+def _lines(path: Path, kind: tuple[str, ...] = ("kernel ", "tune ")) -> list[str]:
+    """The manifest's lines of a kind: keys and choices (the call lines' sizes are another test's)."""
+    return [line for line in path.read_text().splitlines() if line.startswith(kind)]
 
 
 def _record(tmp_path: Path, *command_line: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -80,6 +81,10 @@ def test_every_process_of_the_command_records(tmp_path: Path) -> None:
         "kernel kern:fill cuda:90 out=*fp32:16 value=fp32 n=i32 BLOCK=8",
         "kernel kern:fill cuda:90 out=*fp64 value=fp32 n=i32 BLOCK=8",
         "kernel kern:fill cuda:90 out=*i32:16 value=i32 n=i64:16 BLOCK=8",
+    ]
+    assert _lines(tmp_path / "launches.txt", ("call ",)) == [  # each distinct call's sizes once
+        "call kern:fill out=[8]:[1] value=3 n=1099511627776 BLOCK=8",
+        "call kern:fill out=[8]:[1] value=? n=8 BLOCK=8",
     ]
     assert "ttgen record: 4 keys of 1 kernel and 0 autotune choices in launches.txt (3 new)" in done.stderr
 

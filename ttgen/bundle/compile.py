@@ -119,6 +119,8 @@ def build(
         entries, found = manifest.read(path)
         problems += found
         for entry in entries:
+            if entry.kind == "call":  # sizes, for ttgen annotate: nothing to compile
+                continue
             unspelled = [f"{name}={token}" for name, token in entry.params if not keys.is_spelled(token)]
             if unspelled:  # a recorded launch with a value no stand-in can be made of
                 notes.append(Diagnostic(str(path), entry.line, 1, "warning", f"not precompiled: "

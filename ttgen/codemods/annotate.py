@@ -9,7 +9,9 @@ seen).  mypy reads the kernel's body too, so an annotation it would refuse there
 ``int``, ``float`` or ``bool`` for a scalar whose attributes the body reads (``n.to(tl.int64)``),
 any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1``),
 ``... | None`` for a value the body computes with or passes on (``W + offsets``, ``W += offsets``,
-``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).
+``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).  A tensor
+annotation written carries the shapes every recorded call agrees on (ttgen.codemods.shapes),
+with a note for each relation a recorded call breaks.
 ``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
 file changes (libcst keeps its formatting and comments), and a second run changes
 nothing.  Without ``--write`` the changes are printed as a unified diff.  ``--widen`` adds
@@ -32,10 +34,10 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, observed, runner
+from ttgen.codemods import infer, observed, runner, shapes
 from ttgen.generate.discover import discover, read_regular
 from ttgen.generate.parse import MECHANISM, parse_module
-from ttgen.vocabulary import kinds
+from ttgen.vocabulary import kinds, model, param_types
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -62,7 +64,7 @@ def main(argv: Sequence[str]) -> int:
         widen = Widen.parse(options.widen)
     except ValueError as exc:
         parser.error(f"--widen: {exc}")
-    seen, problems = observed.read([options.recording])
+    seen, calls, problems = observed.read([options.recording])
     for problem in problems:
         print(problem.render(), file=sys.stderr)
     if problems:
@@ -70,7 +72,8 @@ def main(argv: Sequence[str]) -> int:
     found = discover(list(options.paths), None)
     for problem in found.diagnostics:
         print(problem.render(), file=sys.stderr)
-    annotated = (annotate_file(source.path, source.module, seen, options.tighten, widen) for source in found.sources)
+    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen)
+                 for source in found.sources)
     results = [result for result in annotated if result is not None]
     lines = [note for result in results for note in result.notes]
     edits, alone = sum(result.edits for result in results), sum(f": {ONE_DTYPE}: " in note for note in lines)
@@ -82,7 +85,7 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
-def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool,
+def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls, tighten: bool,
                   widen: Widen | None = None) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
     try:
@@ -108,21 +111,31 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, tighten: bool,
                          "left as it is")
             continue
         alone: dict[str, str] = {}  # tensor parameters annotated with the one dtype seen -> it
+        decisions: dict[str, infer.Decision] = {}
+        widened: dict[str, set[str]] = {}  # what the recording saw of each parameter, with --widen's dtypes
         for param in kernel.params:
-            tokens = (widen or Widen()).tokens(kernel.name, param.name, recorded[param.name])
+            tokens = widened[param.name] = (widen or Widen()).tokens(kernel.name, param.name, recorded[param.name])
             decision = infer.decide(param, tokens, tighten)
             if decision.annotation is not None:
                 refused = _refused_in_body(decision.annotation, param.name, uses.get(param.position.line))
                 if refused is not None:
                     decision = infer.Decision(note=f"the body {refused}, which mypy would refuse under "
                                                    f"'{decision.annotation.format(tl=alias)}'")
+            decisions[param.name] = decision
+        found = _shapes(kernel, decisions, calls.get(f"{module}:{kernel.name}", {}))
+        for param in kernel.params:
+            decision = decisions[param.name]
             if decision.note is not None:
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
+            shape = found.get(param.name, shapes.Shape())
+            notes += [f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
+                      f"parameter '{param.name}': {note}" for note in shape.notes]
             if decision.annotation is not None:
-                annotations[(param.position.line, param.position.column)] = decision.annotation.format(tl=alias)
+                shaped = decision.annotation.replace("]", shape.items + "]", 1)  # (a tensor's: after its dtypes)
+                annotations[(param.position.line, param.position.column)] = shaped.format(tl=alias)
                 mechanism = mechanism or decision.needs_mechanism
-                dtypes = {token[1:].partition(":")[0] for token in tokens if token.startswith("*")}
+                dtypes = {token[1:].partition(":")[0] for token in widened[param.name] if token.startswith("*")}
                 if len(dtypes) == 1 and "tensor[" in decision.annotation:
                     alone[param.name] = dtypes.pop()
         if alone:
@@ -185,6 +198,19 @@ class Widen:
         return tokens | {f"*{dtype}" for dtype in added - seen}
 
 
+
+def _shapes(kernel: model.Kernel, decisions: dict[str, infer.Decision],
+            calls: dict[tuple[str, ...], list[shapes.Call]]) -> dict[str, shapes.Shape]:
+    """The shapes to write into the tensor annotations decided for ``kernel``, from the
+    recorded calls (ttgen.codemods.shapes): its int parameters are those annotated so."""
+    names = tuple(param.name for param in kernel.params)
+    tensors = [n for n, d in decisions.items() if (d.annotation or "").startswith("{tl}.tensor[")]
+    ints = [param.name for param in kernel.params if decisions[param.name].annotation in _INTS
+            or isinstance(param.type, param_types.ScalarType) and param.type.kind == "int"]
+    return shapes.infer(calls.get(names, []), tensors, ints, set(names))
+
+
+_INTS = ("int", "{tl}.int64", "{tl}.uint64")  # the int annotations infer writes
 _BUILTIN_SCALARS = ("int", "float", "bool")  # annotations under which mypy knows no attributes
 
 

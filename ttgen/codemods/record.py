@@ -103,4 +103,5 @@ def _lines(path: Path) -> set[str]:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return set()
-    return {line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")}
+    return {line for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith(("#", "call "))}  # keys and choices

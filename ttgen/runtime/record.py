@@ -6,7 +6,9 @@ All launches meet in three of Triton's methods, which `install` wraps: `JITFunct
 `InterpretedFunction.run` under ``TRITON_INTERPRET=1``, and `Autotuner.run`.  Each launch gives
 a ``kernel`` line: the kernel as its module names it, the target, one token per parameter as
 Triton's specializer reads the argument (``?tuple`` for a value the manifest cannot spell) and
-the options that differ from Triton's defaults.  Under an autotuner only the launch of the
+the options that differ from Triton's defaults; and a ``call`` line, the sizes of the launch
+(each tensor's shape and strides, each int's value: what ``ttgen annotate`` infers shapes
+from), once for each distinct one.  Under an autotuner only the launch of the
 config it chose is written (not its benchmark runs), with a ``tune`` line for the choice.
 Under the interpreter nothing is compiled: the lines say what Triton compiles for those
 arguments on ``cuda:90`` (`INTERPRETED`; ``ttgen bundle --target`` builds them for another
@@ -143,6 +145,7 @@ def _launched(kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Non
     options = {k: v for k, v in kwargs.items() if k not in values and k not in ("grid", "warmup")}
     tokens = [_token(param, values[param.name], target) for param in params]
     _add(manifest.kernel_entry(name, target, names, tokens, options))
+    _add(manifest.call_entry(name, names, [values[n] for n in names]))
 
 
 def _chose(tuner: Any, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

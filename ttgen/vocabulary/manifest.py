@@ -5,6 +5,7 @@ hand, in one format::
 
     kernel MODULE:NAME TARGET PARAM=TOKEN... [| OPTION=VALUE...]
     tune MODULE:NAME TARGET PARAM=TOKEN... -> NAME=VALUE...
+    call MODULE:NAME PARAM=VALUE...
 
 ``MODULE:NAME`` is the kernel as its module defines it; ``TARGET`` the GPU (``cuda:90``).  A
 ``kernel`` line is one compiled binary: every parameter of the kernel in order, each a token of
@@ -13,7 +14,11 @@ word for: such a line records what was seen, and ``ttgen bundle`` leaves it out)
 launch options Triton was given that differ from its defaults (an autotuned config's
 included).  A ``tune`` line is one autotune choice: the values of the autotune key's parameters
 and the dtypes of the tensors (what Triton's Autotuner keys on), and after ``->`` the chosen
-config (its parameters and options).  ``#`` starts a comment line.
+config (its parameters and options).  A ``call`` line is what ``ttgen annotate`` reads shapes
+from, and ``ttgen bundle`` skips: the sizes of one launch, every parameter in order, a tensor as
+its shape and strides (``x=[4,8]:[8,1]``), an int as its value, None as ``None``, anything else
+``?``; one line per distinct launch.  A manifest may have none (recorded before ttgen had them).
+``#`` starts a comment line.
 """
 
 from __future__ import annotations
@@ -35,22 +40,25 @@ HEADER = """\
 # ttgen manifest: the launches to precompile, one per line; `ttgen bundle` builds them.
 #   kernel MODULE:NAME TARGET PARAM=TOKEN... [| OPTION=VALUE...]
 #   tune MODULE:NAME TARGET PARAM=TOKEN... -> NAME=VALUE...
+#   call MODULE:NAME PARAM=VALUE...  (the sizes of a launch, for ttgen annotate)
 """
 
 # A word: unquoted characters and quoted strings (a str constant may hold spaces).
 _WORD = re.compile(r"""(?:[^\s'"]|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")+""")
 _KERNEL = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_SIZES = re.compile(r"\[(\d+(?:,\d+)*)?\]:\[(\d+(?:,\d+)*)?\]")  # a call line's tensor: [4,8]:[8,1]
+_INT = re.compile(r"-?\d+")
 
 Pairs = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
 class Entry:
-    kind: str  # "kernel" or "tune"
+    kind: str  # "kernel", "tune" or "call"
     kernel: str  # "module:name"
-    target: str  # "cuda:90"
-    params: Pairs  # (parameter, token)
+    target: str  # "cuda:90" ("" on a call line)
+    params: Pairs  # (parameter, token); on a call line (parameter, call_word)
     settings: Pairs  # kernel: the options Triton is given; tune: the chosen config
     line: int = field(default=0, compare=False)  # where a parsed entry was (1-based)
 
@@ -66,6 +74,8 @@ class Entry:
         return words(self.settings)
 
     def text(self) -> str:
+        if self.kind == "call":
+            return f"call {self.kernel} {words(self.params)}".rstrip()
         tail = f" -> {self.choice}" if self.kind == "tune" else ""
         return f"{self.kind} {self.kernel} {self.key}{tail}"
 
@@ -85,12 +95,50 @@ def kernel_entry(kernel: str, target: str, names: Iterable[str], tokens: Iterabl
     return Entry("kernel", kernel, target, tuple(zip(names, tokens)), settings)
 
 
+def call_entry(kernel: str, names: Iterable[str], values: Iterable[object]) -> Entry:
+    """A ``call`` line: the sizes of one launch (every parameter's value, in order)."""
+    return Entry("call", kernel, "", tuple((name, call_word(value)) for name, value in zip(names, values)), ())
+
+
+def call_word(value: object) -> str:
+    """A value as a call line writes it: a tensor's shape and strides, an int, None or ``?``."""
+    if value is None:
+        return "None"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    shape, stride = getattr(value, "shape", None), getattr(value, "stride", None)
+    if shape is not None and callable(stride):  # a torch tensor (a descriptor has no stride())
+        strides = stride()
+        if all(isinstance(n, int) for n in (*shape, *strides)) and len(shape) == len(strides):
+            return f"[{','.join(map(str, shape))}]:[{','.join(map(str, strides))}]"
+    return "?"
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """A tensor on a call line."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+
+def call_value(word: str) -> Sizes | int | None | str:
+    """A call line's value: `Sizes`, an int, None, or ``"?"``."""
+    sizes = _SIZES.fullmatch(word)
+    if sizes is not None:
+        shape, strides = (tuple(int(n) for n in group.split(",")) if group else () for group in sizes.groups())
+        return Sizes(shape, strides)
+    return None if word == "None" else int(word) if _INT.fullmatch(word) else word
+
+
 class Malformed(ValueError):
     """A line that is not an entry: ``args`` are (message, 1-based column)."""
 
 
 def parse_line(text: str) -> Entry:
     words = [(m.group(), m.start() + 1) for m in _WORD.finditer(text)]
+    if len(words) >= 2 and words[0][0] == "call":
+        return _parse_call(words)
     if len(words) < 3 or words[0][0] not in ("kernel", "tune"):
         raise Malformed("expected 'kernel MODULE:NAME TARGET PARAM=TOKEN...' or 'tune ... -> CHOICE'", 1)
     (kind, _), (kernel, kernel_at), (target, target_at) = words[:3]
@@ -109,6 +157,20 @@ def parse_line(text: str) -> Entry:
     params = _parse_pairs(head, token=True)
     settings = _parse_pairs(tail, token=False)
     return Entry(kind, kernel, target, params, settings)
+
+
+def _parse_call(words: list[tuple[str, int]]) -> Entry:
+    (kernel, kernel_at) = words[1]
+    if not _KERNEL.fullmatch(kernel):
+        raise Malformed(f"expected MODULE:NAME (examples.kernels.vector_add:add_kernel), got {kernel!r}", kernel_at)
+    params = _parse_pairs(words[2:], token=True)
+    for (name, value), (_, column) in zip(params, words[2:]):
+        sizes = call_value(value)
+        if sizes not in (None, "?") and not isinstance(sizes, int) and (
+                not isinstance(sizes, Sizes) or len(sizes.shape) != len(sizes.strides)):
+            raise Malformed(f"{name}: expected [SHAPE]:[STRIDES] ([4,8]:[8,1]), an int, None or ?, got {value!r}",
+                            column + len(name) + 1)
+    return Entry("call", kernel, "", params, ())
 
 
 def _parse_pairs(words: list[tuple[str, int]], token: bool) -> Pairs:
