@@ -82,14 +82,15 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     annotated = ttgen("annotate", "launches.txt", "adoptlib", "--write", cwd=library, env=env)
     source = (library / "adoptlib" / "kernels.py").read_text()
     assert "import ttgen.annotations  # noqa: F401\n" in source
-    vector = 'tl.tensor[tl.float16, tl.float32, "n", "inner-contiguous"]'
+    vector = "tl.tensor[tl.float16, tl.float32, \"Literal['n']\", \"Literal['inner-contiguous']\"]"
     assert _def_line(source, "scale_add_kernel") == (
         f"def scale_add_kernel(x: {vector}, y: {vector}, out: {vector}, n: int, alpha: float, BLOCK: tl.constexpr):")
     assert _def_line(source, "bias_fill_kernel") == (
         f"def bias_fill_kernel(x: {vector}, out: {vector}, bias, n: int, value: float, HAS_BIAS: tl.constexpr, "
         "BLOCK: tl.constexpr):")
     assert _def_line(source, "row_sum_kernel") == (  # x: its rows, or its columns (x.t()), one per out
-        'def row_sum_kernel(x: tl.tensor[tl.float32, "D0 _"], out: tl.tensor[tl.float32, "D0", "inner-contiguous"], '
+        "def row_sum_kernel(x: tl.tensor[tl.float32, \"Literal['D0 _']\"], "
+        "out: tl.tensor[tl.float32, \"Literal['D0']\", \"Literal['inner-contiguous']\"], "
         "stride, n_cols, BLOCK: tl.constexpr):")
     notes = annotated.stderr.splitlines()
     assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 5 notes, 2 kernels seen with "
@@ -215,7 +216,7 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
     source = (library / "adoptlib" / "kernels.py").read_text()
     assert _def_line(source, "bias_fill_kernel").endswith(
         "HAS_BIAS: tl.constexpr[bool], BLOCK: tl.constexpr[int]):")
-    vector = 'tl.tensor[tl.float32, "n", "inner-contiguous"]'
+    vector = "tl.tensor[tl.float32, \"Literal['n']\", \"Literal['inner-contiguous']\"]"
     assert _def_line(source, "double_kernel") == (
         f"def double_kernel(x: {vector}, out: {vector}, n: int, BLOCK: tl.constexpr[int]):")
     assert launched() == before

@@ -99,7 +99,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     tree = cst.parse_module(data)
     annotations: dict[tuple[int, int], str] = {}
     notes: list[str] = []
-    mechanism = False
+    mechanism = literal = False  # (literal: a shape written, whose strings name typing.Literal)
     alias = language_alias(tree)
     uses = _uses(data)
     for kernel in parsed.kernels:
@@ -135,6 +135,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                 shaped = decision.annotation.replace("]", shape.items + "]", 1)  # (a tensor's: after its dtypes)
                 annotations[(param.position.line, param.position.column)] = shaped.format(tl=alias)
                 mechanism = mechanism or decision.needs_mechanism
+                literal = literal or bool(shape.items)
                 dtypes = {token[1:].partition(":")[0] for token in widened[param.name] if token.startswith("*")}
                 if len(dtypes) == 1 and "tensor[" in decision.annotation:
                     alone[param.name] = dtypes.pop()
@@ -147,6 +148,10 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
         tree = MetadataWrapper(tree).visit(_Annotate(annotations))
         if mechanism:
             tree = _with_mechanism(tree)
+        if literal:
+            context = CodemodContext()
+            AddImportsVisitor.add_needed_import(context, "typing", "Literal")
+            tree = AddImportsVisitor(context).transform_module(tree)
     return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
 
 

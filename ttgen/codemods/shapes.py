@@ -134,7 +134,9 @@ class _Inference:
             written = " ".join(names.get(d, "_") for d in dims) if any(d in names for d in dims) else None
             contiguity = self.contiguity(t)
             if written is not None or contiguity is not None:
-                shape.items = f', "{written or "..."}"' + (f', "{contiguity}"' if contiguity else "")
+                # (as Literal strings, the spelling mypy and pyright read: docs/annotations.md)
+                items = [written or "...", *([contiguity] if contiguity else [])]
+                shape.items = "".join(f", \"Literal['{item}']\"" for item in items)
         return self.shapes
 
     def once_per_tensor(self, names: dict[Dim, str], noted: set[Dim]) -> None:
