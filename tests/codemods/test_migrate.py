@@ -159,6 +159,13 @@ ROWS = [
                            "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
                            "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
         ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
+    Row("a conditional a call's * takes bare (attorch's): in parentheses in the tuple unpacked (a syntax error bare)",
+        STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride() if n else (1, 1), n, BLOCK=64)\n", ""),
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *(out.stride() if n else (1, 1)))\n"
+                           "kern_launch.copy2.run(\n    grid=grid,\n"
+                           "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
+                           "    BLOCK=64,\n)\n", "", LAUNCHER),
+        inside=True),
     # -- the layout --------------------------------------------------------------------------------
     Row("a call too long for its line: one keyword a line, as black writes it",
         function("if n:\n    add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2,  # tuned\n"

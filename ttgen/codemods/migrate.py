@@ -445,7 +445,7 @@ class _Migrate(cst.CSTTransformer):
             self.names.add(name)
             names.append(name)
         value = span[0].value if len(span) == 1 else cst.Tuple(
-            [cst.StarredElement(arg.value) if arg.star else cst.Element(arg.value) for arg in span])
+            [cst.StarredElement(_starrable(arg.value)) if arg.star else cst.Element(arg.value) for arg in span])
         self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
             [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
         between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
@@ -811,6 +811,17 @@ def _one_per_line(call: cst.Call, indent: str) -> cst.Call:
             comma=cst.Comma(whitespace_after=line(comment(after, arg.whitespace_after_arg), last)),
             whitespace_after_arg=cst.SimpleWhitespace("")))
     return call.with_changes(args=args, whitespace_before_args=line(comment(call.whitespace_before_args), False))
+
+
+# What a call's ``*`` takes and a tuple's ``*`` does not (Python's grammar: an expression there,
+# a bitwise or_expr here): ``f(*a if c else b)`` is a call, ``(*a if c else b,)`` a syntax error.
+_BELOW_OR = (cst.IfExp, cst.Lambda, cst.BooleanOperation, cst.Comparison, cst.NamedExpr)
+
+
+def _starrable(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` as a ``*`` item of a tuple: in parentheses where a call's ``*`` took it bare."""
+    below = isinstance(value, _BELOW_OR) or isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)
+    return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if below and not value.lpar else value
 
 
 def line_length(path: Path) -> int:
