@@ -208,6 +208,11 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
     rewrite = _Migrate(path, module, package, targets, names)
     rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), line_length(path), tree.default_indent
     after = MetadataWrapper(tree).visit(rewrite)
+    try:  # (a rewrite that is not Python is ttgen's bug: the file stays as it is, and says so)
+        ast.parse(after.code)
+    except SyntaxError as exc:
+        return runner.Result(path, tree.code, None, error=f"ttgen's rewrite would not parse (line {exc.lineno}: "
+                                                          f"{exc.msg}); left as it is: please report it")
     return runner.Result(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
                          edits=rewrite.rewritten)
 
