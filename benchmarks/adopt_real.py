@@ -410,7 +410,7 @@ def _last(text: str) -> str:
 # Run in the migrated tree: repeat a recorded launch through run() with one tensor of a dtype its
 # annotation does not allow; ttgen must refuse it, naming the kernel and the parameter.
 WRONG_DTYPE = r'''
-import importlib, importlib.util, json, pathlib, sys
+import importlib, importlib.util, inspect, json, pathlib, sys
 import torch
 from ttgen.generate.parse import parse_module
 from ttgen.vocabulary import keys, manifest, param_types
@@ -460,8 +460,9 @@ for entry in entries:
         other = "fp64" if seen != "fp64" else "i8"
         values[param] = torch.zeros(64, dtype=dtypes[other], device=device)
         tried.append(entry.kernel)
+        taken = inspect.signature(launcher.run).parameters  # (not what the decorators supply: BLOCK_SIZE)
         try:
-            launcher.run(grid=(1,), **values)
+            launcher.run(grid=(1,), **{key: value for key, value in values.items() if key in taken})
         except Exception as exc:
             text = f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
             ok = str(exc).startswith(f"{name}: ") and f"'{param}'" in str(exc)  # ttgen's words
