@@ -10,5 +10,5 @@ NATIVE = "ttgen/runtime/native/"
 
 setup(ext_modules=[Extension(
     "ttgen.runtime._native", [NATIVE + "fastpath.c"],
-    depends=[NATIVE + name for name in ("direct.c", "guard.c", "loose.c", "engine.c")], libraries=["dl"],
+    depends=[NATIVE + name for name in ("direct.c", "guard.c", "loose.c", "engine.c", "shapes.c")], libraries=["dl"],
 )])

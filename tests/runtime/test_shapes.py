@@ -152,6 +152,26 @@ def test_the_check_accepts_exactly_what_the_model_accepts(
             assert message.endswith(f"dimension {index} is '{dim}', which is {value} {source}"), (message, expected)
 
 
+@pytest.mark.parametrize("rule", ["contiguous", "inner-contiguous"])
+def test_c_decides_each_strides_rule_itself(rule: str) -> None:
+    """C answers each strides rule without the Python rule: a tensor that holds it is passed
+    with no call of explain, one that breaks it is handed to explain.  (C read every rule as
+    'contiguous' once, so a row slice, x[:, :n], ran run()'s body on every hit, its Python rule
+    accepting it.)"""
+    from ttgen.runtime import _native
+
+    explained: list[Any] = []
+    native = _native.Shapes(((0, 2, False, runtime_shapes.STRIDES[rule], ()),),
+                            lambda *values: explained.append(values), torch.Tensor, (0,))
+    rows = torch.empty(5, 307, device=DEVICE)[:, :300]  # inner-contiguous, not contiguous
+    columns = torch.empty(300, 5, device=DEVICE).t()  # neither
+    assert native.check(torch.empty(5, 300, device=DEVICE)) is None and not explained
+    native.check(rows)
+    assert len(explained) == (rule == "contiguous")
+    native.check(columns)
+    assert len(explained) == (rule == "contiguous") + 1
+
+
 def test_the_issue_s_example() -> None:
     check = check_of([("a", ["M", "K"], None), ("b", ["K", "N"], None)])
     with pytest.raises(ValueError) as raised:

@@ -194,7 +194,7 @@ static int shapes_init(Shapes *self, PyObject *args, PyObject *kwargs) {
     for (Py_ssize_t t = 0; t < self->ntensors && !PyErr_Occurred(); t++) {
         ShapedTensor *tensor = &self->tensors[t];
         PyObject *dims;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnppO!", &tensor->value, &tensor->count,
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &tensor->count,
                               &tensor->ellipsis, &tensor->strides, &PyTuple_Type, &dims))
             break;
         tensor->ndims = PyTuple_GET_SIZE(dims);
