@@ -405,14 +405,25 @@ def test_compiled_call_has_no_graph_break(call: Call) -> None:
     assert explained.graph_count == 1
 
 
+# torch 2.11's mutation analysis cannot read Triton 3.9's autotuned kernels (triton_kernel_wrap:
+# "IndexError: Function argument index out of range"): Triton's own kernel[grid](...) fails the
+# same way (H200, torch 2.11.0+cu130, Triton 3.9.0: both tests below; benchmarks/RESULTS.md).
+TORCH_CANNOT_ANALYSE = (tuple(map(int, triton.__version__.split(".")[:2])) >= (3, 9)
+                        and torch.__version__.startswith("2.11."))
+torch_cannot_analyse = pytest.mark.xfail(TORCH_CANNOT_ANALYSE, strict=True,
+                                         reason="torch 2.11 with Triton 3.9: Triton's own call fails alike")
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("call", [ADD, AXPY, MATMUL_AUTOTUNED], ids=lambda c: c.id)
+@pytest.mark.parametrize("call", [ADD, AXPY, pytest.param(MATMUL_AUTOTUNED, marks=torch_cannot_analyse)],
+                         ids=lambda c: c.id)
 def test_reduce_overhead_captures_the_kernel_in_the_cuda_graph(call: Call) -> None:
     launcher = call.launcher()
     _captured_in_the_cuda_graph(call, lambda kwargs: launcher.run(**kwargs))
 
 
 @pytest.mark.gpu
+@torch_cannot_analyse
 def test_reduce_overhead_captures_triton_s_own_autotuned_kernel_in_the_cuda_graph() -> None:
     """The matmul_autotuned case above with no ttgen at all: Triton's ``kernel[grid](...)`` of the
     same kernel written for Triton (tests/compile_kernels' matmul_autotuned_plain).  It tells a
