@@ -57,14 +57,22 @@ SCRIPT = f"""
 """
 
 
-def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
-    records = run_recorded(SCRIPT, session=stubcuda_lib)
+def _examples_launched(records: Any) -> tuple[dict[str, Any], list[tuple[str, Any, Any, Any]]]:
+    """SCRIPT's report, and per example its three launches (the JIT's, run()'s miss, its hit),
+    each of that example's kernel."""
     info = json.loads(records.stdout.strip().splitlines()[-1])
     names = info["names"]
     assert len(records) == 3 * len(names)
-    for i, name in enumerate(names):
-        jit, miss, hit = records[3 * i: 3 * i + 3]
+    launches = [(name, *records[3 * i: 3 * i + 3]) for i, name in enumerate(names)]
+    for name, jit, _, _ in launches:
         assert jit.kernel == name
+    return info, launches
+
+
+def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # noqa: F811
+    records = run_recorded(SCRIPT, session=stubcuda_lib)
+    info, launches = _examples_launched(records)
+    for name, jit, miss, hit in launches:
         assert jit.params is not None and len(jit.params) >= 2
         assert miss == jit, f"{name}: the first ttgen launch differs from the JIT's"
         assert hit == jit, f"{name}: the cached ttgen launch differs from the JIT's"
@@ -80,12 +88,8 @@ def test_a_kernel_compiled_for_hip_launches_through_triton_s_launcher(stubcuda_l
     (The stub cannot read a gfx942 code object's parameter sizes: the bytes compared are the
     launch's grid, block, shared memory, stream and attributes.)"""
     records = run_recorded(SCRIPT, session=stubcuda_lib, env_extra={"TTGEN_STANDIN_TARGET": "hip"})
-    info = json.loads(records.stdout.strip().splitlines()[-1])
-    names = info["names"]
-    assert len(records) == 3 * len(names)
-    for i, name in enumerate(names):
-        jit, miss, hit = records[3 * i: 3 * i + 3]
-        assert jit.kernel == name
+    info, launches = _examples_launched(records)
+    for name, jit, miss, hit in launches:
         assert miss == jit and hit == jit, f"{name}: ttgen's launch differs from the JIT's"
     assert not info["direct"]
     assert info["python_hits"] == []

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DEVICE
+from tests.runtime.test_engine import python_runs
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen.runtime import shapes as runtime_shapes
@@ -182,22 +183,6 @@ def test_the_issue_s_example() -> None:
 
 
 # -- through run(): the body and the engine ----------------------------------------------------
-
-
-def python_runs(call: Any) -> int:
-    """How many Python frames named run() ``call`` makes."""
-    frames: list[str] = []
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_name == "run":
-            frames.append(frame.f_code.co_filename)
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return len(frames)
 
 
 def softmax_launcher() -> tuple[Any, Any]:
