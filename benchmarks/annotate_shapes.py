@@ -33,6 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adopt_real import LIBRARIES, Adoption  # noqa: E402
 
+from ttgen.vocabulary.shapes import unliteral  # noqa: E402
+
 STEPS = ["record", "annotate", "migrate", "test"]
 
 
@@ -156,13 +158,14 @@ def broken(shapes: Written, launches: Path) -> list[str]:
 
 
 def _shape_items(annotation: ast.expr | None) -> list[str]:
-    """The strings after the dtypes in ``tl.tensor[...]`` (``| None`` too): dimensions, strides."""
+    """The strings after the dtypes in ``tl.tensor[...]`` (``| None`` too): dimensions, strides,
+    each read as the build reads it (``"Literal['M K']"``, annotate's spelling, is ``M K``)."""
     if isinstance(annotation, ast.BinOp):
         annotation = annotation.left
     if not (isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value).endswith("tensor")):
         return []
     items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-    return [item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    return [unliteral(item.value) for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)]
 
 
 def summary(results: dict[str, object], counts: collections.Counter[str]) -> str:

@@ -33,7 +33,6 @@ from ttgen.generate.resolve import Resolver, SourceTree
 
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
-LITERALS = ("Literal", "typing.Literal", "typing_extensions.Literal")
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
@@ -275,7 +274,7 @@ class _Reader:
         """The dimensions and the strides rule of ``tl.tensor[<dtypes>, "M K", "contiguous"]``
         (vocabulary/shapes.py): each item a string, or as mypy reads it, "Literal['M K']"; an
         item ttgen cannot read is reported and checks nothing."""
-        texts = [_unliteral(str(value.evaluated_value)) for value in strings if isinstance(value, cst.SimpleString)]
+        texts = [shapes.unliteral(str(value.evaluated_value)) for value in strings if isinstance(value, cst.SimpleString)]
         if len(texts) > 2:
             self.warn(node, "tl.tensor[...] takes at most two strings after its dtypes, the dimensions "
                       "and the strides: its shape is not checked", "shape")
@@ -323,7 +322,7 @@ class _Reader:
             expr = None
         if not (
             isinstance(expr, ast.Subscript)
-            and ast.unparse(expr.value) in LITERALS
+            and ast.unparse(expr.value) in shapes.LITERALS
         ):
             return self.loose_constexpr(node, "a string constexpr type other than \"Literal[...]\"")
         elements = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
@@ -845,18 +844,6 @@ def _shape_item(node: cst.BaseExpression) -> bool:
     """Whether ``node`` in ``tl.tensor[...]`` is a shape's string (a dtype in quotes is not)."""
     return isinstance(node, cst.SimpleString) and \
         str(node.evaluated_value).strip().removeprefix("tl.") not in kinds.DTYPES
-
-
-def _unliteral(text: str) -> str:
-    """The string inside ``Literal['...']`` (a shape annotation as mypy reads it), else ``text``."""
-    try:
-        expr = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return text
-    if isinstance(expr, ast.Subscript) and ast.unparse(expr.value) in LITERALS \
-            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
-        return expr.slice.value
-    return text
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

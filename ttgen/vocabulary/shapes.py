@@ -15,12 +15,26 @@ This module holds the rule and every message it gives: the build reads annotatio
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 ANY = "_"
 ELLIPSIS = "..."
 STRIDES = ("contiguous", "inner-contiguous")
+LITERALS = ("Literal", "typing.Literal", "typing_extensions.Literal")
+
+
+def unliteral(text: str) -> str:
+    """The string inside ``Literal['...']`` (an item as mypy and pyright read it), else ``text``."""
+    try:
+        expr = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return text
+    if isinstance(expr, ast.Subscript) and ast.unparse(expr.value) in LITERALS \
+            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        return expr.slice.value
+    return text
 
 
 def parse_dims(text: str) -> tuple[str, ...]:
