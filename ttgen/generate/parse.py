@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from ttgen.generate import bindings, check
 from ttgen.vocabulary import fingerprint
@@ -101,13 +101,13 @@ class _Reader:
             top = self.tops[statement]
             cut = statement.with_changes(body=stub)
             alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
-            laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            laid_out = _positions(alone)
             shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
             for node, where in laid_out.items():
                 self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
             return
         alone = cst.Module(body=[cst.SimpleStatementLine(body=[cast(cst.BaseSmallStatement, statement)])])
-        laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        laid_out = _positions(alone)
         start = self.ast_position(twin.lineno, twin.col_offset)  # its first line is indented there
         for node, where in laid_out.items():
             line, column = where.start.line, where.start.column
@@ -489,7 +489,7 @@ def parse_module(
         syntax = _python_tree(path, source)
         if not may_define_kernels:
             return model.KernelModule(path, module, ()), []
-        parsed = _cst_tree(path, source)
+        parsed = _cst_tree(path, source, syntax)
     except BuildError as exc:
         return None, [exc.diagnostic]
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
@@ -560,7 +560,13 @@ def _python_tree(path: str, source: str) -> ast.Module:
     return tree
 
 
-def _cst_tree(path: str, source: str) -> cst.Module:
+def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
+    """libcst's tree of ``source`` without the bodies of its module-level defs and classes
+    (`_without_bodies`), or of all of it where that does not parse (then its error is the file's)."""
+    try:
+        return cst.parse_module(_without_bodies(source, syntax))
+    except (cst.ParserSyntaxError, RecursionError):
+        pass
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
@@ -568,6 +574,54 @@ def _cst_tree(path: str, source: str) -> cst.Module:
         raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
     except RecursionError:
         raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+
+
+def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
+    without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
+    providers that need that: half the time, for nothing here)."""
+    provider = PositionProvider()
+    provider._gen_impl(module)
+    return dict(provider._computed)
+
+
+def _without_bodies(source: str, syntax: ast.Module) -> str:
+    """``source`` with the body of each def and class that `_statements` meets cut to ``pass``.
+    What the reader takes from libcst is a module's statements, a def's decorators and signature
+    and a class's decorators (the bodies it reads on Python's ast, positions it lays out statement
+    by statement: `_Reader._lay_out`); most of a library's text is bodies, and libcst parses it at
+    a fortieth of the speed of Python's own parser."""
+    lines = source.splitlines(keepends=True)
+    cuts = []  # (first line, last line, indentation) of each body, 1-based
+    for stmt in _module_level(syntax.body):
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        first = stmt.body[0]
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        line = lines[start - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        opens = line.lstrip().startswith("@") if start < first.lineno else len(line.encode()) - len(
+            line.lstrip().encode()) == first.col_offset  # the body starts its line ('def f(): x' not)
+        if start > stmt.lineno and opens and stmt.end_lineno is not None:
+            cuts.append((start, stmt.end_lineno, indent))
+    for start, end, indent in reversed(cuts):
+        last = lines[end - 1]
+        lines[start - 1: end] = [indent + "pass" + last[len(last.rstrip("\r\n")):]]
+    return "".join(lines)
+
+
+def _module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements `_statements` yields: module-level ones, looking into ``if`` and ``try``."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            yield from _module_level(stmt.body)
+            yield from _module_level(stmt.orelse)
+        elif isinstance(stmt, _TRY):
+            stmt = cast(ast.Try, stmt)
+            for block in (stmt.body, *(handler.body for handler in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _module_level(block)
+        else:
+            yield stmt
 
 
 def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, str]]]:
