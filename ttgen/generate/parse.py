@@ -57,7 +57,7 @@ class _Reader:
         self.lines = source_lines(source)
         self.current: tuple[cst.CSTNode, ...] = ()  # the statements of the kernel being read
         self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
-        self.laid_out: set[cst.CSTNode] = set()
+        self.laid_out: set[object] = set()  # statements, and (def, with its decorators)
         self.aliases: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
         # Each module-level statement as libcst and as Python's ast see it, for fingerprints
@@ -79,41 +79,67 @@ class _Reader:
         """Where ``node``, part of the kernel being read (the decorators or signature of its
         def, or an assignment that makes it), starts.  A decorator that a call stands for
         (`bindings.Made`) starts where the call's decorator expression does."""
-        if node not in self.positions:
-            for statement in self.current:
-                self._lay_out(statement)
+        for statement in self.current:
+            if node in self.positions:
+                break
+            self._lay_out(statement, node)
         if node not in self.positions and isinstance(node, cst.Decorator):
             node = node.decorator  # one a call stands for (`bindings.Made`): the call's callee
         return self.positions[node]
 
-    def _lay_out(self, statement: cst.CSTNode) -> None:
-        """Positions for the nodes of ``statement``: a def's decorators and signature, or an
-        assignment.  libcst lays a whole module out slowly (three quarters of a build's time
+    def _lay_out(self, statement: cst.CSTNode, node: cst.CSTNode) -> None:
+        """Positions for the nodes of ``statement``, until one for ``node`` is among them: a
+        def's name or decorator (`_read_off`), its signature, then its decorators' insides; or
+        an assignment.  libcst lays a whole module out slowly (three quarters of a build's time
         when it did), so only when a diagnostic needs a position, and only this statement,
         shifted to where Python's ast has it: a def within the top-level statement that holds
-        it, with its body cut to ``pass``; an assignment on its own."""
+        it, with its body cut to ``pass`` (and first without its decorators, whose configs may
+        be long); an assignment on its own."""
+        twin = self.twins[statement]
+        if isinstance(statement, cst.FunctionDef):
+            self._read_off(statement, node)
+            for decorated in (False, True):
+                if node in self.positions or (statement, decorated) in self.laid_out:
+                    continue
+                self.laid_out.add((statement, decorated))
+                stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+                cut = statement.with_changes(body=stub) if decorated else statement.with_changes(
+                    body=stub, leading_lines=(), decorators=(), lines_after_decorators=())
+                top = self.tops[statement]
+                alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
+                laid_out = _positions(alone)
+                shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
+                for laid, where in laid_out.items():
+                    self.positions[laid] = model.Position(where.start.line + shift, where.start.column + 1)
+            return
         if statement in self.laid_out:
             return
         self.laid_out.add(statement)
-        twin = self.twins[statement]
-        if isinstance(statement, cst.FunctionDef):
-            stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-            top = self.tops[statement]
-            cut = statement.with_changes(body=stub)
-            alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
-            laid_out = _positions(alone)
-            shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
-            for node, where in laid_out.items():
-                self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
-            return
         alone = cst.Module(body=[cst.SimpleStatementLine(body=[cast(cst.BaseSmallStatement, statement)])])
         laid_out = _positions(alone)
         start = self.ast_position(twin.lineno, twin.col_offset)  # its first line is indented there
-        for node, where in laid_out.items():
+        for laid, where in laid_out.items():
             line, column = where.start.line, where.start.column
-            self.positions[node] = model.Position(
+            self.positions[laid] = model.Position(
                 twin.lineno + line - 1, start.column + column if line == 1 else column + 1
             )
+
+    def _read_off(self, func: cst.FunctionDef, node: cst.CSTNode) -> None:
+        """Where ``node`` starts, when it is what most diagnostics point at and Python's ast and
+        the source tell as libcst would: the name of ``func``, one of its decorators (its '@',
+        when only blanks and '(' stand before the expression on its line), or a decorator's
+        expression (libcst, like ast, places it inside any parentheses)."""
+        syntax = self.ast_defs[func]
+        if node is func.name and _TRITON_DEF.match(self.lines[syntax.lineno - 1].lstrip()):
+            self.positions[node] = self.name_position(syntax)
+        for decorator, expression in zip(func.decorators, syntax.decorator_list):
+            start = self.ast_position(expression.lineno, expression.col_offset)
+            if node is decorator.decorator and isinstance(node, (cst.Call, cst.Name, cst.Attribute)):
+                self.positions[node] = start
+            elif node is decorator:
+                at_sign = self.lines[start.line - 1][: start.column - 1].rstrip(" \t(")
+                if at_sign.endswith("@") and not at_sign[:-1].strip():
+                    self.positions[node] = model.Position(start.line, len(at_sign))
 
     def ast_position(self, line: int, offset: int) -> model.Position:
         """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
