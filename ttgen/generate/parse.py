@@ -141,6 +141,11 @@ class _Reader:
                 if at_sign.endswith("@") and not at_sign[:-1].strip():
                     self.positions[node] = model.Position(start.line, len(at_sign))
 
+    def text(self, scope: ast.stmt) -> str:
+        """The source lines of ``scope``, its decorators included."""
+        first = min([scope.lineno, *(d.lineno for d in getattr(scope, "decorator_list", ()))])
+        return "".join(self.lines[first - 1: scope.end_lineno or len(self.lines)])
+
     def ast_position(self, line: int, offset: int) -> model.Position:
         """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
         before = self.lines[line - 1].encode()[:offset].decode(errors="replace")
@@ -682,11 +687,16 @@ def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, 
                 bound.setdefault(found.name, []).append((found, branch))
             else:
                 _note_calls(reader, twin, None)
-    called = {name for func in {m.func for m in made} for name in _called_names(reader.ast_defs[func])}
+    # (a name called in a body is written in its text: a body in ASCII that holds no kernel's
+    # name calls none, and is not walked)
+    bodies = [reader.ast_defs[func] for func in {m.func for m in made}]
+    texts = ["".join(reader.lines[body.body[0].lineno - 1: body.end_lineno]) for body in bodies]
+    called = {name for body, text in zip(bodies, texts) if not text.isascii() or any(m.name in text for m in made)
+              for name in _called_names(body)}
     kernels: list[model.Kernel] = []
     without: list[tuple[str, str]] = []
     for kernel_made in made:
-        if kernel_made.name in called or _returns_value(reader.ast_defs[kernel_made.func]):
+        if kernel_made.name in called or _returns_value(reader, reader.ast_defs[kernel_made.func]):
             why = "other kernels call it" if kernel_made.name in called else "it returns a value"
             without.append((kernel_made.name, f"{why}, so ttgen takes it for a helper"))
             continue
@@ -783,8 +793,7 @@ def _may_name_jit(reader: _Reader, scope: ast.stmt) -> bool:
     """Whether the text of ``scope`` (its decorators included) may name triton.jit: as ``jit``
     (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as; spelt so in
     ASCII (Python folds other spellings of a name to it by NFKC)."""
-    first = min([scope.lineno, *(d.lineno for d in getattr(scope, "decorator_list", ()))])
-    text = "".join(reader.lines[first - 1: scope.end_lineno or len(reader.lines)])
+    text = reader.text(scope)
     return not text.isascii() or any(name in text for name in reader.jit_names)
 
 
@@ -910,7 +919,11 @@ def _called_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     }
 
 
-def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _returns_value(reader: _Reader, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    text = reader.text(func)
+    if text.isascii() and "return" not in text:
+        return False  # (no return statement is written in it)
+
     def visit(node: ast.AST) -> bool:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return False  # a nested scope's return is its own
