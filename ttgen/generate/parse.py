@@ -625,7 +625,7 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     providers that need that: half the time, for nothing here)."""
     provider = PositionProvider()
     provider._gen_impl(module)
-    return dict(provider._computed)
+    return cast(dict[cst.CSTNode, CodeRange], dict(provider._computed))
 
 
 def _without_bodies(source: str, syntax: ast.Module) -> str:
