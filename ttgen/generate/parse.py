@@ -4,7 +4,8 @@
 ``triton.language``, ``from triton import jit``, ...), finds the kernels (``@triton.jit``
 functions and names bound to ``triton.jit(...)`` calls, see `bindings`) that are not helpers,
 and reads each parameter's annotation into a `param_types.ParamType`.  Every problem becomes a
-`Diagnostic` with the position of the offending node.
+`Diagnostic` with the position of the offending node.  libcst reads a module with its defs' and
+classes' bodies cut out (`_without_bodies`); the bodies are read on Python's ast.
 """
 
 from __future__ import annotations
