@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ttgen.codemods import annotate
+from ttgen.generate import workers
 
 HEAD = "import triton\nimport triton.language as tl\n"
 MECHANISM = "import ttgen.annotations  # noqa: F401\n"
@@ -262,3 +263,22 @@ def test_every_annotation_written_type_checks_and_every_one_refused_would_not(tm
     errors = [line for line in out.splitlines() if ": error: " in line and not line.endswith("[no-untyped-def]")]
     assert {Path(line.split(":")[0]).name for line in errors} == {path.name for path in refused}, out
     assert len(refused) >= 10
+
+
+def test_the_tree_is_read_through_the_build_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """annotate reads the kernels as `ttgen PATH` does, through its cache: a second run over an
+    unchanged tree builds nothing, and says what the first said."""
+    (tmp_path / "mod.py").write_text(kernel("x"))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32\n")
+    args = [str(tmp_path / "launches.txt"), str(tmp_path), "--cache-dir", str(tmp_path / "cache")]
+    assert annotate.main(args) == 0
+    first = capsys.readouterr()
+    assert (tmp_path / "cache" / "CACHEDIR.TAG").is_file()
+
+    def built(*_: object) -> None:
+        raise AssertionError("a module was built with a warm cache")
+
+    monkeypatch.setattr(workers, "build", built)
+    assert annotate.main(args) == 0
+    assert capsys.readouterr() == first

@@ -35,9 +35,11 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ttgen.codemods import infer, observed, runner, shapes
-from ttgen.generate.discover import discover, read_regular
+from ttgen.generate import command, plan
+from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import MECHANISM, parse_module
 from ttgen.vocabulary import kinds, model, param_types
+from ttgen.vocabulary.diagnostics import Diagnostic
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -54,6 +56,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="add dtypes to the tensor annotations written: a family (fp: fp16, bf16, fp32; "
                              "fp8; int; uint) to every tensor seen with one of its dtypes, or families and "
                              "dtypes (fp16, bf16, ...) to one parameter (PARAM=bf16); repeatable")
+    command.add_build_options(parser)
     return parser
 
 
@@ -72,7 +75,11 @@ def main(argv: Sequence[str]) -> int:
     found = discover(list(options.paths), None)
     for problem in found.diagnostics:
         print(problem.render(), file=sys.stderr)
-    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen)
+    # The kernels are read as `ttgen PATH` reads them: through its cache and processes.
+    cache = command.open_cache(options)
+    build = plan.plan(list(options.paths), None, cache, max(1, options.jobs))
+    command.say_unreadable(cache)
+    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen, _read(build, source))
                  for source in found.sources)
     results = [result for result in annotated if result is not None]
     lines = [note for result in results for note in result.notes]
@@ -85,14 +92,21 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
+def _read(build: plan.Plan, source: Source) -> tuple[model.KernelModule | None, list[Diagnostic]]:
+    """What the build read of ``source``: its model (None where it is not Python) and diagnostics."""
+    return build.parsed.get(source.path), [d for d in build.diagnostics if d.path == str(source.path)]
+
+
 def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls, tighten: bool,
-                  widen: Widen | None = None) -> runner.Result | None:
-    """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel."""
+                  widen: Widen | None = None,
+                  read: tuple[model.KernelModule | None, list[Diagnostic]] | None = None) -> runner.Result | None:
+    """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel.
+    ``read``: what the build read of it (`_read`), else it is read here."""
     try:
         data = read_regular(path)
     except OSError as exc:
         return runner.Result(path, "", None, error=f"cannot read: {exc.strerror}")
-    parsed, diagnostics = parse_module(str(path), data, module)
+    parsed, diagnostics = read if read is not None else parse_module(str(path), data, module)
     if parsed is None or not parsed.kernels:
         errors = [d for d in diagnostics if d.severity == "error"]
         return runner.Result(path, "", None, error=errors[0].message) if errors and parsed is None else None

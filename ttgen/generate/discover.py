@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ttgen.vocabulary.diagnostics import Diagnostic
@@ -30,6 +30,7 @@ class Discovery:
     # What ttgen may clean up: folders whose ttgen-written files it owns, or, for a file given
     # by itself, that file's own output (its neighbours' launchers are none of this run's business).
     owned: list[Path]
+    packages: dict[str, bool] = field(default_factory=dict)  # folder -> holds __init__.py (`module_name`)
 
 
 def is_generated(path: Path) -> bool:
@@ -85,7 +86,7 @@ def _add_file(found: Discovery, path: Path, out_dir: Path | None) -> None:
         found.diagnostics.append(_problem(path, "not a Python file (*.py)", "path"))
         return
     if not is_generated(path):
-        source = _source(path, path.parent, out_dir)
+        source = _source(path, path.parent, out_dir, found.packages)
         found.sources.append(source)
         found.owned.append(source.output)
 
@@ -94,13 +95,13 @@ def _add_folder(found: Discovery, root: Path, out_dir: Path | None) -> None:
     found.owned.append(out_dir if out_dir is not None else root)
     for path in _walk(root, found.diagnostics):
         if not is_generated(path):
-            found.sources.append(_source(path, root, out_dir))
+            found.sources.append(_source(path, root, out_dir, found.packages))
 
 
-def _source(path: Path, base: Path, out_dir: Path | None) -> Source:
+def _source(path: Path, base: Path, out_dir: Path | None, packages: dict[str, bool]) -> Source:
     """``path`` with its launcher beside it, or at the same place relative to ``out_dir``."""
     folder = out_dir / path.parent.relative_to(base) if out_dir is not None else path.parent
-    return Source(path, folder / (path.stem + SUFFIX), module_name(path))
+    return Source(path, folder / (path.stem + SUFFIX), module_name(path, packages))
 
 
 def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
@@ -147,22 +148,32 @@ def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
     return files
 
 
-def module_name(path: Path) -> str:
+def module_name(path: Path, packages: dict[str, bool] | None = None) -> str:
     """The dotted import name of ``path``: its packages (folders with __init__.py) and stem.
 
     Folders without __init__.py between the module and the nearest package above it are
     namespace packages inside that package (``pkg/ops/experimental/mod.py`` with no
     ``experimental/__init__.py`` imports as ``pkg.ops.experimental.mod``).  A link is named
-    where it is, as the import system finds it, not where it points.
+    where it is, as the import system finds it, not where it points.  ``packages``: what is
+    known of folders already (a run names each folder's modules from one look at it).
     """
-    folders = list(Path(os.path.abspath(path)).parents)
-    nearest = next((i for i, f in enumerate(folders) if os.path.isfile(f / "__init__.py")), None)
+    known = {} if packages is None else packages
+
+    def is_package(folder: str) -> bool:
+        if folder not in known:
+            known[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+        return known[folder]
+
+    folders = [os.path.dirname(os.path.abspath(path))]
+    while os.path.dirname(folders[-1]) != folders[-1]:
+        folders.append(os.path.dirname(folders[-1]))
+    nearest = next((i for i, f in enumerate(folders) if is_package(f)), None)
     if nearest is None:
         return path.stem
     top = nearest
-    while top + 1 < len(folders) and os.path.isfile(folders[top + 1] / "__init__.py"):
+    while top + 1 < len(folders) and is_package(folders[top + 1]):
         top += 1
-    return ".".join([f.name for f in reversed(folders[: top + 1])] + [path.stem])
+    return ".".join([os.path.basename(f) for f in reversed(folders[: top + 1])] + [path.stem])
 
 
 def _inside(child: Path, parent: Path) -> bool:

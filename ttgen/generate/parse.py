@@ -4,7 +4,8 @@
 ``triton.language``, ``from triton import jit``, ...), finds the kernels (``@triton.jit``
 functions and names bound to ``triton.jit(...)`` calls, see `bindings`) that are not helpers,
 and reads each parameter's annotation into a `param_types.ParamType`.  Every problem becomes a
-`Diagnostic` with the position of the offending node.
+`Diagnostic` with the position of the offending node.  libcst reads a module with its defs' and
+classes' bodies cut out (`_without_bodies`); the bodies are read on Python's ast.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
 
 from ttgen.generate import bindings, check
 from ttgen.vocabulary import fingerprint
@@ -56,7 +57,7 @@ class _Reader:
         self.lines = source_lines(source)
         self.current: tuple[cst.CSTNode, ...] = ()  # the statements of the kernel being read
         self.positions: dict[cst.CSTNode, model.Position] = {}  # filled by `_lay_out`
-        self.laid_out: set[cst.CSTNode] = set()
+        self.laid_out: set[object] = set()  # statements, and (def, with its decorators)
         self.aliases: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
         # Each module-level statement as libcst and as Python's ast see it, for fingerprints
@@ -78,41 +79,72 @@ class _Reader:
         """Where ``node``, part of the kernel being read (the decorators or signature of its
         def, or an assignment that makes it), starts.  A decorator that a call stands for
         (`bindings.Made`) starts where the call's decorator expression does."""
-        if node not in self.positions:
-            for statement in self.current:
-                self._lay_out(statement)
+        for statement in self.current:
+            if node in self.positions:
+                break
+            self._lay_out(statement, node)
         if node not in self.positions and isinstance(node, cst.Decorator):
             node = node.decorator  # one a call stands for (`bindings.Made`): the call's callee
         return self.positions[node]
 
-    def _lay_out(self, statement: cst.CSTNode) -> None:
-        """Positions for the nodes of ``statement``: a def's decorators and signature, or an
-        assignment.  libcst lays a whole module out slowly (three quarters of a build's time
+    def _lay_out(self, statement: cst.CSTNode, node: cst.CSTNode) -> None:
+        """Positions for the nodes of ``statement``, until one for ``node`` is among them: a
+        def's name or decorator (`_read_off`), its signature, then its decorators' insides; or
+        an assignment.  libcst lays a whole module out slowly (three quarters of a build's time
         when it did), so only when a diagnostic needs a position, and only this statement,
         shifted to where Python's ast has it: a def within the top-level statement that holds
-        it, with its body cut to ``pass``; an assignment on its own."""
+        it, with its body cut to ``pass`` (and first without its decorators, whose configs may
+        be long); an assignment on its own."""
+        twin = self.twins[statement]
+        if isinstance(statement, cst.FunctionDef):
+            self._read_off(statement, node)
+            for decorated in (False, True):
+                if node in self.positions or (statement, decorated) in self.laid_out:
+                    continue
+                self.laid_out.add((statement, decorated))
+                stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+                cut = statement.with_changes(body=stub) if decorated else statement.with_changes(
+                    body=stub, leading_lines=(), decorators=(), lines_after_decorators=())
+                top = self.tops[statement]
+                alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
+                laid_out = _positions(alone)
+                shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
+                for laid, where in laid_out.items():
+                    self.positions[laid] = model.Position(where.start.line + shift, where.start.column + 1)
+            return
         if statement in self.laid_out:
             return
         self.laid_out.add(statement)
-        twin = self.twins[statement]
-        if isinstance(statement, cst.FunctionDef):
-            stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-            top = self.tops[statement]
-            cut = statement.with_changes(body=stub)
-            alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
-            laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-            shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
-            for node, where in laid_out.items():
-                self.positions[node] = model.Position(where.start.line + shift, where.start.column + 1)
-            return
         alone = cst.Module(body=[cst.SimpleStatementLine(body=[cast(cst.BaseSmallStatement, statement)])])
-        laid_out = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        laid_out = _positions(alone)
         start = self.ast_position(twin.lineno, twin.col_offset)  # its first line is indented there
-        for node, where in laid_out.items():
+        for laid, where in laid_out.items():
             line, column = where.start.line, where.start.column
-            self.positions[node] = model.Position(
+            self.positions[laid] = model.Position(
                 twin.lineno + line - 1, start.column + column if line == 1 else column + 1
             )
+
+    def _read_off(self, func: cst.FunctionDef, node: cst.CSTNode) -> None:
+        """Where ``node`` starts, when it is what most diagnostics point at and Python's ast and
+        the source tell as libcst would: the name of ``func``, one of its decorators (its '@',
+        when only blanks and '(' stand before the expression on its line), or a decorator's
+        expression (libcst, like ast, places it inside any parentheses)."""
+        syntax = self.ast_defs[func]
+        if node is func.name and _TRITON_DEF.match(self.lines[syntax.lineno - 1].lstrip()):
+            self.positions[node] = self.name_position(syntax)
+        for decorator, expression in zip(func.decorators, syntax.decorator_list):
+            start = self.ast_position(expression.lineno, expression.col_offset)
+            if node is decorator.decorator and isinstance(node, (cst.Call, cst.Name, cst.Attribute)):
+                self.positions[node] = start
+            elif node is decorator:
+                at_sign = self.lines[start.line - 1][: start.column - 1].rstrip(" \t(")
+                if at_sign.endswith("@") and not at_sign[:-1].strip():
+                    self.positions[node] = model.Position(start.line, len(at_sign))
+
+    def text(self, scope: ast.stmt) -> str:
+        """The source lines of ``scope``, its decorators included."""
+        first = min([scope.lineno, *(d.lineno for d in getattr(scope, "decorator_list", ()))])
+        return "".join(self.lines[first - 1: scope.end_lineno or len(self.lines)])
 
     def ast_position(self, line: int, offset: int) -> model.Position:
         """An ast position as a 1-based line and column (ast counts UTF-8 bytes, we characters)."""
@@ -485,10 +517,11 @@ def parse_module(
     caller knows defines no kernel (``may_define_kernels`` false) is only checked to be Python."""
     try:
         source = decode(path, data)
-        syntax = _python_tree(path, source)
         if not may_define_kernels:
+            _python_verdict(path, source)
             return model.KernelModule(path, module, ()), []
-        parsed = _cst_tree(path, source)
+        syntax = _python_tree(path, source, tree.parsed(module, path) if tree is not None else None)
+        parsed = _cst_tree(path, source, syntax)
     except BuildError as exc:
         return None, [exc.diagnostic]
     resolver = Resolver(tree if tree is not None else SourceTree(), module, syntax)
@@ -541,25 +574,42 @@ def _undecodable(path: str, data: bytes, encoding: str, exc: UnicodeDecodeError)
     return Diagnostic(path, data.count(b"\n", 0, exc.start) + 1, column, "error", message, "encoding", shown)
 
 
-def _python_tree(path: str, source: str) -> ast.Module:
+def _python_tree(path: str, source: str, parsed: ast.Module | None) -> ast.Module:
     """Python's own verdict first: libcst accepts code that Python rejects (a parameter named
-    twice, a non-default after a default, ...), and such a module would never import."""
+    twice, a non-default after a default, ...), and such a module would never import.  Python's
+    tree of ``source``: ``parsed`` where the resolver has read it already."""
+    return cast(ast.Module, _python_verdict(path, source, parsed if parsed is not None else True))
+
+
+def _python_verdict(path: str, source: str, tree: ast.Module | bool = False) -> ast.Module | None:
+    """Whether Python compiles ``source`` (a `BuildError` if not), from ``tree`` where one is
+    given; with ``tree`` True, parsed here and returned (compiling text is a third of the time
+    of parsing it into Python's ast first)."""
     null = source.find("\0")
     if null >= 0:  # Python 3.11 reports it without a position
         line, column = source.count("\n", 0, null) + 1, null - source.rfind("\n", 0, null)
         raise BuildError(at(path, source, line, column, "source contains a null byte", "syntax"))
     try:
-        tree = ast.parse(source, path)
-        compile(tree, path, "exec", dont_inherit=True)
+        if tree is False:
+            compile(source, path, "exec", dont_inherit=True)
+            return None
+        syntax = ast.parse(source, path) if tree is True else tree
+        compile(syntax, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         line, column = exc.lineno or 1, max(exc.offset or 1, 1)
         raise BuildError(at(path, source, line, column, exc.msg, "syntax")) from None
     except (RecursionError, MemoryError):
         raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
-    return tree
+    return syntax
 
 
-def _cst_tree(path: str, source: str) -> cst.Module:
+def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
+    """libcst's tree of ``source`` without the bodies of its module-level defs and classes
+    (`_without_bodies`), or of all of it where that does not parse (then its error is the file's)."""
+    try:
+        return cst.parse_module(_without_bodies(source, syntax))
+    except (cst.ParserSyntaxError, RecursionError):
+        pass
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
@@ -567,6 +617,54 @@ def _cst_tree(path: str, source: str) -> cst.Module:
         raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
     except RecursionError:
         raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+
+
+def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
+    without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
+    providers that need that: half the time, for nothing here)."""
+    provider = PositionProvider()
+    provider._gen_impl(module)
+    return cast(dict[cst.CSTNode, CodeRange], dict(provider._computed))
+
+
+def _without_bodies(source: str, syntax: ast.Module) -> str:
+    """``source`` with the body of each def and class that `_statements` meets cut to ``pass``.
+    What the reader takes from libcst is a module's statements, a def's decorators and signature
+    and a class's decorators (the bodies it reads on Python's ast, positions it lays out statement
+    by statement: `_Reader._lay_out`); most of a library's text is bodies, and libcst parses it at
+    a fortieth of the speed of Python's own parser."""
+    lines = source.splitlines(keepends=True)
+    cuts = []  # (first line, last line, indentation) of each body, 1-based
+    for stmt in _module_level(syntax.body):
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        first = stmt.body[0]
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        line = lines[start - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        opens = line.lstrip().startswith("@") if start < first.lineno else len(line.encode()) - len(
+            line.lstrip().encode()) == first.col_offset  # the body starts its line ('def f(): x' not)
+        if start > stmt.lineno and opens and stmt.end_lineno is not None:
+            cuts.append((start, stmt.end_lineno, indent))
+    for start, end, indent in reversed(cuts):
+        last = lines[end - 1]
+        lines[start - 1: end] = [indent + "pass" + last[len(last.rstrip("\r\n")):]]
+    return "".join(lines)
+
+
+def _module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements `_statements` yields: module-level ones, looking into ``if`` and ``try``."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            yield from _module_level(stmt.body)
+            yield from _module_level(stmt.orelse)
+        elif isinstance(stmt, _TRY):
+            stmt = cast(ast.Try, stmt)
+            for block in (stmt.body, *(handler.body for handler in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _module_level(block)
+        else:
+            yield stmt
 
 
 def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, str]]]:
@@ -601,11 +699,16 @@ def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, 
                 bound.setdefault(found.name, []).append((found, branch))
             else:
                 _note_calls(reader, twin, None)
-    called = {name for func in {m.func for m in made} for name in _called_names(reader.ast_defs[func])}
+    # (a name called in a body is written in its text: a body in ASCII that holds no kernel's
+    # name calls none, and is not walked)
+    bodies = [reader.ast_defs[func] for func in {m.func for m in made}]
+    texts = ["".join(reader.lines[body.body[0].lineno - 1: body.end_lineno]) for body in bodies]
+    called = {name for body, text in zip(bodies, texts) if not text.isascii() or any(m.name in text for m in made)
+              for name in _called_names(body)}
     kernels: list[model.Kernel] = []
     without: list[tuple[str, str]] = []
     for kernel_made in made:
-        if kernel_made.name in called or _returns_value(reader.ast_defs[kernel_made.func]):
+        if kernel_made.name in called or _returns_value(reader, reader.ast_defs[kernel_made.func]):
             why = "other kernels call it" if kernel_made.name in called else "it returns a value"
             without.append((kernel_made.name, f"{why}, so ttgen takes it for a helper"))
             continue
@@ -702,8 +805,7 @@ def _may_name_jit(reader: _Reader, scope: ast.stmt) -> bool:
     """Whether the text of ``scope`` (its decorators included) may name triton.jit: as ``jit``
     (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as; spelt so in
     ASCII (Python folds other spellings of a name to it by NFKC)."""
-    first = min([scope.lineno, *(d.lineno for d in getattr(scope, "decorator_list", ()))])
-    text = "".join(reader.lines[first - 1: scope.end_lineno or len(reader.lines)])
+    text = reader.text(scope)
     return not text.isascii() or any(name in text for name in reader.jit_names)
 
 
@@ -829,7 +931,11 @@ def _called_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     }
 
 
-def _returns_value(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _returns_value(reader: _Reader, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    text = reader.text(func)
+    if text.isascii() and "return" not in text:
+        return False  # (no return statement is written in it)
+
     def visit(node: ast.AST) -> bool:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return False  # a nested scope's return is its own

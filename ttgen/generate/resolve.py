@@ -43,6 +43,11 @@ class SourceTree:
                 self._parsed[name] = None
         return self._parsed[name]
 
+    def parsed(self, name: str, path: str) -> ast.Module | None:
+        """Module ``name``'s tree if it has been read here already from ``path`` (a build reads
+        its own module through this, as none of its dependencies)."""
+        return self._parsed.get(name) if str(self.paths.get(name)) == path else None
+
 
 @dataclass(frozen=True)
 class Found:

@@ -1,0 +1,124 @@
+"""What the build reads with libcst, and where its diagnostics point (issue 35): libcst parses a
+module with its defs' and classes' bodies cut out, and a diagnostic's position is read off Python's
+ast where that tells it as libcst would, else laid out from the kernel's statement alone.  The
+positions are the ones a whole-module layout gave (ttgen 2ca90f1's, printed by it for this module).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from ttgen.generate import parse
+from ttgen.generate.resolve import SourceTree
+
+# Helpers first and kernels deep in the module, as real libraries lay theirs out; the configs'
+# helper is a def whose body libcst never sees (the resolver reads it on Python's ast).
+SOURCE = '''"""A module laid out as real libraries are: helpers first, kernels deep in it."""
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+from mylib import libentry, wrapper
+
+
+def host_side(x, *, flag=True):
+    # a long wrapper: its body is no kernel, and the text holds 'def' and 'jit' in strings
+    text = "def fake(a): pass  # triton.jit"
+    for i in range(3):
+        if flag:
+            x = x + i
+    return x, text
+
+
+class Holder:
+    @staticmethod
+    def make(n):
+        return [n] * 2
+
+    def method(self):
+        return 1
+
+
+def configs():
+    return [triton.Config({"BLOCK": b}) for b in (64, 128)]
+
+
+@libentry()
+@triton.autotune(
+    configs=configs(),
+    key=["n", "missing"],
+)
+@triton.jit
+def first_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(x_ptr + pid, n)
+
+
+if True:
+    @ ( wrapper )
+    @triton.jit(do_not_specialize=["nope"])
+    def second_kernel(x_ptr: tl.tensor, n: int = 1.5, flag: bool = 3):
+        return
+
+
+@triton.jit
+def   third_kernel(  out,
+        m: tl.tensor[tl.float32, "M N", "sideways"], k: tl.constexpr["Literal[1, 2]"] = 4):
+    tl.store(out, m)
+'''
+
+# (line, column, code) of each diagnostic, as 2ca90f1 printed them for SOURCE.
+PRINTED = [
+    (30, 1, "decorator"),  # @libentry(): the '@'
+    (31, 2, "autotune"),  # key= 'missing': the autotune call, on the line below its '@'
+    (36, 5, "unannotated"),  # the kernel's name
+    (42, 5, "decorator"),  # '@ ( wrapper )', inside an if block
+    (43, 35, "decorator"),  # do_not_specialize's list, inside @triton.jit(...)
+    (44, 50, "default"),
+    (44, 68, "default"),
+    (49, 7, "unannotated"),  # 'def   third_kernel(': the name after three blanks
+    (50, 12, "shape"),  # an annotation on the signature's second line
+    (50, 89, "default"),
+]
+
+
+def _read(source: str = SOURCE) -> tuple[list[tuple[int, int, str]], tuple[object, ...]]:
+    found, diagnostics = parse.parse_module("kern/deep.py", source.encode(), "kern.deep", SourceTree())
+    assert found is not None
+    return sorted((d.line, d.column, d.code) for d in diagnostics), found.kernels
+
+
+def test_positions_are_those_of_a_whole_module_layout() -> None:
+    printed, kernels = _read()
+    assert printed == PRINTED
+    assert [k.name for k in kernels] == ["first_kernel", "second_kernel", "third_kernel"]
+    assert kernels[0].layers[0].supplies == ("BLOCK",)  # from configs(), a body libcst did not parse
+
+
+def test_libcst_never_parses_a_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    real = cst.parse_module
+    monkeypatch.setattr(cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    _read()
+    assert len(parsed) == 1
+    for body_text in ("for i in range(3)", "return [n] * 2", "triton.Config({", "tl.program_id(0)", "tl.store(out, m)"):
+        assert body_text not in parsed[0]
+    assert "def   third_kernel(  out," in parsed[0]
+
+
+def test_names_and_decorators_are_read_off_without_a_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most diagnostics point at a kernel's name or a decorator: those lay nothing out."""
+    laid_out: list[cst.Module] = []
+    real = parse._positions
+    monkeypatch.setattr(parse, "_positions", lambda module: laid_out.append(module) or real(module))
+    kept = "\n".join(SOURCE.splitlines()[:37]) + "\n"  # up to first_kernel's body
+    printed, _ = _read(kept)
+    assert printed == PRINTED[:3]
+    assert laid_out == []
+
+
+def test_a_body_libcst_cannot_cut_is_parsed_whole() -> None:
+    """A def whose body shares its line ('def f(): ...') is left as it is."""
+    source = SOURCE.replace("def configs():\n    return", "def configs(): return")
+    printed, _ = _read(source.replace("    def make(n):\n", "    def make(n): pass\n    def make2(n):\n"))
+    assert printed == PRINTED  # (a line less in configs(), one more in Holder)
