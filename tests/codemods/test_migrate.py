@@ -235,12 +235,15 @@ ROWS = [
         function("add[grid](x, y, out, n)\n"),
         ("'add' has no launcher: ttgen writes none for {pkg}/kern.py ({gen}/kern_launch.py exists and was not "
          "written by ttgen; not overwriting it)",), generate=False, foreign=True),
-    Row("a parameter named like a launch option, by position and by keyword",
-        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
-        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nkern_launch.warps.run(grid=grid, x=x, num_warps=8)\n",
-                                        "", LAUNCHER),
-        ("parameter 'num_warps' is named like a launch option: given by keyword it sets the option too (in run() "
-         "as in Triton), given by position it does not",), inside=True),
+    Row("a parameter named like a launch option, by position (it sets no option: num_warps_sets_option=False) and by "
+        "keyword", NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(grid=grid, x=x, num_warps=8, num_warps_sets_option=False)\n"
+                                        "kern_launch.warps.run(grid=grid, x=x, num_warps=8)\n", "", LAUNCHER),
+        inside=True),
+    Row("a module's dict of another backend's option (Liger's Ascend ops: multibuffer): a keyword run() takes",
+        function("add[grid](x, y, out, n, **_NO_MULTIBUFFER)\n", IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, multibuffer=False)\n",
+                 IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n", LAUNCHER)),
 ]
 
 

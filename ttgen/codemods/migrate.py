@@ -52,7 +52,7 @@ from ttgen.generate.cache import Cache, digest
 from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, sets_option_keyword
 
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
 # subscript, and refuses a stream.
@@ -561,10 +561,14 @@ class _Migrate(cst.CSTTransformer):
                 if index >= len(params):
                     raise Skip(f"{index + 1} positional arguments; '{kernel.name}' has {len(params)} parameters")
                 name = params[index]
-                if name in OPTIONS:
-                    raise Skip(f"parameter '{name}' is named like a launch option: given by keyword it sets the "
-                               "option too (in run() as in Triton), given by position it does not")
                 arg = _keyword(name, arg.value, arg.comma, arg)
+                flag = sets_option_keyword(name, params)
+                if flag in run.names:  # (named like a launch option: by position, it sets the parameter only)
+                    comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(
+                        whitespace_after=cst.SimpleWhitespace(" "))
+                    out.append(arg.with_changes(comma=comma))
+                    given.add(name)
+                    arg, name = _keyword(flag, cst.Name("False"), arg.comma), flag
             else:
                 name = arg.keyword.value
             if name in given:

@@ -215,6 +215,19 @@ def grid_keyword(params: Iterable[str]) -> str:
     return name
 
 
+def sets_option_keyword(param: str, params: Iterable[str]) -> str:
+    """run()'s keyword that says whether parameter ``param``, named like a launch option, sets
+    the option too: ``num_warps_sets_option`` (with trailing underscores while a parameter has
+    that name).  True by default, as ``kernel[grid](..., num_warps=8)`` sets both; False for what
+    a value given by position does in Triton: it sets the parameter only, the option keeps its
+    default."""
+    taken = set(params)
+    name = f"{param}_sets_option"
+    while name in taken:
+        name += "_"
+    return name
+
+
 def compile_options(params: Iterable[str], autotuned: bool) -> tuple[str, ...]:
     """The compile options run() takes, in `COMPILE_OPTIONS`' order: not those a kernel
     parameter's name takes (Triton gives the value to the parameter), nor for an autotuned
