@@ -440,7 +440,8 @@ class _Migrate(cst.CSTTransformer):
         after = sum(arg.keyword is None and not arg.star for arg in args[stars[-1] + 1:])
         count = filled - first - after
         if (any(param.default is not None for param in params[:filled]) or count < len(span) - len(stars)
-                or not all(arg.keyword is None and _read(arg.value) for arg in span)):
+                or not all(arg.keyword is None and _read(arg.value) for arg in span)
+                or len(span) > 1 and "tuple" in self.names):  # (`_joined` calls the builtin)
             raise Skip(unknown)
         names = []
         for param in params[first:first + count]:
@@ -449,8 +450,7 @@ class _Migrate(cst.CSTTransformer):
                 name += "_"
             self.names.add(name)
             names.append(name)
-        value = span[0].value if len(span) == 1 else cst.Tuple(
-            [cst.StarredElement(_starrable(arg.value)) if arg.star else cst.Element(arg.value) for arg in span])
+        value = span[0].value if len(span) == 1 else _joined(span)
         self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
             [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
         between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
@@ -485,21 +485,30 @@ class _Migrate(cst.CSTTransformer):
 
     def _entries(self, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
         """What ``**value`` stands for when its keys are known here: a dict written out with
-        string keys, or a name bound once (in the function or the module) to one and only ever
-        splatted (each value a constant, or ``name["key"]``); None where the keys are known only
-        at run time (the splat stays: run() takes keywords)."""
+        string keys, or a name only ever splatted and bound (in the function or the module) to
+        such dicts, all of the same keys (Liger's ``kwargs = {...}`` in both branches of an
+        ``if``): each value a constant where every binding gives it, else ``name["key"]``; None
+        where the keys are known only at run time (the splat stays: run() takes keywords)."""
         entries = _literal_entries(value)
         if entries is not None:
             return entries
         if not isinstance(value, cst.Name):
             return None
-        bound = self._bound_once(value)
-        entries = _literal_entries(bound) if bound is not None else None
-        if entries is None or not all(use == "**" for use in self._uses(value)):
+        bound = self._bound_dicts(value)
+        if bound is None or not all(use == "**" for use in self._uses(value)):
             self._typed_options(value)
             return None
-        return [(key, item if _constant(item) else cst.Subscript(
-            value, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(key))))])) for key, item in entries]
+        values = [dict(entries) for entries in bound]
+        return [(key, item if _constant(item) and all(_code(v[key]) == _code(item) for v in values) else cst.Subscript(
+            value, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(key))))])) for key, item in bound[0]]
+
+    def _bound_dicts(self, name: cst.Name) -> list[list[tuple[str, cst.BaseExpression]]] | None:
+        """The entries of each binding of ``name`` here where every one is ``name = <a dict
+        written out>`` and all have the same keys; None otherwise."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        found = [_literal_entries(self._value(a)) for a in (scope[name.value] if scope is not None else ())]
+        keys = {frozenset(key for key, _ in entries) for entries in found if entries is not None}
+        return found if found and None not in found and len(keys) == 1 else None  # type: ignore[return-value]
 
     def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
         """The value of ``name = value`` when that is the only binding of ``name`` here."""
@@ -822,15 +831,23 @@ def _one_per_line(call: cst.Call, indent: str) -> cst.Call:
     return call.with_changes(args=args, whitespace_before_args=line(comment(call.whitespace_before_args), False))
 
 
-# What a call's ``*`` takes and a tuple's ``*`` does not (Python's grammar: an expression there,
-# a bitwise or_expr here): ``f(*a if c else b)`` is a call, ``(*a if c else b,)`` a syntax error.
-_BELOW_OR = (cst.IfExp, cst.Lambda, cst.BooleanOperation, cst.Comparison, cst.NamedExpr)
-
-
-def _starrable(value: cst.BaseExpression) -> cst.BaseExpression:
-    """``value`` as a ``*`` item of a tuple: in parentheses where a call's ``*`` took it bare."""
-    below = isinstance(value, _BELOW_OR) or isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)
-    return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if below and not value.lpar else value
+def _joined(span: Sequence[cst.Arg]) -> cst.BaseExpression:
+    """The values of ``span``'s arguments and ``*`` splats as one tuple, each read once, in order:
+    ``tuple(x.stride()) + (n,) + tuple(a if c else b)``.  (Not ``(*x.stride(), n, *...)``: mypy
+    refuses a ``*`` item of a tuple display whose type is Any, as an untyped library's are.)"""
+    parts: list[cst.BaseExpression] = []
+    for arg in span:
+        if arg.star:  # (the call's parentheses are the item's: `tuple(a if c else b)`)
+            bare = arg.value if isinstance(arg.value, cst.Tuple) else arg.value.with_changes(lpar=[], rpar=[])
+            parts.append(cst.Call(cst.Name("tuple"), [cst.Arg(bare)]))
+        elif parts and isinstance(parts[-1], cst.Tuple):
+            parts[-1] = parts[-1].with_changes(elements=[*parts[-1].elements, cst.Element(arg.value)])
+        else:
+            parts.append(cst.Tuple([cst.Element(arg.value)]))
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = cst.BinaryOperation(joined, cst.Add(), part)
+    return joined
 
 
 def line_length(path: Path) -> int:
