@@ -252,6 +252,11 @@ ROWS = [
         NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(grid=grid, x=x, num_warps=8, num_warps_sets_option=False)\n"
                                         "kern_launch.warps.run(grid=grid, x=x, num_warps=8)\n", "", LAUNCHER),
         inside=True),
+    Row("a parameter named like a launch option, last of a call over several lines (Liger's): one keyword a line",
+        NAMED_LIKE_AN_OPTION + function("warps[grid](\n    x,\n    8,\n)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(\n    grid=grid,\n    x=x,\n    num_warps=8,\n"
+                                        "    num_warps_sets_option=False,\n)\n", "", LAUNCHER),
+        inside=True),
     Row("a module's dict of another backend's option (Liger's Ascend ops: multibuffer): a keyword run() takes",
         function("add[grid](x, y, out, n, **_NO_MULTIBUFFER)\n", IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, multibuffer=False)\n",

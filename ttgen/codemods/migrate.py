@@ -573,9 +573,7 @@ class _Migrate(cst.CSTTransformer):
                 arg = _keyword(name, arg.value, arg.comma, arg)
                 flag = sets_option_keyword(name, params)
                 if flag in run.names:  # (named like a launch option: by position, it sets the parameter only)
-                    comma = arg.comma if isinstance(arg.comma, cst.Comma) else cst.Comma(
-                        whitespace_after=cst.SimpleWhitespace(" "))
-                    out.append(arg.with_changes(comma=comma))
+                    out.append(arg.with_changes(comma=_separator(args[:index + 1])))
                     given.add(name)
                     arg, name = _keyword(flag, cst.Name("False"), arg.comma), flag
             else:
@@ -651,6 +649,18 @@ def _keyword(name: str, value: cst.BaseExpression, comma: cst.Comma | cst.MaybeS
     if like is not None:
         return like.with_changes(keyword=cst.Name(name), equal=equal)
     return cst.Arg(value=value, keyword=cst.Name(name), equal=equal, comma=comma)
+
+
+def _separator(args: Sequence[cst.Arg]) -> cst.Comma:
+    """A comma as the last of ``args`` that is followed by another argument has it (its line
+    break and indentation, not its comment), to put between two arguments."""
+    for arg in reversed(args[:-1]):
+        if isinstance(arg.comma, cst.Comma):
+            after = arg.comma.whitespace_after
+            if isinstance(after, cst.ParenthesizedWhitespace):
+                after = after.with_changes(first_line=cst.TrailingWhitespace())
+            return arg.comma.with_changes(whitespace_after=after)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _imported(function: cst.FunctionDef, launcher: str) -> str | None:
