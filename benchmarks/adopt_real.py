@@ -16,7 +16,7 @@ folder its test modules import as ``test`` or ``tests``) goes, in a work folder,
    (``ttgen bundle``, ``TRITON_DISABLE_LINE_INFO=1``): the same binary and signature for each;
 6. ``mypy``: docs/adopting.md's command (``mypy --check-untyped-defs --follow-imports=silent``):
    no new error in the migrated modules (errors compared without line numbers, every new one
-   printed), and a call of a launcher with a misspelt keyword and a float for an int, in a
+   printed in full), and a call of a launcher with a misspelt keyword and a float for an int, in a
    function without annotations, which it must catch; where mypy cannot run or crashes, the
    step fails and says so (never "0 errors");
 7. ``dtype``: a recorded launch repeated through ``run()`` with one tensor of a dtype the
@@ -213,7 +213,8 @@ class Adoption:
                                 "mypy could not run": failed,
                                 "errors before": sum(errors["original"].values()),
                                 "errors after": sum(errors["migrated"].values()),
-                                "new errors": sorted(new.elements()), "probe caught": caught}
+                                "new errors": sorted(new.elements()), "new errors in full": _in_full(new, runs["migrated"].stdout),
+                                "probe caught": caught}
         self._check(not failed and not new and bool(caught) and all(caught.values()), "mypy")
 
     def dtype(self) -> None:
@@ -347,7 +348,8 @@ class Adoption:
                      ("mypy could not run", json.dumps(m.get("mypy could not run", {}))),
                      ("mypy: errors before, after", f"{m['errors before']}, {m['errors after']}"
                       if not m.get("mypy could not run") else "unknown (mypy did not run)"),
-                     ("mypy: new errors", str(len(m["new errors"])) + "".join(f"\n  {e}" for e in m["new errors"])),
+                     ("mypy: new errors", str(len(m["new errors"])) + "".join(
+                         f"\n  {e}" for e in m.get("new errors in full", m["new errors"]))),
                      ("mypy: probe caught", json.dumps(m["probe caught"]))]
         if "dtype" in r:
             rows += [("wrong dtype", json.dumps(r["dtype"]))]
@@ -398,8 +400,22 @@ def _mypy_errors(output: str) -> collections.Counter[str]:
     """mypy's errors as 'path: message [code]', without line numbers (the migrated lines moved)
     and without the types they quote (which the annotations name now: 'Heuristics[Callable[[
     tensor[float32, ...' where it was 'Heuristics[Callable[[Any, ...')."""
-    found = re.findall(r"^([^:\n]+):\d+(?::\d+)?: error: (.*)$", output, re.M)
-    return collections.Counter(path + ": " + re.sub(r'"[^"]*"', '"…"', message) for path, message in found)
+    return collections.Counter(filter(None, map(_elided, output.splitlines())))
+
+
+def _in_full(new: collections.Counter[str], output: str) -> list[str]:
+    """The lines of mypy's ``output`` that hold the ``new`` errors (`_mypy_errors`' form), in
+    full as mypy wrote them: where an error of one wording was there before too, every line of
+    that wording."""
+    return [line for line in output.splitlines() if _elided(line) in new]
+
+
+def _elided(line: str) -> str | None:
+    """An error line of mypy's as `_mypy_errors` compares it (None for another line)."""
+    found = re.match(r"^([^:\n]+):\d+(?::\d+)?: error: (.*)$", line)
+    if found is None:
+        return None
+    return found.group(1) + ": " + re.sub(r'"[^"]*"', '"…"', found.group(2))
 
 
 def _last(text: str) -> str:

@@ -97,6 +97,7 @@ class layer_norm_fwd:
         schedule_hint: str | None = None,
         llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None = None,
         wgp_cu_mode: str | None = None,
+        multibuffer: bool | None = None,
         stream: _rt.Stream = None,
     ) -> None:
         """Launches ``layer_norm_fwd`` once the tensors have the shapes their annotations give:
@@ -149,7 +150,7 @@ class layer_norm_fwd:
             enable_fp_fusion, enable_reflect_ftz, debug, sanitize_overflow, ptx_version,
             ptx_options, ir_override, default_dot_input_precision, max_num_imprecise_acc_default,
             extern_libs, sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
-            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
+            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode, multibuffer,
         )
         if grid.__class__ is tuple:
             _grid = grid
@@ -191,7 +192,7 @@ class layer_norm_fwd:
                     min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
                     matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
                     allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
-                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode, multibuffer=multibuffer,
                 ),
             )
         else:

@@ -109,6 +109,7 @@ class matmul_autotuned:
         schedule_hint: str | None = None,
         llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None = None,
         wgp_cu_mode: str | None = None,
+        multibuffer: bool | None = None,
         stream: _rt.Stream = None,
     ) -> None:
         _state = _rt.launch_state()
@@ -155,7 +156,7 @@ class matmul_autotuned:
             enable_fp_fusion, enable_reflect_ftz, debug, sanitize_overflow, ptx_version,
             ptx_options, default_dot_input_precision, max_num_imprecise_acc_default, extern_libs,
             sched4reg, clc, min_shared_mem, waves_per_eu, matrix_instr_nonkdim, kpack,
-            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode,
+            allow_flush_denorm, schedule_hint, llvm_fn_attrs, wgp_cu_mode, multibuffer,
         )
         _tune_key = (_device, M, N, K, a.dtype, b.dtype)
         _tuned = _matmul_autotuned.tuned.get(_tune_key)
@@ -177,7 +178,7 @@ class matmul_autotuned:
                     min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
                     matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
                     allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
-                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode, multibuffer=multibuffer,
                 ),
             )
             if _tuned is None:
@@ -258,7 +259,7 @@ class matmul_autotuned:
                     min_shared_mem=min_shared_mem, waves_per_eu=waves_per_eu,
                     matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
                     allow_flush_denorm=allow_flush_denorm, schedule_hint=schedule_hint,
-                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode,
+                    llvm_fn_attrs=llvm_fn_attrs, wgp_cu_mode=wgp_cu_mode, multibuffer=multibuffer,
                 ),
                 _choice.settings,
             )

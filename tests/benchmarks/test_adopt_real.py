@@ -41,3 +41,15 @@ def test_per_test_keeps_n_parametrizations_of_each_test_spread_over_them(tmp_pat
                            "--collect-only", "test_it.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.stdout.splitlines()[:6] == ["test_it.py::test_a[0]", "test_it.py::test_a[4]", "test_it.py::test_a[9]",
                                             "test_it.py::test_b[0]", "test_it.py::test_b[1]", "test_it.py::test_c"]
+
+
+def test_new_mypy_errors_are_told_in_full() -> None:
+    """Errors are compared without line numbers and quoted types, and each new one is shown as
+    mypy wrote it (it was elided to '"…"' before, the first 20 only)."""
+    before = 'a.py:3: error: Name "x" is not defined  [name-defined]\n'
+    after = ('a.py:5: error: Name "y" is not defined  [name-defined]\n'
+             'a.py:9: error: Argument "n" to "run" of "k" has incompatible type "float"; expected "int"  [arg-type]\n'
+             'Found 2 errors in 1 file (checked 1 source file)\n')
+    new = adopt_real._mypy_errors(after) - adopt_real._mypy_errors(before)
+    assert list(new.elements()) == ['a.py: Argument "…" to "…" of "…" has incompatible type "…"; expected "…"  [arg-type]']
+    assert adopt_real._in_full(new, after) == [after.splitlines()[1]]

@@ -4,7 +4,9 @@ tests/codemods/library is a small kernel library as a team has it: kernels witho
 wrappers that launch them with ``kernel[grid](...)`` from the same module and from another,
 positionally, by keyword, with ``*`` and ``**`` splats (a tuple, a conditional, a module's dict
 of options, a dict built with conditional entries), under ``@triton.heuristics`` and
-``@triton.autotune``, a call marked ``# ttgen: keep``, a call of another compiler's cache.  A copy goes through ``ttgen record`` (its workload), ``ttgen annotate
+``@triton.autotune``, a call marked ``# ttgen: keep``, a call of another compiler's cache,
+strides splatted together, a dict bound in both branches of an ``if``, a parameter named
+``num_warps`` given by position (which sets no option: the stand-in's launches show it).  A copy goes through ``ttgen record`` (its workload), ``ttgen annotate
 --write``, ``ttgen`` (the launchers) and ``ttgen migrate --write``; after each step the workload
 gives the same results: digests of every result under ``TRITON_INTERPRET=1``, the same launches
 (kernels, grids, blocks, scalar arguments) on the driver stand-in, where Triton's real JIT
@@ -93,7 +95,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
         "out: tl.tensor[tl.float32, \"Literal['D0']\", \"Literal['inner-contiguous']\"], "
         "stride, n_cols, BLOCK: tl.constexpr):")
     notes = annotated.stderr.splitlines()
-    assert notes[-1] == ("ttgen annotate: 4 kernels recorded, 14 parameters annotated, 5 notes, 2 kernels seen with "
+    assert notes[-1] == ("ttgen annotate: 5 kernels recorded, 19 parameters annotated, 9 notes, 3 kernels seen with "
                          "one dtype only; 1 file rewritten")
     assert any(": seen with one dtype only: 'row_sum_kernel': 'x' (fp32), 'out' (fp32); run() refuses any other" in n
                for n in notes)
@@ -109,7 +111,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     migrated = ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
     skipped = sorted(line.split(": skipped: ")[1] for line in migrated.stderr.splitlines() if ": skipped: " in line)
     assert skipped == ["the kernel is chosen at run time ('kernel' is a local name or parameter)"]
-    assert "9 call sites rewritten, 1 skipped, 1 kept ('# ttgen: keep')" in migrated.stderr
+    assert "10 call sites rewritten, 1 skipped, 1 kept ('# ttgen: keep')" in migrated.stderr
     ops = (library / "adoptlib" / "ops.py").read_text()
     assert "    import generated.ops_launch" not in ops and "    import generated.kernels_launch as kernels_launch\n" in ops
     assert ("    kernels_launch.row_sum_kernel.run(\n        grid=(x.shape[1], 1),\n        x=x.t(),\n        out=out,\n"
@@ -118,6 +120,9 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     assert "            x=args[0],\n" in ops and "        x=y if swap else x,\n" in ops and "            num_warps=4,\n" in ops
     assert "    options: ttgen.runtime.LaunchOptions = {" in ops and "        **options,\n" in ops
     assert "    kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](x, y, out, x.numel(), alpha, 128)\n" in ops
+    assert ("    x_row, x_col, o_row, o_col = tuple(x.stride()) + tuple(out.stride() if scaled else (x.shape[1], 1))\n"
+            in ops and "        num_warps=2 if scaled else 1,\n        num_warps_sets_option=False,\n" in ops
+            and "        BLOCK=settings['BLOCK'],\n" in ops)
     assert json.loads(run(workload, library, env)) == before
 
     # Migrate changed no kernel, so the launchers are still what ttgen generates; and a second
@@ -227,7 +232,7 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
         ttgen("bundle", "launches.txt", "--out", "built", "-j", "2", "-q", cwd=tree,
               env={**env, "TRITON_DISABLE_LINE_INFO": "1"})
         built[tree] = json.loads((tree / "built" / "ttgen-bundle" / "index.json").read_text())["kernels"]
-    assert built[original].keys() == built[library].keys() and len(built[library]) == 5
+    assert built[original].keys() == built[library].keys() and len(built[library]) == 6
     for name, kernel in built[original].items():
         after = built[library][name]
         assert kernel["source"] != after["source"]  # Triton's own hash of the source differs, by design

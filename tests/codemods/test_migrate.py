@@ -128,6 +128,13 @@ ROWS = [
         function("opts = {'n': n, 'num_warps': 4}\nadd[grid](x, y, out, **opts)\n"),
         function("opts = {'n': n, 'num_warps': 4}\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=opts['n'], "
                  "num_warps=4)\n", launcher=LAUNCHER)),
+    Row("a ** splat of a dict bound in both branches with the same keys (Liger's grpo_loss): keywords",
+        function("if n:\n    d = {'BLOCK': 64, 'num_warps': 1}\nelse:\n    d = {'BLOCK': 32, 'num_warps': 1}\n"
+                 "add[grid](x, y, out, n, **d)\n"),
+        function("if n:\n    d = {'BLOCK': 64, 'num_warps': 1}\nelse:\n    d = {'BLOCK': 32, 'num_warps': 1}\n"
+                 "kern_launch.add.run(\n    grid=grid,\n    x=x,\n    y=y,\n    out=out,\n    n=n,\n    BLOCK=d['BLOCK'],\n"
+                 "    num_warps=1,\n)\n",
+                 launcher=LAUNCHER)),
     Row("a ** splat of a module's dict: keywords", function("add[grid](x, y, out, n, **OPTS)\n", IMPORT + "OPTS = dict(num_stages=2)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, num_stages=2)\n",
                  IMPORT + "OPTS = dict(num_stages=2)\n", LAUNCHER)),
@@ -154,16 +161,21 @@ ROWS = [
     Row("several splats the parameters account for: unpacked together, in order",
         STRIDED + function("copy2[grid](x, out, *x.stride(), *(out.stride() if n else (1, 1)), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
-        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *(out.stride() if n else (1, 1)))\n"
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
                            "kern_launch.copy2.run(\n    grid=grid,\n"
                            "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
                            "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
         ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
-    Row("a conditional a call's * takes bare (attorch's): in parentheses in the tuple unpacked (a syntax error bare)",
-        STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride() if n else (1, 1), n, BLOCK=64)\n", ""),
-        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = (*x.stride(), *(out.stride() if n else (1, 1)))\n"
+    Row("a conditional a call's * takes bare (attorch's), and an argument between splats: a tuple each, joined "
+        "(mypy refuses a * item of type Any in a tuple display)",
+        STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride() if n else (1, 1), n, BLOCK=64)\n"
+                           "copy2[grid](x, out, *x.stride(), y, *kw, BLOCK=64)\n", ""),
+        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
                            "kern_launch.copy2.run(\n    grid=grid,\n"
                            "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
+                           "    BLOCK=64,\n)\nx_m__, x_n__, o_m__, o_n__, n_ = tuple(x.stride()) + (y,) + tuple(kw)\n"
+                           "kern_launch.copy2.run(\n    grid=grid,\n"
+                           "    x=x,\n    out=out,\n    x_m=x_m__,\n    x_n=x_n__,\n    o_m=o_m__,\n    o_n=o_n__,\n    n=n_,\n"
                            "    BLOCK=64,\n)\n", "", LAUNCHER),
         inside=True),
     # -- the layout --------------------------------------------------------------------------------
@@ -235,12 +247,20 @@ ROWS = [
         function("add[grid](x, y, out, n)\n"),
         ("'add' has no launcher: ttgen writes none for {pkg}/kern.py ({gen}/kern_launch.py exists and was not "
          "written by ttgen; not overwriting it)",), generate=False, foreign=True),
-    Row("a parameter named like a launch option, by position and by keyword",
-        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
-        NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nkern_launch.warps.run(grid=grid, x=x, num_warps=8)\n",
-                                        "", LAUNCHER),
-        ("parameter 'num_warps' is named like a launch option: given by keyword it sets the option too (in run() "
-         "as in Triton), given by position it does not",), inside=True),
+    Row("a parameter named like a launch option, by position (it sets no option: num_warps_sets_option=False) and by "
+        "keyword", NAMED_LIKE_AN_OPTION + function("warps[grid](x, 8)\nwarps[grid](x, num_warps=8)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(grid=grid, x=x, num_warps=8, num_warps_sets_option=False)\n"
+                                        "kern_launch.warps.run(grid=grid, x=x, num_warps=8)\n", "", LAUNCHER),
+        inside=True),
+    Row("a parameter named like a launch option, last of a call over several lines (Liger's): one keyword a line",
+        NAMED_LIKE_AN_OPTION + function("warps[grid](\n    x,\n    8,\n)\n", ""),
+        NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(\n    grid=grid,\n    x=x,\n    num_warps=8,\n"
+                                        "    num_warps_sets_option=False,\n)\n", "", LAUNCHER),
+        inside=True),
+    Row("a module's dict of another backend's option (Liger's Ascend ops: multibuffer): a keyword run() takes",
+        function("add[grid](x, y, out, n, **_NO_MULTIBUFFER)\n", IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, multibuffer=False)\n",
+                 IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n", LAUNCHER)),
 ]
 
 
@@ -353,11 +373,31 @@ def add(x, out, n: int, alpha: float, BLOCK: tl.constexpr):
     pass
 
 
+@triton.jit
+def copy2(x, out, x_m, x_n, o_m, o_n, n, num_warps: tl.constexpr):
+    pass
+
+
 def launch(x, out, n, alpha):
     opts = {"num_warps": 4}
     if n > 1024:
         opts["num_stages"] = 2
     add[(1,)](x, out, n, alpha, BLOCK=128, **opts)
+
+
+def launch_either(x, out, n, alpha):
+    # (Liger's grpo_loss: a constexpr and options, bound in both branches)
+    if n > 1024:
+        kwargs = {"BLOCK": 2048, "num_stages": 2, "num_warps": 1}
+        add[(1,)](x, out, n, alpha, **kwargs)
+    else:
+        kwargs = {"BLOCK": 1024, "num_stages": 2, "num_warps": 1}
+        add[(1,)](out, x, n, alpha, **kwargs)
+
+
+def copy(x, out, n, strided, warps):
+    # (attorch's strides, Liger's num_warps by position)
+    copy2[(1,)](x, out, *x.stride(), *out.stride() if strided else (1, 1), n, warps)
 '''
 # docs/adopting.md's command that checks migrated call sites in a library without annotations
 CHECK_UNTYPED = "mypy --check-untyped-defs --follow-imports=silent"
@@ -366,7 +406,8 @@ CHECK_UNTYPED = "mypy --check-untyped-defs --follow-imports=silent"
 def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library(tmp_path: Path) -> None:
     """In a library whose functions have no annotations, plain mypy skips their bodies, so it
     passes a migrated call with a misspelt keyword and a float for an int; the command
-    docs/adopting.md gives catches both, and a misspelt key of a dict of options migrate typed."""
+    docs/adopting.md gives catches both, and a misspelt key of a dict of options migrate typed,
+    and finds nothing else in what migrate wrote (strides unpacked, dicts of options)."""
     pytest.importorskip("mypy")
     from tests.end_to_end.test_docs import ADOPTING, document
 
@@ -377,8 +418,8 @@ def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library
     assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
     assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
     migrated = (tmp_path / "pkg" / "kern.py").read_text()
-    assert "opts: ttgen.runtime.LaunchOptions = {" in migrated
-    wrong = migrated.replace("n=n,", "nn=n, n=2.5,").replace('opts["num_stages"]', 'opts["num_stage"]')
+    assert "opts: ttgen.runtime.LaunchOptions = {" in migrated and "](" not in migrated  # (every call rewritten)
+    wrong = migrated.replace("n=n,", "nn=n, n=2.5,", 1).replace('opts["num_stages"]', 'opts["num_stage"]')
     (tmp_path / "pkg" / "kern.py").write_text(wrong)
 
     def mypy(*flags: str) -> list[str]:

@@ -393,8 +393,8 @@ def test_triton_s_compilation_error_from_the_jit_passes_through(stubcuda_lib, tm
 
 
 
-# An option the running Triton's backend has no field for (clc: Triton 3.9's): passed on, so
-# Triton's JIT decides, through run() as through kernel[grid](...).
+# An option the running Triton's backend has no field for (clc: Triton 3.9's; multibuffer:
+# triton-ascend's): passed on, so Triton's JIT decides, through run() as through kernel[grid](...).
 OTHER_VERSION = f"""
     import json, sys
     sys.path.insert(0, {str(REPO)!r})
@@ -404,9 +404,10 @@ OTHER_VERSION = f"""
 
     x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
     seen = []
-    for call in (lambda: kernels.affine_plain[(1,)](x, y, 100, BLOCK=64, clc=True),
-                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), clc=True),
-                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), clc=True)):
+    option = OPTION
+    for call in (lambda: kernels.affine_plain[(1,)](x, y, 100, BLOCK=64, **option),
+                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), **option),
+                 lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=64, grid=(1,), **option)):
         try:
             call()
             seen.append(None)
@@ -416,12 +417,16 @@ OTHER_VERSION = f"""
 """
 
 
-def test_an_option_of_another_triton_version_is_triton_s_to_take_or_refuse(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
-    records = run_recorded(OTHER_VERSION, files=_generated_files(tmp_path), session=stubcuda_lib)
+@pytest.mark.parametrize("option", [{"clc": True}, {"multibuffer": False}])
+def test_an_option_of_another_triton_version_or_backend_is_triton_s_to_take_or_refuse(
+        stubcuda_lib, tmp_path: Path, option: dict[str, bool]) -> None:  # noqa: F811
+    records = run_recorded(OTHER_VERSION.replace("OPTION", repr(option)), files=_generated_files(tmp_path),
+                           session=stubcuda_lib)
+    name = next(iter(option))
     theirs, *ours = json.loads(records.stdout.strip().splitlines()[-1])
     assert ours == [theirs, theirs]  # the same error, or the same launches
-    if VERSION < (3, 9):  # 3.6's CUDA backend has no such field: Triton's KeyError
-        assert theirs is not None and theirs[0] == "KeyError" and "clc" in theirs[1] and len(records) == 0
+    if VERSION < (3, 9) or name == "multibuffer":  # a backend without the field: Triton's KeyError
+        assert theirs is not None and theirs[0] == "KeyError" and name in theirs[1] and len(records) == 0
     elif theirs is None:  # (3.9's has one, which decides for the stand-in's target)
         assert len(records) == 3 and records[1] == records[0] and records[2] == records[0]
 

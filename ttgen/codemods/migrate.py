@@ -52,7 +52,7 @@ from ttgen.generate.cache import Cache, digest
 from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, sets_option_keyword
 
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
 # subscript, and refuses a stream.
@@ -440,7 +440,8 @@ class _Migrate(cst.CSTTransformer):
         after = sum(arg.keyword is None and not arg.star for arg in args[stars[-1] + 1:])
         count = filled - first - after
         if (any(param.default is not None for param in params[:filled]) or count < len(span) - len(stars)
-                or not all(arg.keyword is None and _read(arg.value) for arg in span)):
+                or not all(arg.keyword is None and _read(arg.value) for arg in span)
+                or len(span) > 1 and "tuple" in self.names):  # (`_joined` calls the builtin)
             raise Skip(unknown)
         names = []
         for param in params[first:first + count]:
@@ -449,8 +450,7 @@ class _Migrate(cst.CSTTransformer):
                 name += "_"
             self.names.add(name)
             names.append(name)
-        value = span[0].value if len(span) == 1 else cst.Tuple(
-            [cst.StarredElement(_starrable(arg.value)) if arg.star else cst.Element(arg.value) for arg in span])
+        value = span[0].value if len(span) == 1 else _joined(span)
         self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
             [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
         between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
@@ -485,21 +485,30 @@ class _Migrate(cst.CSTTransformer):
 
     def _entries(self, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
         """What ``**value`` stands for when its keys are known here: a dict written out with
-        string keys, or a name bound once (in the function or the module) to one and only ever
-        splatted (each value a constant, or ``name["key"]``); None where the keys are known only
-        at run time (the splat stays: run() takes keywords)."""
+        string keys, or a name only ever splatted and bound (in the function or the module) to
+        such dicts, all of the same keys (Liger's ``kwargs = {...}`` in both branches of an
+        ``if``): each value a constant where every binding gives it, else ``name["key"]``; None
+        where the keys are known only at run time (the splat stays: run() takes keywords)."""
         entries = _literal_entries(value)
         if entries is not None:
             return entries
         if not isinstance(value, cst.Name):
             return None
-        bound = self._bound_once(value)
-        entries = _literal_entries(bound) if bound is not None else None
-        if entries is None or not all(use == "**" for use in self._uses(value)):
+        bound = self._bound_dicts(value)
+        if bound is None or not all(use == "**" for use in self._uses(value)):
             self._typed_options(value)
             return None
-        return [(key, item if _constant(item) else cst.Subscript(
-            value, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(key))))])) for key, item in entries]
+        values = [dict(entries) for entries in bound]
+        return [(key, item if _constant(item) and all(_code(v[key]) == _code(item) for v in values) else cst.Subscript(
+            value, [cst.SubscriptElement(cst.Index(cst.SimpleString(repr(key))))])) for key, item in bound[0]]
+
+    def _bound_dicts(self, name: cst.Name) -> list[list[tuple[str, cst.BaseExpression]]] | None:
+        """The entries of each binding of ``name`` here where every one is ``name = <a dict
+        written out>`` and all have the same keys; None otherwise."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        found = [_literal_entries(self._value(a)) for a in (scope[name.value] if scope is not None else ())]
+        keys = {frozenset(key for key, _ in entries) for entries in found if entries is not None}
+        return found if found and None not in found and len(keys) == 1 else None  # type: ignore[return-value]
 
     def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
         """The value of ``name = value`` when that is the only binding of ``name`` here."""
@@ -561,10 +570,12 @@ class _Migrate(cst.CSTTransformer):
                 if index >= len(params):
                     raise Skip(f"{index + 1} positional arguments; '{kernel.name}' has {len(params)} parameters")
                 name = params[index]
-                if name in OPTIONS:
-                    raise Skip(f"parameter '{name}' is named like a launch option: given by keyword it sets the "
-                               "option too (in run() as in Triton), given by position it does not")
                 arg = _keyword(name, arg.value, arg.comma, arg)
+                flag = sets_option_keyword(name, params)
+                if flag in run.names:  # (named like a launch option: by position, it sets the parameter only)
+                    out.append(arg.with_changes(comma=_separator(args[:index + 1])))
+                    given.add(name)
+                    arg, name = _keyword(flag, cst.Name("False"), arg.comma), flag
             else:
                 name = arg.keyword.value
             if name in given:
@@ -638,6 +649,18 @@ def _keyword(name: str, value: cst.BaseExpression, comma: cst.Comma | cst.MaybeS
     if like is not None:
         return like.with_changes(keyword=cst.Name(name), equal=equal)
     return cst.Arg(value=value, keyword=cst.Name(name), equal=equal, comma=comma)
+
+
+def _separator(args: Sequence[cst.Arg]) -> cst.Comma:
+    """A comma as the last of ``args`` that is followed by another argument has it (its line
+    break and indentation, not its comment), to put between two arguments."""
+    for arg in reversed(args[:-1]):
+        if isinstance(arg.comma, cst.Comma):
+            after = arg.comma.whitespace_after
+            if isinstance(after, cst.ParenthesizedWhitespace):
+                after = after.with_changes(first_line=cst.TrailingWhitespace())
+            return arg.comma.with_changes(whitespace_after=after)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _imported(function: cst.FunctionDef, launcher: str) -> str | None:
@@ -818,15 +841,23 @@ def _one_per_line(call: cst.Call, indent: str) -> cst.Call:
     return call.with_changes(args=args, whitespace_before_args=line(comment(call.whitespace_before_args), False))
 
 
-# What a call's ``*`` takes and a tuple's ``*`` does not (Python's grammar: an expression there,
-# a bitwise or_expr here): ``f(*a if c else b)`` is a call, ``(*a if c else b,)`` a syntax error.
-_BELOW_OR = (cst.IfExp, cst.Lambda, cst.BooleanOperation, cst.Comparison, cst.NamedExpr)
-
-
-def _starrable(value: cst.BaseExpression) -> cst.BaseExpression:
-    """``value`` as a ``*`` item of a tuple: in parentheses where a call's ``*`` took it bare."""
-    below = isinstance(value, _BELOW_OR) or isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)
-    return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if below and not value.lpar else value
+def _joined(span: Sequence[cst.Arg]) -> cst.BaseExpression:
+    """The values of ``span``'s arguments and ``*`` splats as one tuple, each read once, in order:
+    ``tuple(x.stride()) + (n,) + tuple(a if c else b)``.  (Not ``(*x.stride(), n, *...)``: mypy
+    refuses a ``*`` item of a tuple display whose type is Any, as an untyped library's are.)"""
+    parts: list[cst.BaseExpression] = []
+    for arg in span:
+        if arg.star:  # (the call's parentheses are the item's: `tuple(a if c else b)`)
+            bare = arg.value if isinstance(arg.value, cst.Tuple) else arg.value.with_changes(lpar=[], rpar=[])
+            parts.append(cst.Call(cst.Name("tuple"), [cst.Arg(bare)]))
+        elif parts and isinstance(parts[-1], cst.Tuple):
+            parts[-1] = parts[-1].with_changes(elements=[*parts[-1].elements, cst.Element(arg.value)])
+        else:
+            parts.append(cst.Tuple([cst.Element(arg.value)]))
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = cst.BinaryOperation(joined, cst.Add(), part)
+    return joined
 
 
 def line_length(path: Path) -> int:

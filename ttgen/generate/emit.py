@@ -19,7 +19,7 @@ from ttgen.vocabulary import param_types
 from ttgen.vocabulary.kinds import tuple_text as _tuple_text
 from ttgen.vocabulary.options import OPTIONS as _OPTIONS
 from ttgen.vocabulary.spelling import Spelling
-from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword
+from ttgen.vocabulary.options import COMPILE_OPTIONS, RUN_OPTIONS, compile_options, grid_keyword, sets_option_keyword
 
 # Launch options of run(): name, annotation besides None, default (Triton's CUDA defaults).
 OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default) in _OPTIONS.items())
@@ -34,7 +34,7 @@ BUILTINS = (
     "Exception",
 )
 # The locals of run() besides its parameters, by role (and ``ptr_x`` for each tensor parameter x,
-# ``option_num_warps`` for a parameter num_warps with a default: see `_option_parameters`).
+# ``option_num_warps`` for a parameter num_warps: see `_option_named`).
 LOCALS = (
     "state", "device", "given", "tensors", "aligned", "ok", "grid", "g0", "g1", "g2", "stream",
     "key", "launch", "tune_key", "tuned", "choice", "options", "compile",
@@ -90,9 +90,9 @@ class Names:
     def _locals(self, kernel: model.Kernel) -> dict[str, str]:
         """run()'s locals: clear of the module's names, the parameters and run()'s keywords."""
         taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS} | set(COMPILE_OPTIONS)
-        taken |= {"stream", self.kernels[kernel.name].grid}
+        taken |= {"stream", self.kernels[kernel.name].grid, *_sets_option_keywords(kernel).values()}
         tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, param_types.TensorType)]
-        options = [f"option_{p.name}" for p in _option_parameters(kernel)]
+        options = [f"option_{p.name}" for p in _option_named(kernel)]
         return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors, *options)}
 
     def of(self, kernel: model.Kernel) -> KernelNames:
@@ -291,6 +291,8 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, ind
         w.add(f"{option}: {_option_annotation(annotation, s)} = {default},", indent + 1)
     for option in _compile_options(kernel):
         w.add(f"{option}: {_option_annotation(COMPILE_OPTIONS[option], s)} = None,", indent + 1)
+    for keyword in _sets_option_keywords(kernel).values():
+        w.add(f"{keyword}: {s.builtin('bool')} = True,", indent + 1)
     if _has_stream(kernel):
         w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
     w.add(") -> None:", indent)
@@ -371,15 +373,27 @@ def _option_names(kernel: model.Kernel) -> list[str]:
     return [name for name, _, _ in OPTIONS]
 
 
+def _option_named(kernel: model.Kernel) -> list[model.Param]:
+    """The parameters the caller passes that are named like one of run()'s launch options: the
+    option is the parameter's value where the call gives it by name, as in Triton, and keeps its
+    own default where the parameter is omitted (the parameter then takes its default) or where
+    run()'s `sets_option_keyword` is False (a value Triton was given by position)."""
+    return [p for p in _given(kernel) if p.name in _option_names(kernel)]
+
+
 def _option_parameters(kernel: model.Kernel) -> list[model.Param]:
-    """The parameters the caller passes that are named like one of run()'s launch options and
-    have a default: omitted, Triton gives the parameter its default and the option its own."""
-    return [p for p in _given(kernel) if p.name in _option_names(kernel) and p.default is not None]
+    """`_option_named` parameters that have a default, which run() takes as optional."""
+    return [p for p in _option_named(kernel) if p.default is not None]
+
+
+def _sets_option_keywords(kernel: model.Kernel) -> dict[str, str]:
+    """Each `_option_named` parameter -> run()'s keyword saying whether it sets the option."""
+    return {p.name: sets_option_keyword(p.name, (q.name for q in kernel.params)) for p in _option_named(kernel)}
 
 
 def _option_values(kernel: model.Kernel, n: KernelNames) -> list[tuple[str, str]]:
-    """Each launch option and the local holding its value (see `_option_parameters`)."""
-    own = {p.name for p in _option_parameters(kernel)}
+    """Each launch option and the local holding its value (see `_option_named`)."""
+    own = {p.name for p in _option_named(kernel)}
     return [(name, n.locals[f"option_{name}"] if name in own else name) for name in _option_names(kernel)]
 
 
@@ -399,9 +413,8 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) ->
     own_options = _options_dict([(name, name) for name in own], s)
     compiled = [(name, name) for name in _compile_options(kernel)]
     run_options = _options_dict(_option_values(kernel, n) + compiled, s)
-    for param in _option_parameters(kernel):
-        w.add(f'{param.name}, {n.locals["option_" + param.name]} = {launcher}.option_parameter("{param.name}", '
-              f"{param.name})")
+    for param, keyword in _sets_option_keywords(kernel).items():
+        w.add(f'{param}, {n.locals["option_" + param]} = {launcher}.option_parameter("{param}", {param}, {keyword})')
     w.add(f"{v['state']} = {s.rt}.launch_state()")
     w.add(f"{v['device']} = {v['state']}[0]")
     tensors = [p.name for p in kernel.params if isinstance(p.type, param_types.TensorType)]
@@ -482,6 +495,9 @@ def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelli
     w.add(f"{n.grid},", 1)
     w.add(("stream" if _has_stream(kernel) else "None") + ",", 1)
     w.call(1, Call(f"{s.builtin('dict')}(", tuple(f"{name}={name}" for name in options), "),"))
+    flags = _sets_option_keywords(kernel)
+    if flags:
+        w.add("{" + ", ".join(f'"{param}": {keyword}' for param, keyword in flags.items()) + "},", 1)
     w.add(")")
 
 

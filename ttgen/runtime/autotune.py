@@ -76,10 +76,13 @@ def tuned_entry(launcher: LauncherCore, config: Any) -> tuple[Any, ...]:
     return (*supplied, Choice(config, launcher.arg_names))
 
 
-def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any]) -> None:
+def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, stream: object, options: dict[str, Any],
+              sets_option: dict[str, bool] | None = None) -> None:
     """run() of a kernel whose decorators' names the source did not tell: every argument
     checked by the full rules, then launched through the decorators as kernel[grid](...)
-    does (Triton's JIT speed: what makes the fast path is knowing the names statically)."""
+    does (Triton's JIT speed: what makes the fast path is knowing the names statically).
+    ``sets_option``: for each parameter named like a launch option, whether it sets the option
+    (`LauncherCore.option_parameter`)."""
     for spec in launcher.params:
         value = given.get(spec.name, TUNED)
         if spec.name in launcher.supplied and value is not TUNED:
@@ -88,7 +91,7 @@ def run_loose(launcher: LauncherCore, given: dict[str, Any], grid: object, strea
             raise TypeError(f"{launcher.name}: missing argument '{spec.name}' (the decorators do not set it)")
     options = dict(options)
     for name in launcher.option_named & set(given) - launcher.supplied:  # (a parameter named like an option)
-        given[name], options[name] = launcher.option_parameter(name, given[name])
+        given[name], options[name] = launcher.option_parameter(name, given[name], (sets_option or {}).get(name, True))
     names = [spec.name for spec in launcher.given]
     index = device.current_device()
     values = list(launcher.accept(index, tuple(given[n] for n in names)))

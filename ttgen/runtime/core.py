@@ -35,7 +35,7 @@ from ttgen.runtime import record
 from ttgen.vocabulary.fingerprint import find_function, fingerprint
 from ttgen.runtime.live import StaleLauncherError
 from ttgen.vocabulary.options import (
-    COMPILE_OPTIONS, OPTIONS, OptionError, compile_options, hashable, non_default, option_value,
+    COMPILE_OPTIONS, OPTIONS, OptionError, compile_options, hashable, non_default, option_value, sets_option_keyword,
 )
 from ttgen.runtime import device
 from ttgen.runtime.launch import VERSION, LaunchFunction, launch_function
@@ -194,13 +194,17 @@ class LauncherCore:
         """A parameter default, as the kernel's module computed it."""
         return self.defaults[name]
 
-    def option_parameter(self, name: str, value: Any) -> tuple[Any, Any]:
+    def option_parameter(self, name: str, value: Any, sets_option: bool = True) -> tuple[Any, Any]:
         """A parameter named like a launch option, and the option, as kernel[grid](...) sets
-        them: given by name, the value for both; omitted (`OMITTED`), the parameter's default and
-        the option's own."""
+        them: given by name, the value for both; given by position (run()'s ``sets_option`` False:
+        `sets_option_keyword`), the value for the parameter and the option's own default;
+        omitted (`OMITTED`), the parameter's default and the option's own."""
+        if sets_option.__class__ is not bool:
+            raise TypeError(f"{self.name}: argument '{sets_option_keyword(name, self.arg_names)}' expected a bool "
+                            f"(whether '{name}' sets the launch option too), got {describe(sets_option)}")
         if value is OMITTED:
             return self.defaults[name], OPTIONS[name][1]
-        return value, value
+        return value, (value if sets_option else OPTIONS[name][1])
 
     # -- rejected arguments ------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non_default
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non_default, sets_option_keyword
 from ttgen.runtime.core import LauncherCore
 
 
@@ -102,7 +102,8 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
     options = {name: values[name] for name in (*OPTIONS, *COMPILE_OPTIONS) if name in values}
     for name in launcher.option_named & set(values):  # (a parameter named like an option)
-        values[name], options[name] = launcher.option_parameter(name, values[name])
+        sets = values.get(sets_option_keyword(name, launcher.arg_names), True)
+        values[name], options[name] = launcher.option_parameter(name, values[name], sets)
     names = [spec.name for spec in launcher.given]
     arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
     launcher.explain_shapes(*(arguments[n] for n in launcher.shape_names))  # Python's rule: Dynamo traces it

@@ -36,6 +36,7 @@ OPTIONS: dict[str, tuple[str, object]] = {
 # supported_fp8_dtypes, deprecated_fp8_dot_operand_dtypes, allowed_dot_input_precisions);
 # docs/differences.md says why.  An option of another backend or version is taken and passed
 # on: Triton's JIT refuses a name its backend has no field for (KeyError), as kernel[grid] does.
+# Last, `ASCEND`'s: triton-ascend's NPU backend takes it, and libraries pass it beside CUDA's.
 COMPILE_OPTIONS: dict[str, str] = {
     "enable_fp_fusion": "bool",
     "enable_reflect_ftz": "bool",
@@ -57,7 +58,12 @@ COMPILE_OPTIONS: dict[str, str] = {
     "schedule_hint": "str",
     "llvm_fn_attrs": "str | tuple[tuple[str, str], ...]",
     "wgp_cu_mode": "str",
+    "multibuffer": "bool",
 }
+# The options of triton-ascend's backend (its NPUOptions) that run() takes: the ones libraries
+# pass at kernel[grid](...) (Liger-Kernel's Ascend ops, `multibuffer=False`).  Triton's CUDA and
+# HIP backends refuse them with their KeyError, run() as kernel[grid](...).
+ASCEND = ("multibuffer",)
 
 
 
@@ -94,6 +100,7 @@ class LaunchOptions(TypedDict, total=False):
     schedule_hint: str | None
     llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None
     wgp_cu_mode: str | None
+    multibuffer: bool | None
 
 
 # Fields of Triton's backend options that run() does not take, and why (docs/differences.md).
@@ -203,6 +210,19 @@ def grid_keyword(params: Iterable[str]) -> str:
     underscores as it takes to be free."""
     taken = set(params)
     name = "grid"
+    while name in taken:
+        name += "_"
+    return name
+
+
+def sets_option_keyword(param: str, params: Iterable[str]) -> str:
+    """run()'s keyword that says whether parameter ``param``, named like a launch option, sets
+    the option too: ``num_warps_sets_option`` (with trailing underscores while a parameter has
+    that name).  True by default, as ``kernel[grid](..., num_warps=8)`` sets both; False for what
+    a value given by position does in Triton: it sets the parameter only, the option keeps its
+    default."""
+    taken = set(params)
+    name = f"{param}_sets_option"
     while name in taken:
         name += "_"
     return name

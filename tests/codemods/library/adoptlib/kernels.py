@@ -95,3 +95,12 @@ def negate_twice(x):
     kernel = negate_kernel if x.numel() else None
     kernel[(triton.cdiv(x.numel(), 32),)](x, out, x.numel(), BLOCK=32)
     return negate(out)
+
+
+@triton.jit
+def copy_rows_kernel(x, out, x_row, x_col, o_row, o_col, n_cols, num_warps: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    values = tl.load(x + row * x_row + cols * x_col, mask=mask)
+    tl.store(out + row * o_row + cols * o_col, values * num_warps, mask=mask)

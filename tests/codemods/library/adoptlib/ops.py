@@ -64,3 +64,17 @@ def double(x):
     n = x.numel()
     kernels.double_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n)
     return out
+
+
+def copy_rows(x, scaled):
+    """Strides splatted (attorch's), a dict bound in both branches (Liger's grpo_loss), and a
+    parameter named like a launch option given by position (Liger's neighborhood attention:
+    in Triton it sets the parameter, not the option)."""
+    out = torch.empty_like(x)
+    if scaled:
+        settings = {"BLOCK": triton.next_power_of_2(x.shape[1])}
+    else:
+        settings = {"BLOCK": 64}
+    kernels.copy_rows_kernel[(x.shape[0],)](x, out, *x.stride(), *out.stride() if scaled else (x.shape[1], 1),
+                                            x.shape[1], 2 if scaled else 1, **settings)
+    return out
