@@ -202,7 +202,7 @@ static int loose_number(const Loose *r, PyObject *value, PyObject **part) {
 }
 
 /* A tensor's key, or a subclass of int or float's: as `loose_key`. */
-static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
+static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                         char *have, PyObject **part) {
     int exact = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
@@ -217,7 +217,7 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
     long found = -2;
     uint64_t address = 0;
     Py_ssize_t at;
-    int read = dlpack_read(tc, value, &dtype, &at, &found, &address);
+    int read = dlpack_read(tc, value, &dtype, &at, &found, &address, NULL);
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
@@ -250,7 +250,7 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
 /* ``value`` keyed by rule ``r`` (pointer_types not NULL): 1 with *part (a new reference) and, for
  * a tensor, its address in *ptr and *have 1 where it is on ``device``; 0 for a value that is
  * dynamic_key's (no error set); -1 when a read raised (error set). */
-static int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr, char *have,
+static inline __attribute__((always_inline)) int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr, char *have,
                      PyObject **part) {
     if (value == Py_None)
         return pack_key(s_constexpr, Py_None, part);
