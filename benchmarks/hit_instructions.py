@@ -8,12 +8,12 @@ For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors 
 shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
-``grid3`` after the warm-up (``--zero-before``).  ``--tree``: the ttgen
+``grid3`` after the warm-up (``--zero-before``; callgrind instruments nothing before the warm-up
+ends, ``callgrind_control --instr=on``).  ``--tree``: the ttgen
 checkout whose launchers are measured (default: this one), to compare a tree before a change;
 a tree without shapes measures the kernels without them only.  ``--kernels``: some of them;
-``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Slow: each
-kernel's process runs under callgrind for several minutes (importing torch and Triton there
-dominates).
+``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Each
+kernel's process runs under valgrind for a minute or more (importing torch and Triton there).
 
 ``--wall``: no callgrind; one process times the kernels' hits on the stand-in, in interleaved
 rounds of ``--hits`` calls (the best round of ``--rounds`` each), and prints ns per hit and each
@@ -24,6 +24,7 @@ difference is the shape check's, the ratio is not the GPU's).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -88,6 +89,11 @@ def child(tree: str, kernel: str, hits: int) -> None:
     call = calls(tree, [kernel])[kernel]
     from ttgen.runtime import _native
 
+    if hits:  # callgrind instruments from here on (started with --instr-atstart=no: imports run faster)
+        subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    gc.collect()
+    gc.disable()  # (a collection would land in some hit or other: the engine's instructions alone)
+
     _native.grid3((1,))  # callgrind zeroes its counts here (--zero-before): a hit never calls it
     for _ in range(hits):
         call()
@@ -121,7 +127,8 @@ def main(argv: list[str]) -> int:
     kernels = options.kernels or PLAIN + (SHAPED if shaped else ())
     with tempfile.TemporaryDirectory(prefix="ttgen-hits-") as folder:
         session = stub_session(folder)
-        env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1"}
+        # (one hash seed: a dict's probes, the attribute lookups' among them, vary with the seed)
+        env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1", "PYTHONHASHSEED": "0"}
         if options.wall:
             done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels), str(options.hits),
                                    str(options.rounds)], env=env, check=True, capture_output=True, text=True)
@@ -136,7 +143,8 @@ def main(argv: list[str]) -> int:
             subprocess.run([*command, "0"], env=env, check=True, capture_output=True)  # compiled, cached
             out = Path(folder) / f"{kernel}.out"
             subprocess.run(
-                ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=engine_call*",
+                ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+                 "--toggle-collect=engine_call*",
                  "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(options.hits)],
                 env=env, check=True, capture_output=True,
             )
