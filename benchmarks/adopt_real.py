@@ -69,32 +69,46 @@ LIBRARIES = {
 STEPS = ["record", "annotate", "migrate", "test", "compile", "mypy", "dtype"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parser_of(description: str, steps: list[str], out: str) -> argparse.ArgumentParser:
+    """The command line of this script and of annotate_shapes.py: ``steps`` theirs, ``out`` the
+    file each writes under --out."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("library", choices=sorted(LIBRARIES))
     parser.add_argument("--code", type=Path, help="the library's package folder (copied)")
     parser.add_argument("--tests", type=Path, help="the library's test folder (copied)")
     parser.add_argument("--work", type=Path, help="the work folder (default: a new temporary one)")
-    parser.add_argument("--out", type=Path, help="where to write the summary (adopt_LIBRARY.md)")
-    parser.add_argument("--steps", default=",".join(STEPS), help=f"which steps, in order (default: {','.join(STEPS)}; '' for the summary alone)")
+    parser.add_argument("--out", type=Path, help=f"where to write {out}")
+    parser.add_argument("--steps", default=",".join(steps), help=f"which steps, in order (default: {','.join(steps)}; '' for the summary alone)")
     parser.add_argument("--files", help="the test files, comma-separated (default: the ops' own)")
     parser.add_argument("-k", dest="select", help="pytest's -k, to run a subset of the tests")
     parser.add_argument("--per-test", type=int, help="run N parametrizations of each test function (0: all; "
                         "default: the library's, all for liger, 3 for attorch)")
     parser.add_argument("-j", type=int, default=os.cpu_count() or 1, help="ttgen bundle's workers")
-    options = parser.parse_args()
+    return parser
+
+
+def adoption_of(parser: argparse.ArgumentParser, options: argparse.Namespace, prefix: str) -> Adoption:
+    """The Adoption the options give, its work folder set up (a new one in a temporary folder
+    named ``prefix``_LIBRARY_...)."""
     library = dict(LIBRARIES[options.library])
     if options.files:
         library["files"] = options.files.split(",")
     if options.per_test is not None:
         library["per_test"] = options.per_test
-    work = options.work or Path(tempfile.mkdtemp(prefix=f"adopt_{options.library}_"))
+    work = options.work or Path(tempfile.mkdtemp(prefix=f"{prefix}_{options.library}_"))
     adoption = Adoption(options.library, library, work.resolve(), options)
     print(f"work folder: {adoption.work}", flush=True)
     if not (adoption.work / "original").exists():
         if options.code is None or options.tests is None:
             parser.error("a new work folder needs --code and --tests")
         adoption.setup(options.code, options.tests)
+    return adoption
+
+
+def main() -> int:
+    parser = parser_of(__doc__.split("\n")[0], STEPS, "the summary (adopt_LIBRARY.md)")
+    options = parser.parse_args()
+    adoption = adoption_of(parser, options, "adopt")
     steps = [step for step in options.steps.split(",") if step]
     if set(steps) - set(STEPS):
         parser.error(f"--steps: not a step: {', '.join(sorted(set(steps) - set(STEPS)))}")

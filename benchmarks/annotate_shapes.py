@@ -16,22 +16,19 @@ passes).  Then the relations written are counted in the annotated sources:
 and the notes annotate gave for a relation that a recorded call broke or that the recording
 could not tell apart.  Every recorded call is then checked against the shapes written (a model
 of the rule of its own, here): none may break one.  The table goes to stdout and to ``OUT/annotate_shapes_LIBRARY.md``; exit
-code 1 if a step failed.  ``--files``, ``-k``, ``--work`` and ``--steps`` are adopt_real.py's.
+code 1 if a step failed.  The options are adopt_real.py's (its `parser_of`), the steps these four.
 Under ``TRITON_INTERPRET=1`` on a CPU it runs too (few of the tests pass there).
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import collections
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adopt_real import LIBRARIES, Adoption  # noqa: E402
+from adopt_real import adoption_of, parser_of  # noqa: E402
 
 from ttgen.vocabulary.shapes import unliteral  # noqa: E402
 
@@ -39,27 +36,10 @@ STEPS = ["record", "annotate", "migrate", "test"]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("library", choices=sorted(LIBRARIES))
-    parser.add_argument("--code", type=Path, help="the library's package folder (copied)")
-    parser.add_argument("--tests", type=Path, help="the library's test folder (copied)")
-    parser.add_argument("--work", type=Path, help="the work folder (default: a new temporary one)")
-    parser.add_argument("--out", type=Path, help="where to write the table (annotate_shapes_LIBRARY.md)")
-    parser.add_argument("--steps", default=",".join(STEPS), help=f"which steps (default: {','.join(STEPS)})")
-    parser.add_argument("--files", help="the test files, comma-separated (default: the ops' own)")
-    parser.add_argument("-k", dest="select", help="pytest's -k, to run a subset of the tests")
-    parser.add_argument("-j", type=int, default=os.cpu_count() or 1, help="(adopt_real.py's; unused here)")
+    parser = parser_of(__doc__.split("\n")[0], STEPS, "the table (annotate_shapes_LIBRARY.md)")
     options = parser.parse_args()
-    library = dict(LIBRARIES[options.library])
-    if options.files:
-        library["files"] = options.files.split(",")
-    work = (options.work or Path(tempfile.mkdtemp(prefix=f"shapes_{options.library}_"))).resolve()
-    adoption = Adoption(options.library, library, work, options)
-    print(f"work folder: {work}", flush=True)
-    if not (work / "original").exists():
-        if options.code is None or options.tests is None:
-            parser.error("a new work folder needs --code and --tests")
-        adoption.setup(options.code, options.tests)
+    adoption = adoption_of(parser, options, "shapes")
+    work = adoption.work
     for step in [s for s in options.steps.split(",") if s]:
         if step not in STEPS:
             parser.error(f"--steps: not a step: {step}")

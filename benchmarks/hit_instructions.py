@@ -1,25 +1,38 @@
 """Instructions per cache hit in the engine, exact, on a machine without a GPU: callgrind on the
 recording stand-in (benchmarks/standin.py), counting only inside the engine's entry points.
 
-    python benchmarks/hit_instructions.py [--hits 2000] [--tree PATH]
+    python benchmarks/hit_instructions.py [--hits 2000] [--tree PATH] [--kernels K ...] [--keep FOLDER]
+    python benchmarks/hit_instructions.py --wall [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
 shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
-``grid3`` after the warm-up (``--zero-before``).  ``--tree``: the ttgen
+``grid3`` after the warm-up (``--zero-before``; callgrind instruments nothing before the warm-up
+ends, ``callgrind_control --instr=on``).  ``--tree``: the ttgen
 checkout whose launchers are measured (default: this one), to compare a tree before a change;
-a tree without shapes measures the kernels without them only.  Slow: each kernel's process runs
-under callgrind for several minutes (importing torch and Triton there dominates).
+a tree without shapes measures the kernels without them only.  ``--kernels``: some of them;
+``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Each
+kernel's process runs under valgrind for a minute or more (importing torch and Triton there).
+
+``--wall``: no callgrind; one process times the kernels' hits on the stand-in, in interleaved
+rounds of ``--hits`` calls (the best round of ``--rounds`` each), and prints ns per hit and each
+shaped kernel's ratio to its twin without shapes (the stand-in's launch is no driver's: the
+difference is the shape check's, the ratio is not the GPU's).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +41,8 @@ PLAIN = ("k3", "w19")
 SHAPED = ("s3", "w19s")
 
 
-def child(tree: str, kernel: str, hits: int) -> None:
+def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
+    """Each kernel's call, its launch a hit after this (launch_overhead.py's arguments)."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.launch_overhead import BLOCK, SHAPES, kernel_source, wide_source
     from tests.standins.fakedriver import install_fake_driver
@@ -37,6 +51,8 @@ def child(tree: str, kernel: str, hits: int) -> None:
     for name in [name for name in sys.modules if name == "ttgen" or name.startswith("ttgen.")]:
         del sys.modules[name]  # (launch_overhead imported this checkout's): the tree's own
     sys.path.insert(0, tree)
+    import importlib
+
     import torch
 
     from ttgen.cli import main as ttgen_main
@@ -45,62 +61,106 @@ def child(tree: str, kernel: str, hits: int) -> None:
     package = folder / "hitkernels"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    source = kernel_source(3) if kernel == "k3" else SHAPES.format(wide="") if kernel == "s3" \
-        else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
-    (package / f"{kernel}.py").write_text(source)
+    for kernel in kernels:
+        source = kernel_source(3) if kernel == "k3" else SHAPES.format(wide="") if kernel == "s3" \
+            else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
+        (package / f"{kernel}.py").write_text(source)
     assert ttgen_main([str(package), "--out", str(folder / "hitgen"), "-q"]) == 0
     sys.path.insert(0, str(folder))
-    import importlib
-
-    run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
     p = [torch.randn(1, BLOCK) for _ in range(6)]
     ints = {f"s{i}": i for i in range(11)}
-    if kernel in ("k3", "s3"):
-        exec("def call():\n    run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))",
-             scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
-    else:
-        keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
-        exec(f"def call():\n    run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, {keywords}, "
-             "BLOCK=BLOCK, grid=(1,))", scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
-    call = scope["call"]
-    for _ in range(10):  # the miss, then hits
-        call()
+    found = {}
+    for kernel in kernels:
+        run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
+        if kernel in ("k3", "s3"):
+            exec("def call():\n    run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))",
+                 scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+        else:
+            keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
+            exec(f"def call():\n    run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, {keywords}, "
+                 "BLOCK=BLOCK, grid=(1,))", scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+        found[kernel] = scope["call"]
+        for _ in range(10):  # the miss, then hits
+            found[kernel]()
+    return found
+
+
+def child(tree: str, kernel: str, hits: int) -> None:
+    call = calls(tree, [kernel])[kernel]
     from ttgen.runtime import _native
+
+    if hits:  # callgrind instruments from here on (started with --instr-atstart=no: imports run faster)
+        subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    gc.collect()
+    gc.disable()  # (a collection would land in some hit or other: the engine's instructions alone)
 
     _native.grid3((1,))  # callgrind zeroes its counts here (--zero-before): a hit never calls it
     for _ in range(hits):
         call()
 
 
+def wall_child(tree: str, kernels: list[str], hits: int, rounds: int) -> None:
+    found = calls(tree, kernels)
+    best = dict.fromkeys(kernels, float("inf"))
+    for _ in range(rounds):
+        for kernel, call in found.items():
+            started = time.perf_counter_ns()
+            for _ in range(hits):
+                call()
+            best[kernel] = min(best[kernel], (time.perf_counter_ns() - started) / hits)
+    print(json.dumps(best))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hits", type=int, default=2000)
     parser.add_argument("--tree", default=str(ROOT))
+    parser.add_argument("--kernels", nargs="+", choices=PLAIN + SHAPED, help="these only (default: all)")
+    parser.add_argument("--keep", type=Path, help="a folder to keep callgrind's files in (for callgrind_annotate)")
+    parser.add_argument("--wall", action="store_true", help="time the hits instead (no callgrind)")
+    parser.add_argument("--rounds", type=int, default=30, help="--wall's rounds")
     options = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from tests.standins.build import stub_session
 
     shaped = (Path(options.tree) / "ttgen" / "runtime" / "shapes.py").exists()
+    kernels = options.kernels or PLAIN + (SHAPED if shaped else ())
     with tempfile.TemporaryDirectory(prefix="ttgen-hits-") as folder:
         session = stub_session(folder)
-        env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1"}
-        for kernel in PLAIN + (SHAPED if shaped else ()):
+        # (one hash seed: a dict's probes, the attribute lookups' among them, vary with the seed)
+        env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1", "PYTHONHASHSEED": "0"}
+        if options.wall:
+            done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels), str(options.hits),
+                                   str(options.rounds)], env=env, check=True, capture_output=True, text=True)
+            best = json.loads(done.stdout.strip().splitlines()[-1])
+            for kernel, ns in best.items():
+                twin = dict(zip(SHAPED, PLAIN)).get(kernel)
+                ratio = f"  {ns / best[twin]:.3f} x {twin}, +{ns - best[twin]:.0f} ns" if twin in best else ""
+                print(f"{kernel:5s} {ns:9.0f} ns per hit{ratio}", flush=True)
+            return 0
+        for kernel in kernels:
             command = [sys.executable, __file__, options.tree, kernel]
             subprocess.run([*command, "0"], env=env, check=True, capture_output=True)  # compiled, cached
             out = Path(folder) / f"{kernel}.out"
             subprocess.run(
-                ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=engine_call*",
+                ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+                 "--toggle-collect=engine_call*",
                  "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(options.hits)],
                 env=env, check=True, capture_output=True,
             )
             total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                          if line.startswith(("totals:", "summary:")))
             print(f"{kernel:5s} {total / options.hits:9.1f} Ir per hit", flush=True)
+            if options.keep is not None:
+                options.keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy(out, options.keep / out.name)
     return 0
 
 
 if __name__ == "__main__":
-    if os.environ.get(CHILD) == "1":
+    if os.environ.get(CHILD) == "1" and len(sys.argv) == 5:
+        wall_child(sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), int(sys.argv[4]))
+    elif os.environ.get(CHILD) == "1":
         child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:
         raise SystemExit(main(sys.argv[1:]))

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DEVICE
@@ -218,6 +218,106 @@ def test_a_cache_hit_is_checked_before_it_launches(monkeypatch: pytest.MonkeyPat
         assert len(launched) == 1
     finally:
         state.cache.clear()
+
+
+# The engine's hit reads each tensor once (the tensor check's DLPack read, its dimensions kept for
+# the shapes): a kernel with a tensor without shapes first (the shaped ones are not at their own
+# indices), '...', names, an int parameter, '_', both strides rules and optional tensors, called with generated tensors (0-d, empty, transposed, strided, a Parameter that torch's
+# getters read instead, None), each call's key filed beforehand so that the hit decides.
+PROBE = """from typing import Literal  # noqa: F401
+
+import triton
+import triton.language as tl
+
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def probe(o: tl.tensor[tl.float32], a: tl.tensor[tl.float32, "M ... N", "contiguous"],
+          b: tl.tensor[tl.float32, "N _ 2", "inner-contiguous"] | None, c: tl.tensor[tl.float32, "K M"] | None,
+          K: int, BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    tl.store(o + offs, tl.load(a + offs, mask=offs < K), mask=offs < K)
+"""
+PROBE_ANNOTATIONS = [("a", ["M", "...", "N"], "contiguous"), ("b", ["N", "_", "2"], "inner-contiguous"),
+                     ("c", ["K", "M"], None)]
+
+
+@pytest.fixture(scope="module")
+def probe_launcher(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from ttgen.cli import main
+
+    folder = tmp_path_factory.mktemp("probe")
+    (folder / "probekernels").mkdir()
+    (folder / "probekernels" / "__init__.py").write_text("")
+    (folder / "probekernels" / "probe.py").write_text(PROBE)
+    assert main([str(folder / "probekernels"), "--out", str(folder / "probegen"), "-q"]) == 0
+    sys.path.insert(0, str(folder))
+    try:
+        yield importlib.import_module("probegen.probe_launch")
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("probegen.probe_launch", None)
+
+
+@st.composite
+def probe_tensor(draw: Any, dims: list[str], sizes: dict[str, int], optional: bool) -> torch.Tensor | None:
+    """A tensor near ``dims`` (mostly of its sizes, at times one more or fewer dimension, a size
+    off), in one of the layouts of `tensor`."""
+    if optional and draw(st.integers(0, 5)) == 0:
+        return None
+    shape = [size for dim in dims for size in (
+        draw(st.lists(st.sampled_from([1, 2]), max_size=2)) if dim == "..." else
+        [sizes[dim] if dim in sizes else int(dim) if dim.isdigit() else draw(st.sampled_from([1, 3]))])]
+    if draw(st.integers(0, 3)) == 0 and shape:
+        shape[draw(st.integers(0, len(shape) - 1))] = draw(st.sampled_from([0, 1, 2, 3]))
+    if draw(st.integers(0, 5)) == 0:
+        shape = shape[1:] if draw(st.booleans()) else [*shape, 2]
+    made = torch.zeros(shape)
+    if len(shape) >= 2 and draw(st.integers(0, 4)) == 0:
+        made = made.transpose(0, -1)
+    if len(shape) >= 1 and draw(st.integers(0, 3)) == 0:
+        made = torch.zeros(*made.shape[:-1], made.shape[-1] * 2)[..., ::2]  # strided last dimension
+    if draw(st.integers(0, 4)) == 0:
+        made = torch.nn.Parameter(made, requires_grad=False)  # read through torch's getters, not DLPack
+    return made
+
+
+@st.composite
+def probe_call(draw: Any) -> tuple[dict[str, torch.Tensor | None], int]:
+    sizes = {name: draw(st.sampled_from([0, 1, 2, 3])) for name in ("M", "N", "K")}
+    tensors = {name: draw(probe_tensor(dims, sizes, name != "a")) for name, dims, _ in PROBE_ANNOTATIONS}
+    return tensors, sizes["K"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(probe_call())
+def test_a_cache_hit_accepts_exactly_what_the_model_accepts(probe_launcher: Any, monkeypatch: pytest.MonkeyPatch,
+                                                            call: tuple[dict[str, torch.Tensor | None], int]) -> None:
+    by_name, k = call
+    a, b, c = by_name["a"], by_name["b"], by_name["c"]
+    assume(all(t is None or t.data_ptr() % 16 == 0 for t in by_name.values()))  # (the filed key's alignment)
+    run, state = probe_launcher.probe.run, probe_launcher._probe
+    launched: list[Any] = []
+    monkeypatch.setattr(state, "launch_slow",
+                        lambda key, *rest: state.cache.__setitem__(key, lambda *args: launched.append(args)))
+    state.cache.clear()
+    # The key of this call, filed by the body from tensors that hold the shapes (the same dtypes,
+    # alignment and None-ness): a hit on it is the engine's to decide.
+    m, n = 2, 2
+    o = torch.zeros(4, 5)
+    run.__wrapped__(o=o, a=torch.zeros(m, n), b=None if b is None else torch.zeros(n, 1, 2),
+                    c=None if c is None else torch.zeros(k, m), K=k, BLOCK=16, grid=(1,))
+    expected = model(PROBE_ANNOTATIONS, {"K": k}, by_name)
+    if expected is None:
+        assert python_runs(lambda: run(o=o, a=a, b=b, c=c, K=k, BLOCK=16, grid=(1,))) == 0  # the hit, in C
+        assert len(launched) == 1
+    else:
+        with pytest.raises(ValueError, match=f"^probe: argument '{expected[1]}' has shape"):
+            run(o=o, a=a, b=b, c=c, K=k, BLOCK=16, grid=(1,))
+        assert launched == []
+    state.cache.clear()
 
 
 def test_a_kernel_without_shapes_has_no_check() -> None:

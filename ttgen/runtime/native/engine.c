@@ -159,10 +159,10 @@ static PyObject *bool_of(int truth) {
 
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
  * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
- * the launch takes as read.  1 passed, 0 refused (an Exception a read raised may be set), -1
- * error. */
-static int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
-                       PyObject **part) {
+ * the launch takes as read, and where ``dims`` is not NULL, a tensor's dimensions as read there.
+ * 1 passed, 0 refused (an Exception a read raised may be set), -1 error. */
+static inline int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
+                              PyObject **part, Dims *dims) {
     TensorCheck *tc = (TensorCheck *)self->tensors;
     *part = NULL;
     switch (p->kind) {
@@ -172,7 +172,10 @@ static int check_param(Engine *self, const Param *p, PyObject *value, long devic
             if (!p->optional)
                 return 0;
             *ptr = 0;
-        } else if (read_tensor(tc, &tc->kinds[p->index], value, device, ptr, p->keyed == 1 ? &dtype : NULL) <= 0) {
+        } else if ((dims != NULL ? read_tensor_dims(tc, &tc->kinds[p->index], value, device, ptr,
+                                                    p->keyed == 1 ? &dtype : NULL, dims)
+                                  : read_tensor(tc, &tc->kinds[p->index], value, device, ptr,
+                                                p->keyed == 1 ? &dtype : NULL)) <= 0) {
             return 0;
         }
         if (p->keyed == 1)
@@ -255,20 +258,39 @@ static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p
 
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
  * passed, else the first result that was not 1.  An argument the body converts is replaced in
- * ``values`` by what it converts it to, a new reference in ``owned``. */
-static int check_params(Engine *self, int supplied, PyObject **values, PyObject **owned, long device,
-                        uint64_t *ptrs, char *have, PyObject **parts) {
+ * ``values`` by what it converts it to, a new reference in ``owned``.  Where ``dims`` is not NULL,
+ * each tensor's dimensions as read into its entry (`check_shaped`); inlined into `check_params`
+ * with NULL, so that a kernel without shapes has none of it. */
+static inline __attribute__((always_inline)) int check_params_as(Engine *self, int supplied, PyObject **values,
+                                                                PyObject **owned, long device, uint64_t *ptrs,
+                                                                char *have, PyObject **parts, Dims *dims) {
     for (Py_ssize_t i = 0; i < self->count; i++) {
         const Param *p = &self->params[i];
         if (p->supplied != supplied)
             continue;
-        int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i]);
+        int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i],
+                                 dims != NULL ? &dims[i] : NULL);
         if (result == 0 && p->kind == 'c' && p->type == (PyObject *)&PyFloat_Type)
             result = check_as_float(self, p, supplied, &values[i], &owned[i], &parts[i]);
         if (result <= 0)
             return result;
     }
     return 1;
+}
+
+static int check_params(Engine *self, int supplied, PyObject **values, PyObject **owned, long device,
+                        uint64_t *ptrs, char *have, PyObject **parts) {
+    return check_params_as(self, supplied, values, owned, device, ptrs, have, parts, NULL);
+}
+
+/* `check_params` for the caller's values of a kernel with shape annotations, then its shapes
+ * (shapes.c) on the dimensions those reads found: no tensor is read twice.  As `check_params`. */
+static __attribute__((noinline)) int check_shaped(Engine *self, PyObject **values, PyObject **owned, long device,
+                                                  uint64_t *ptrs, char *have, PyObject **parts) {
+    Dims dims[ON_STACK];
+    int result = check_params_as(self, 0, values, owned, device, ptrs, have, parts, dims);
+    const Shapes *shapes = ((TensorCheck *)self->tensors)->shapes;
+    return result <= 0 ? result : shapes_hold(shapes, values, shapes->uses, dims);
 }
 
 /* The autotune layer: the tuned values of the parameters it supplies into ``owned`` (new
@@ -411,9 +433,9 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
-    /* Then the tensors' shape annotations (shapes.c), before the layers, as the body checks them. */
-    if ((result = check_params(self, 0, values, owned, device, ptrs, have, parts)) <= 0 ||
-        (tc->shapes != NULL && (result = shapes_hold(tc->shapes, values, tc->shapes->uses)) <= 0))
+    /* With the tensors' shape annotations (shapes.c), before the layers, as the body checks them. */
+    if ((result = tc->shapes == NULL ? check_params(self, 0, values, owned, device, ptrs, have, parts)
+                                     : check_shaped(self, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     for (Py_ssize_t l = 0; l < self->nlayers; l++) {

@@ -153,6 +153,14 @@ static PyObject *dlpack(PyObject *module, PyObject *tensor) {
                          (unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
 }
 
+/* A tensor's dimensions as the exchange API read them for the tensor check, kept for the shape
+ * check (shapes.c) on the engine's hit: ``shape`` and ``strides`` (NULL: compact, row-major) point
+ * into the tensor's own sizes, as DLPack's DLTensor does; ``ndim`` -1: not read through the API. */
+typedef struct {
+    int ndim;
+    const int64_t *shape, *strides;
+} Dims;
+
 #include "shapes.c"
 
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
@@ -220,9 +228,10 @@ static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
  * new reference) and its index in ``self->dtypes`` in *at (-1 where its encoding is not there),
  * the index get_device() gives (-1 for the host) and its address; 0 where the API does not read
  * it (another type or device type, no API, or torch refused: torch's getters then decide); -1
- * when a read raised something other than an Exception (left set). */
+ * when a read raised something other than an Exception (left set).  Its dimensions into *dims
+ * where that is not NULL and the API read it (else left as they were). */
 static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
-                       uint64_t *ptr) {
+                       uint64_t *ptr, Dims *dims) {
     if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact)
         return 0;
     DLTensor dl;
@@ -232,6 +241,8 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
         PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
         return 0;
     }
+    if (dims != NULL)
+        *dims = (Dims){dl.ndim, dl.shape, dl.strides};
     if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
         return 0;
     *at = index_of(self, encoding(dl.dtype));
@@ -274,13 +285,19 @@ static long torch_device(const TensorCheck *self, PyObject *tensor, long device)
 }
 
 /* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
- * asked) when it passes, 0 when it fails a test or a read raises (the error is left set). */
-static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
-                       PyObject **dtype_out) {
+ * asked) when it passes, 0 when it fails a test or a read raises (the error is left set).  Where
+ * ``dims`` is not NULL, the dimensions the exchange API read into it (ndim -1: it did not);
+ * inlined into `read_tensor` and `read_tensor_dims`, so that a check without shapes (NULL) has
+ * none of it. */
+static inline __attribute__((always_inline)) int read_tensor_as(const TensorCheck *self, const Kind *kind,
+                                                               PyObject *tensor, long device, uint64_t *ptr,
+                                                               PyObject **dtype_out, Dims *dims) {
     PyObject *dtype = NULL;
     long found;
     Py_ssize_t at;
-    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr);
+    if (dims != NULL)
+        dims->ndim = -1;
+    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr, dims);
     if (ok < 0)
         return 0;
     if (ok > 0) { /* the dtype's test made once, at init, for the dtypes of the table */
@@ -307,6 +324,17 @@ done:
     else
         Py_DECREF(dtype);
     return ok > 0;
+}
+
+static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
+                       PyObject **dtype_out) {
+    return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, NULL);
+}
+
+/* `read_tensor` that keeps the dimensions it read in *dims, for the shape check. */
+static int read_tensor_dims(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
+                            PyObject **dtype_out, Dims *dims) {
+    return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, dims);
 }
 
 /* The pointer of one tensor argument as a new int; NULL when it fails a test (error or not). */

@@ -201,9 +201,9 @@ static int loose_number(const Loose *r, PyObject *value, PyObject **part) {
     return PyLong_Check(value) ? loose_int(r, value, part) : pack_key(s_fp32, Py_None, part);
 }
 
-/* A tensor's key, or a subclass of int or float's: as `loose_key`. */
-static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
-                        char *have, PyObject **part) {
+/* A tensor's key, or a subclass of int or float's: as `loose_key` (inlined as it). */
+static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value,
+                                                             long device, uint64_t *ptr, char *have, PyObject **part) {
     int exact = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r->tensor_types); i++)
         exact |= (PyObject *)Py_TYPE(value) == PyTuple_GET_ITEM(r->tensor_types, i);
@@ -217,7 +217,7 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
     long found = -2;
     uint64_t address = 0;
     Py_ssize_t at;
-    int read = dlpack_read(tc, value, &dtype, &at, &found, &address);
+    int read = dlpack_read(tc, value, &dtype, &at, &found, &address, NULL);
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
@@ -249,9 +249,10 @@ static int loose_tensor(const Loose *r, const TensorCheck *tc, PyObject *value, 
 
 /* ``value`` keyed by rule ``r`` (pointer_types not NULL): 1 with *part (a new reference) and, for
  * a tensor, its address in *ptr and *have 1 where it is on ``device``; 0 for a value that is
- * dynamic_key's (no error set); -1 when a read raised (error set). */
-static int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr, char *have,
-                     PyObject **part) {
+ * dynamic_key's (no error set); -1 when a read raised (error set).  Inlined into each instance of
+ * the engine's `check_params` (with and without shapes), as the hit had it with one. */
+static inline __attribute__((always_inline)) int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value,
+                                                          long device, uint64_t *ptr, char *have, PyObject **part) {
     if (value == Py_None)
         return pack_key(s_constexpr, Py_None, part);
     if (PyBool_Check(value))

@@ -19,6 +19,12 @@
  * anything else through its ``shape`` and ``stride()``.  Where every tensor holds, check()
  * returns None; else it returns what ``explain(*values)`` returns, the full check in Python
  * (ttgen.runtime.shapes), which raises the ValueError that names the tensor.
+ *
+ * On the engine's hit (`check_shaped` in engine.c) no tensor is read twice: the tensor check's
+ * DLPack read keeps each tensor's dimensions (fastpath.c's `Dims`: its ndim, and its shape and
+ * strides as pointers into the tensor's own sizes, valid while the call holds the tensor), and
+ * `shapes_hold` compares them in place; a tensor that read did not cover (a subclass, torch's
+ * getters) is read here as above.
  */
 
 typedef struct {
@@ -46,18 +52,15 @@ enum { SHAPE_DIMS = 64 }; /* more than torch's tensors have (64 is its limit) */
 
 static PyObject *shape_name, *stride_name;
 
-/* A tensor's dimensions and strides into ``shape`` and ``strides`` (SHAPE_DIMS each): its
- * number of dimensions, or -1 where it cannot be read (an error may be set). */
-static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides) {
+/* A tensor's dimensions read for the check: through the exchange API for ``exact``'s type (then
+ * pointing into the tensor, as `Dims`), else through its ``shape`` and ``stride()`` into ``shape``
+ * and ``strides`` (SHAPE_DIMS each).  Its number of dimensions, or -1 where it cannot be read (an
+ * error may be set). */
+static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides, Dims *dims) {
     if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
         DLTensor dl;
-        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0 && dl.ndim <= SHAPE_DIMS) {
-            int64_t expected = 1;
-            for (int i = dl.ndim - 1; i >= 0; i--) { /* no strides: compact, row-major */
-                shape[i] = dl.shape[i];
-                strides[i] = dl.strides != NULL ? dl.strides[i] : expected;
-                expected *= dl.shape[i];
-            }
+        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0) {
+            *dims = (Dims){dl.ndim, dl.shape, dl.strides};
             return dl.ndim;
         }
         PyErr_Clear(); /* torch's getters decide */
@@ -77,11 +80,15 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
     }
     Py_XDECREF(sizes);
     Py_XDECREF(steps);
+    *dims = (Dims){ndim, shape, strides};
     return ndim;
 }
 
-static int strides_hold(int rule, int ndim, const int64_t *shape, const int64_t *strides) {
-    if (rule == 0 || ndim == 0 || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
+/* Whether a tensor's strides hold ``rule`` (``strides`` NULL: compact, row-major). */
+static int strides_hold(int rule, const Dims *dims) {
+    int ndim = dims->ndim;
+    const int64_t *shape = dims->shape, *strides = dims->strides;
+    if (rule == 0 || ndim == 0 || strides == NULL || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
         return 1;
     for (int i = 0; i < ndim; i++)
         if (shape[i] == 0)
@@ -101,23 +108,31 @@ static int strides_hold(int rule, int ndim, const int64_t *shape, const int64_t 
 }
 
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
- * error that is no Exception.  Use j's value is values[map[j]], or values[j] without a map. */
-static int shapes_hold(const Shapes *self, PyObject *const *values, const Py_ssize_t *map) {
-    long long symbols[self->nsymbols + 1];
-    char bound[self->nsymbols + 1];
-    memset(bound, 0, (size_t)self->nsymbols + 1);
+ * error that is no Exception.  Use j's value is values[map[j]], or values[j] without a map;
+ * ``read``, where not NULL, holds each value's dimensions as the tensor check read them (the
+ * engine's `check_shaped`, indexed as ``values``): a tensor it read is not read again. */
+static int shapes_hold(const Shapes *self, PyObject *const *values, const Py_ssize_t *map, const Dims *read) {
+    int64_t symbols[self->nsymbols + 1]; /* each name's size, -1 until a tensor binds it */
+    for (Py_ssize_t s = 0; s < self->nsymbols; s++)
+        symbols[s] = -1;
     int64_t shape[SHAPE_DIMS], strides[SHAPE_DIMS];
     for (Py_ssize_t t = 0; t < self->ntensors; t++) {
         const ShapedTensor *tensor = &self->tensors[t];
-        PyObject *value = values[map != NULL ? map[tensor->value] : tensor->value];
+        Py_ssize_t at = map != NULL ? map[tensor->value] : tensor->value;
+        PyObject *value = values[at];
         if (value == Py_None)
             continue;
-        int ndim = read_shape(self, value, shape, strides);
-        if (ndim < 0 || (tensor->ellipsis ? ndim < tensor->count : ndim != tensor->count))
+        Dims dims;
+        if (read != NULL && read[at].ndim >= 0)
+            dims = read[at];
+        else if (read_shape(self, value, shape, strides, &dims) < 0)
             goto refused;
+        int ndim = dims.ndim;
+        if (tensor->ellipsis ? ndim < tensor->count : ndim != tensor->count)
+            return 0;
         for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
             const ShapeDim *dim = &tensor->dims[d];
-            int64_t size = shape[dim->index < 0 ? ndim + dim->index : dim->index];
+            int64_t size = dims.shape[dim->index < 0 ? ndim + dim->index : dim->index];
             if (dim->how == 0) {
                 if (size != dim->what)
                     return 0;
@@ -129,15 +144,13 @@ static int shapes_hold(const Shapes *self, PyObject *const *values, const Py_ssi
                 long long number = PyLong_AsLongLongAndOverflow(given, &overflow);
                 if (overflow || number != size)
                     goto refused;
-            } else if (bound[dim->what]) {
-                if (symbols[dim->what] != size)
-                    return 0;
-            } else {
-                bound[dim->what] = 1;
+            } else if (symbols[dim->what] < 0) {
                 symbols[dim->what] = size;
+            } else if (symbols[dim->what] != size) {
+                return 0;
             }
         }
-        if (!strides_hold(tensor->strides, ndim, shape, strides))
+        if (!strides_hold(tensor->strides, &dims))
             return 0;
     }
     return 1;
@@ -153,7 +166,7 @@ static PyObject *shapes_check(Shapes *self, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_TypeError, "check() takes %zd values, got %zd", self->nuses, nargs);
         return NULL;
     }
-    int held = shapes_hold(self, args, NULL);
+    int held = shapes_hold(self, args, NULL, NULL);
     if (held < 0)
         return NULL;
     if (held > 0)
