@@ -182,16 +182,27 @@ def test_launchers_launch_the_bundle_s_binaries_without_jit_or_tuning(built: Pat
 KERNEL_LINE = "kernel pkg.vadd:add_kernel cuda:90 x=*fp32:16 y=*fp32:16 out=*fp32:16 n=i32 BLOCK=1024"
 
 
+@pytest.fixture(scope="module")
+def built_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding pkg: vector_add as pkg.vadd, its launcher, a hand-written manifest, its
+    bundle (built once: the bundle's compile starts fresh interpreters)."""
+    folder = tmp_path_factory.mktemp("package")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(folder)
+        (folder / "pkg").mkdir()
+        (folder / "pkg" / "__init__.py").write_text("")
+        (folder / "pkg" / "vadd.py").write_text((REPO / "examples" / "kernels" / "vector_add.py").read_text())
+        assert ttgen(["pkg", "-q"]) == 0
+        (folder / "manifest.txt").write_text(f"# declared by hand\n{KERNEL_LINE}\n")
+        assert bundle.main(["manifest.txt", "--out", "pkg", "-q"]) == 0
+    return folder
+
+
 @pytest.fixture()
-def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """tmp_path/pkg: vector_add as pkg.vadd, its launcher, a hand-written manifest, its bundle."""
+def package(built_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of `built_package` in tmp_path, the working directory: each test's own to break."""
+    shutil.copytree(built_package, tmp_path, symlinks=True, dirs_exist_ok=True)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "vadd.py").write_text((REPO / "examples" / "kernels" / "vector_add.py").read_text())
-    assert ttgen(["pkg", "-q"]) == 0
-    (tmp_path / "manifest.txt").write_text(f"# declared by hand\n{KERNEL_LINE}\n")
-    assert bundle.main(["manifest.txt", "--out", "pkg", "-q"]) == 0
     return tmp_path
 
 

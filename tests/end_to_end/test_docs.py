@@ -76,6 +76,17 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: int = 600) -> su
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The projects' mypy runs share one cache (MYPY_CACHE_DIR, which `_environment` passes
+    on): each project's own .mypy_cache would read torch's and Triton's stubs afresh, over a
+    minute of each run on 2 cores.  mypy checks every cached module against its source and options, and caches
+    no module with errors, so what it reports is what a cold run reports."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("MYPY_CACHE_DIR", str(tmp_path_factory.mktemp("mypy-cache")))
+        yield
+
+
 def _environment(bin_dir: str = PYTHON) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     return {**env, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}

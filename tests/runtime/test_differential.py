@@ -150,6 +150,21 @@ def test_triton_s_own_errors_from_the_kernel_body_pass_through(generated: Module
     assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
 
 
+# A numpy integer at an unannotated constexpr (issue 36).  Triton's interpreter hands the kernel
+# its constexprs as they come; run() handed it tl.constexpr(value), on which `tl.static_range(0,
+# BLOCK, 16)` fails (its __index__ gives back the numpy integer): Triton ran blocked_copy, run()
+# raised.  Where the body refuses the numpy integer (affine_plain), the same error.
+@pytest.mark.parametrize("kernel", ["blocked_copy", "affine_plain"])
+def test_a_numpy_integer_at_an_unannotated_constexpr_runs_where_triton_runs_it(kernel: str, generated: ModuleType) -> None:
+    x, block = torch.arange(N, dtype=torch.float32), numpy.int64(BLOCK)
+    theirs_y, ours_y = torch.zeros(N), torch.zeros(N)
+    theirs = _outcome(lambda: getattr(kernels, kernel)[(2,)](x, theirs_y, N, BLOCK=block))
+    ours = _outcome(lambda: getattr(generated, kernel).run(x=x, y=ours_y, n=N, BLOCK=block, grid=(2,)))
+    assert repr(ours) == repr(theirs) and torch.equal(ours_y, theirs_y)
+    if os.environ.get("TRITON_INTERPRET") == "1":  # (compiled, what runs depends on Triton's caches)
+        assert (theirs is None) == (kernel == "blocked_copy")
+
+
 @pytest.mark.parametrize("kernel", ["affine_plain", "affine_typed"])
 @pytest.mark.parametrize(
     ("x", "error"),
@@ -541,9 +556,11 @@ def test_no_generated_call_breaks_the_cuda_context(tmp_path: Path) -> None:
 
 # A numpy integer at an unannotated constexpr (issue 36): Triton's code generator refuses it
 # wherever the kernel computes with it ("cannot convert 64 of type numpy.int64 to tensor"), so
-# Triton's JIT runs it only from a binary it holds for the equal int (its memo compares the
-# specialization with ==, its disk cache hashes str(value)).  run() hands Triton the value as it
-# comes and keys it as Triton does: the same error cold, and warm the same binary and bytes.
+# Triton's JIT runs affine_plain with it only from a binary it holds for the equal int (its memo
+# compares the specialization with ==, its disk cache hashes str(value)); blocked_copy, whose
+# BLOCK only bounds a tl.static_range, it compiles cold.  run() hands Triton the value as it
+# comes and keys it as Triton does: the same error cold, and otherwise the same binary and bytes,
+# whichever launches first.
 NUMPY_BLOCK = f"""
     import json, os, sys
     sys.path.insert(0, {str(REPO)!r})
@@ -551,7 +568,8 @@ NUMPY_BLOCK = f"""
     from tests.differential_kernels import kernels
     import generated.kernels_launch as gen
 
-    x, y = torch.arange(100, dtype=torch.float32), torch.empty(100)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    x, y = torch.arange(100, dtype=torch.float32, device=device), torch.empty(100, device=device)
     block = numpy.int64(64)
     python_hits, seen = [], []
 
@@ -570,7 +588,10 @@ NUMPY_BLOCK = f"""
     run_np = lambda: gen.affine_plain.run(x=x, y=y, n=100, BLOCK=block, grid=(2,))
     cache = gen._affine_plain.cache
     if os.environ["STEP"] == "cold":  # nothing compiled yet
-        seen = [outcome(triton_np), outcome(run_np)]
+        seen = [outcome(triton_np), outcome(run_np),
+                outcome(lambda: gen.blocked_copy.run(x=x, y=y, n=100, BLOCK=block, grid=(2,))),
+                [launch.compiled.hash for launch in gen._blocked_copy.cache.values()],
+                outcome(lambda: kernels.blocked_copy[(2,)](x, y, 100, BLOCK=block))]
     elif os.environ["STEP"] == "memo":  # the int's binary in Triton's memo
         seen = [outcome(lambda: kernels.affine_plain[(2,)](x, y, 100, BLOCK=64)), outcome(triton_np),
                 outcome(run_np)]
@@ -580,25 +601,56 @@ NUMPY_BLOCK = f"""
         seen.append([launch.compiled.hash for launch in cache.values()])
     else:  # a new process: the int's binary in Triton's disk cache only
         seen = [outcome(run_np), outcome(triton_np), [launch.compiled.hash for launch in cache.values()]]
+    if device == "cuda":
+        torch.cuda.synchronize()
     print(json.dumps({{"seen": seen, "python_hits": python_hits}}))
 """
+
+
+def _numpy_block_steps(step: Callable[[str], tuple[list[Any], list[Any] | None]]) -> None:
+    """NUMPY_BLOCK's three steps in turn, one process each, on one Triton cache: ``step`` runs
+    one and gives back what it saw and its launches (None where nothing records them)."""
+    (theirs, ours, ours_copy, copy_hashes, theirs_copy), records = step("cold")
+    assert theirs[0] == "CompilationError" and "numpy.int64" in theirs[1] and ours == theirs
+    assert ours_copy is None and len(copy_hashes) == 1 and theirs_copy == copy_hashes[0]
+    assert records is None or len(records) == 2 and records[0] == records[1]  # blocked_copy's, twice
+    (compiled, theirs, ours, cached), records = step("memo")
+    assert isinstance(compiled, str) and theirs == compiled and ours is None and cached == [compiled]
+    assert records is None or len(records) == 4 and all(r == records[0] for r in records)  # the int's, four times
+    (ours, theirs, cached), records = step("disk")
+    assert ours is None and isinstance(theirs, str) and cached == [theirs]
+    assert records is None or len(records) == 2 and records[0] == records[1]
 
 
 def test_a_numpy_integer_at_an_unannotated_constexpr_does_what_the_jit_does(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     files = _generated_files(tmp_path)
     cold = {"TRITON_CACHE_DIR": str(tmp_path / "triton-cache")}  # a Triton cache of its own
 
-    def step(name: str) -> tuple[Any, Any]:
+    def step(name: str) -> tuple[list[Any], list[Any] | None]:
         done = run_recorded(NUMPY_BLOCK, files=files, session=stubcuda_lib, env_extra={**cold, "STEP": name})
         info = json.loads(done.stdout.strip().splitlines()[-1])
         assert info["python_hits"] == []
         return info["seen"], [dataclasses.replace(r, module=0, function=0) for r in done]
 
-    (theirs, ours), records = step("cold")
-    assert theirs[0] == "CompilationError" and "numpy.int64" in theirs[1] and ours == theirs and records == []
-    (compiled, theirs, ours, cached), records = step("memo")
-    assert isinstance(compiled, str) and theirs == compiled and ours is None and cached == [compiled]
-    assert len(records) == 4 and all(r == records[0] for r in records)  # the int's launch, four times
-    (ours, theirs, cached), records = step("disk")
-    assert ours is None and isinstance(theirs, str) and cached == [theirs]
-    assert len(records) == 2 and records[0] == records[1]
+    _numpy_block_steps(step)
+
+
+@pytest.mark.gpu
+def test_a_numpy_integer_at_an_unannotated_constexpr_does_what_the_jit_does_on_the_gpu(tmp_path: Path) -> None:
+    pytest.importorskip("libcst", reason="generating the launchers needs libcst (carry its wheel)")
+    for name, source in _generated_files(tmp_path).items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(source)
+    (tmp_path / "script.py").write_text(textwrap.dedent(NUMPY_BLOCK))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "triton-cache")  # a Triton cache of its own
+
+    def step(name: str) -> tuple[list[Any], list[Any] | None]:
+        done = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, env={**env, "STEP": name},
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        info = json.loads(done.stdout.strip().splitlines()[-1])
+        assert info["python_hits"] == []
+        return info["seen"], None
+
+    _numpy_block_steps(step)

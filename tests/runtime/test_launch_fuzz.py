@@ -55,6 +55,7 @@ import numpy as np
 import pytest
 import torch
 import triton.language as tl
+from triton.runtime import interpreter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -190,6 +191,7 @@ class Guard:
     def __init__(self, real: Any, example: Example, names: list[str], execute: bool = True) -> None:
         self.real, self.example, self.names, self.execute = real, example, names, execute
         self.launched = self.executed = 0
+        self.constexprs = set(interpreter.GridExecutor(real.fn, real.arg_names, None).constexprs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
@@ -219,8 +221,9 @@ class Guard:
         blocks = BLOCKS[: BLOCKS.index(self.example.max_block) + 1]
         plain = {}
         for name, value in values.items():
-            constexpr = isinstance(value, tl.constexpr)
-            value = plain[name] = value.value if constexpr else value
+            # (run() hands the interpreter its own constexprs as they came, the others wrapped)
+            constexpr = isinstance(value, tl.constexpr) or name in self.constexprs
+            value = plain[name] = value.value if isinstance(value, tl.constexpr) else value
             if isinstance(value, torch.Tensor):
                 if not is_safe_tensor(value):
                     return False

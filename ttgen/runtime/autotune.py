@@ -59,7 +59,7 @@ def tune(
 def interpret(launcher: LauncherCore, grid: object, given: Sequence[Any]) -> None:
     """Under Triton's interpreter: the accepted ``given`` arguments through the decorators, as
     kernel[grid](...) passes them (the Autotuner picks, the heuristics set the rest)."""
-    values = [spec.for_interpreter(v) for spec, v in zip(launcher.given, given)]
+    values = launcher.for_interpreter(launcher.given, given)
     positional, keywords, _ = launcher._arguments([spec.name for spec in launcher.given], values)
     with device.INTERPRETER_LOCK:
         try:

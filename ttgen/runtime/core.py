@@ -412,10 +412,20 @@ class LauncherCore:
         # -1); the interpreter is slow anyway, so it gets the full rules.
         given = self.accept(device.current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
         checked = iter(given)
-        values = [s.for_interpreter(next(checked) if s in self.given else v) for s, v in zip(self.params, args)]
+        values = self.for_interpreter(self.params, [next(checked) if s in self.given else v for s, v in zip(self.params, args)])
         positional, keywords, _ = self._arguments([s.name for s in self.params], values)
         with device.INTERPRETER_LOCK:
             self.kernel[grid](*positional, **keywords)
+
+    def for_interpreter(self, specs: Sequence[Spec], values: Sequence[Any]) -> list[Any]:
+        """``values`` as kernel[grid](...) hands them to Triton's interpreter: a parameter that
+        its GridExecutor takes for a constexpr as it came (a numpy integer stays one:
+        `tl.static_range(0, BLOCK, 16)` runs on it, not on tl.constexpr(it)), the others as
+        their specs make them (`Spec.for_interpreter`)."""
+        from triton.runtime import interpreter
+
+        taken = interpreter.GridExecutor(self.kernel.fn, self.kernel.arg_names, None).constexprs
+        return [v if s.name in taken else s.for_interpreter(v) for s, v in zip(specs, values)]
 
 
 def _index(value: object) -> int | None:
