@@ -208,11 +208,7 @@ def grid_keyword(params: Iterable[str]) -> str:
     """run()'s keyword for the launch grid: ``grid``, or where a kernel parameter takes that name
     (Triton passes it positionally: ``kernel[grid](x, 5)``) ``grid_``, with as many trailing
     underscores as it takes to be free."""
-    taken = set(params)
-    name = "grid"
-    while name in taken:
-        name += "_"
-    return name
+    return _free("grid", params)
 
 
 def sets_option_keyword(param: str, params: Iterable[str]) -> str:
@@ -221,8 +217,12 @@ def sets_option_keyword(param: str, params: Iterable[str]) -> str:
     that name).  True by default, as ``kernel[grid](..., num_warps=8)`` sets both; False for what
     a value given by position does in Triton: it sets the parameter only, the option keeps its
     default."""
+    return _free(f"{param}_sets_option", params)
+
+
+def _free(name: str, params: Iterable[str]) -> str:
+    """``name`` with as many trailing underscores as it takes to be none of ``params``."""
     taken = set(params)
-    name = f"{param}_sets_option"
     while name in taken:
         name += "_"
     return name
