@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,57 @@ def test_a_parameter_the_configs_supply_is_no_argument_of_run(tmp_path: Path) ->
     out, _ = run_mypy(str(tmp_path / "call.py"))
     errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
     assert errors == ['Unexpected keyword argument "num_warps" for "run" of "tuned_warps_kernel"  [call-arg]'], out
+
+
+SHAPES = ROOT / "tests" / "typing" / "shapes.py"
+
+
+def test_shapes_written_plainly_are_their_literal_types_under_the_plugin() -> None:
+    """tests/typing/shapes.py: every plain spelling of a shape but a lone name, in a kernel
+    module under --strict, each the type its Literal spelling is (assert_type)."""
+    out, code = run_mypy(str(SHAPES.relative_to(ROOT)))
+    assert code == 0, out
+
+
+def test_a_shape_ttgen_cannot_read_is_an_error_that_says_why(tmp_path: Path) -> None:
+    (tmp_path / "bad_shapes.py").write_text(
+        "import triton.language as tl\n\nimport ttgen.annotations  # noqa: F401\n\n\n"
+        "def k(\n"
+        '    a: tl.tensor[tl.float16, "M 1x"],\n'
+        '    b: tl.tensor[tl.float16, "... ...", "strided"],\n'
+        '    c: tl.tensor[tl.float16, "M", "inner-contiguous", "K"],\n'
+        '    d: tl.tensor[tl.float16, "M K", "inner contiguous"],\n'
+        ") -> None:\n    pass\n"
+    )
+    out, _ = run_mypy(str(tmp_path / "bad_shapes.py"))
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert errors == [
+        "Unreadable dimensions \"M 1x\" in tl.tensor[...]: dimension '1x' is not a name, an integer, '_' or "
+        "'...'; write names, integers, '_' and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
+        "Unreadable dimensions \"... ...\" in tl.tensor[...]: '...' may appear once; write names, integers, '_' "
+        "and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
+        'Unknown strides "strided" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
+        "[valid-type]",
+        'Name "strided" is not defined  [name-defined]',
+        "tl.tensor[...] takes at most two strings after its dtypes, the dimensions and the strides (ttgen's "
+        "shapes)  [valid-type]",
+        'Name "M" is not defined  [name-defined]',
+        'Unknown strides "K" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
+        "[valid-type]",
+        'Name "K" is not defined  [name-defined]',
+        'Unknown strides "inner contiguous" in tl.tensor[...]: write "contiguous" or "inner-contiguous" '
+        "(ttgen's shapes)  [valid-type]",
+    ], out
+
+
+def test_without_the_plugin_mypy_refuses_the_plain_spelling(tmp_path: Path) -> None:
+    """What the plugin is for: without it, a string in a type's subscript is a forward reference
+    (the Literal spelling is what passes there: tests/typing/shapes.py's assert_type lines)."""
+    (tmp_path / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {ROOT / 'stubs'}\n")
+    out, code = run_mypy("--config-file", str(tmp_path / "mypy.ini"), "--cache-dir", str(tmp_path / "cache"),
+                         str(SHAPES.relative_to(ROOT)))
+    refused = {int(line.split(":")[1]) for line in out.splitlines() if "Invalid type comment or annotation" in line}
+    plain = {i for i, line in enumerate(SHAPES.read_text().splitlines(), 1) if "tl.tensor[" in line
+             and any(not text.startswith(("Literal[", "tl.")) for text in re.findall(r'"([^"]*)"', line))}
+    assert code == 1
+    assert refused == plain, out
