@@ -11,6 +11,7 @@ the annotation, and every other type, is mypy's own analysis.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from mypy.errorcodes import VALID_TYPE
@@ -33,7 +34,11 @@ class ShapesPlugin(Plugin):
 
 
 def plugin(version: str) -> type[Plugin]:
-    """mypy's entry point."""
+    """mypy's entry point.  Before 1.20, mypy mishandles the stubs' alias (1.19 refuses its
+    arguments; 1.11 to 1.15 never finish), so the plugin refuses to load there."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) < (1, 20):
+        raise RuntimeError(f"ttgen.mypy_plugin needs mypy 1.20 or later, not {version}")
     return ShapesPlugin
 
 

@@ -133,3 +133,13 @@ def test_without_the_plugin_mypy_refuses_the_plain_spelling(tmp_path: Path) -> N
              and any(not text.startswith(("Literal[", "tl.")) for text in re.findall(r'"([^"]*)"', line))}
     assert code == 1
     assert refused == plain, out
+
+
+def test_the_plugin_refuses_a_mypy_that_mishandles_it() -> None:
+    """Before 1.20, mypy mishandles the stubs' alias the plugin hands types back through (1.19
+    refuses its arguments, 1.11 to 1.15 never finish): a clear error at load instead."""
+    from ttgen import mypy_plugin
+
+    assert mypy_plugin.plugin("1.20.2") is mypy_plugin.plugin("2.4.1+dev.0123abc") is mypy_plugin.ShapesPlugin
+    with pytest.raises(RuntimeError, match=r"ttgen.mypy_plugin needs mypy 1.20 or later, not 1.19.1"):
+        mypy_plugin.plugin("1.19.1")
