@@ -122,16 +122,19 @@ def test_a_shape_ttgen_cannot_read_is_an_error_that_says_why(tmp_path: Path) -> 
     ], out
 
 
-def test_without_the_plugin_mypy_refuses_the_plain_spelling(tmp_path: Path) -> None:
-    """What the plugin is for: without it, a string in a type's subscript is a forward reference
-    (the Literal spelling is what passes there: tests/typing/shapes.py's assert_type lines)."""
+def test_without_the_plugin_mypy_refuses_the_plain_spelling_alone(tmp_path: Path) -> None:
+    """What the plugin is for: without it, a string in a type's subscript is a forward reference.
+    The Literal spelling passes there (the examples' kernels, tests/typing/shapes.py's assert_type
+    lines), and the launchers need no plugin.  (Its own cache: a plugin changes mypy's options.)"""
     (tmp_path / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {ROOT / 'stubs'}\n")
-    out, code = run_mypy("--config-file", str(tmp_path / "mypy.ini"), "--cache-dir", str(tmp_path / "cache"),
-                         str(SHAPES.relative_to(ROOT)))
-    refused = {int(line.split(":")[1]) for line in out.splitlines() if "Invalid type comment or annotation" in line}
+    out, code = run_mypy("--config-file", str(tmp_path / "mypy.ini"), "--cache-dir", ".mypy_cache/without-plugin",
+                         "examples", str(SHAPES.relative_to(ROOT)))
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    refused = {int(line.split(":")[1]) for line in errors if "Invalid type comment or annotation" in line}
     plain = {i for i, line in enumerate(SHAPES.read_text().splitlines(), 1) if "tl.tensor[" in line
              and any(not text.startswith(("Literal[", "tl.")) for text in re.findall(r'"([^"]*)"', line))}
     assert code == 1
+    assert {line.split(":")[0] for line in errors} == {str(SHAPES.relative_to(ROOT))}, out
     assert refused == plain, out
 
 
