@@ -5,7 +5,8 @@ from typing import Literal  # noqa: F401  (mypy reads the shapes' "Literal[...]"
 import triton
 import triton.language as tl
 
-import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...] legal at run time)
+# Imported for what it does: makes tl.tensor[...] / tl.constexpr[...] legal at run time.
+import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
 
 @triton.jit

@@ -8,7 +8,8 @@ decorators, so they are not arguments of the generated run(); a callable grid re
 import triton
 import triton.language as tl
 
-import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...] legal at run time)
+# Imported for what it does: makes tl.tensor[...] / tl.constexpr[...] legal at run time.
+import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
 
 @triton.autotune(

@@ -3,7 +3,8 @@
 import triton
 import triton.language as tl
 
-import ttgen.annotations  # noqa: F401  (makes tl.tensor[...] / tl.constexpr[...] legal at run time)
+# Imported for what it does: makes tl.tensor[...] / tl.constexpr[...] legal at run time.
+import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
 
 @triton.jit

@@ -83,7 +83,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
 
     annotated = ttgen("annotate", "launches.txt", "adoptlib", "--write", cwd=library, env=env)
     source = (library / "adoptlib" / "kernels.py").read_text()
-    assert "import ttgen.annotations  # noqa: F401\n" in source
+    assert "import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]\n" in source
     vector = "tl.tensor[tl.float16, tl.float32, \"Literal['n']\", \"Literal['inner-contiguous']\"]"
     assert _def_line(source, "scale_add_kernel") == (
         f"def scale_add_kernel(x: {vector}, y: {vector}, out: {vector}, n: int, alpha: float, BLOCK: tl.constexpr):")

@@ -21,7 +21,7 @@ from ttgen.codemods import annotate
 from ttgen.generate import workers
 
 HEAD = "import triton\nimport triton.language as tl\n"
-MECHANISM = "import ttgen.annotations  # noqa: F401\n"
+MECHANISM = "import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]\n"
 
 
 @dataclass(frozen=True)

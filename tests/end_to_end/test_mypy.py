@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,70 @@ def test_a_parameter_the_configs_supply_is_no_argument_of_run(tmp_path: Path) ->
     out, _ = run_mypy(str(tmp_path / "call.py"))
     errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
     assert errors == ['Unexpected keyword argument "num_warps" for "run" of "tuned_warps_kernel"  [call-arg]'], out
+
+
+SHAPES = ROOT / "tests" / "typing" / "shapes.py"
+
+
+def test_shapes_written_plainly_are_their_literal_types_under_the_plugin() -> None:
+    """tests/typing/shapes.py: every plain spelling of a shape but a lone name, in a kernel
+    module under --strict, each the type its Literal spelling is (assert_type)."""
+    out, code = run_mypy(str(SHAPES.relative_to(ROOT)))
+    assert code == 0, out
+
+
+def test_a_shape_ttgen_cannot_read_is_an_error_that_says_why(tmp_path: Path) -> None:
+    (tmp_path / "bad_shapes.py").write_text(
+        "import triton.language as tl\n\nimport ttgen.annotations  # noqa: F401\n\n\n"
+        "def k(\n"
+        '    a: tl.tensor[tl.float16, "M 1x"],\n'
+        '    b: tl.tensor[tl.float16, "... ...", "strided"],\n'
+        '    c: tl.tensor[tl.float16, "M", "inner-contiguous", "K"],\n'
+        '    d: tl.tensor[tl.float16, "M K", "inner contiguous"],\n'
+        ") -> None:\n    pass\n"
+    )
+    out, _ = run_mypy(str(tmp_path / "bad_shapes.py"))
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert errors == [
+        "Unreadable dimensions \"M 1x\" in tl.tensor[...]: dimension '1x' is not a name, an integer, '_' or "
+        "'...'; write names, integers, '_' and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
+        "Unreadable dimensions \"... ...\" in tl.tensor[...]: '...' may appear once; write names, integers, '_' "
+        "and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
+        'Unknown strides "strided" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
+        "[valid-type]",
+        'Name "strided" is not defined  [name-defined]',
+        "tl.tensor[...] takes at most two strings after its dtypes, the dimensions and the strides (ttgen's "
+        "shapes)  [valid-type]",
+        'Name "M" is not defined  [name-defined]',
+        'Unknown strides "K" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
+        "[valid-type]",
+        'Name "K" is not defined  [name-defined]',
+        'Unknown strides "inner contiguous" in tl.tensor[...]: write "contiguous" or "inner-contiguous" '
+        "(ttgen's shapes)  [valid-type]",
+    ], out
+
+
+def test_without_the_plugin_mypy_refuses_the_plain_spelling_alone(tmp_path: Path) -> None:
+    """What the plugin is for: without it, a string in a type's subscript is a forward reference.
+    The Literal spelling passes there (the examples' kernels, tests/typing/shapes.py's assert_type
+    lines), and the launchers need no plugin.  (Its own cache: a plugin changes mypy's options.)"""
+    (tmp_path / "mypy.ini").write_text(f"[mypy]\nstrict = True\nmypy_path = {ROOT / 'stubs'}\n")
+    out, code = run_mypy("--config-file", str(tmp_path / "mypy.ini"), "--cache-dir", ".mypy_cache/without-plugin",
+                         "examples", str(SHAPES.relative_to(ROOT)))
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    refused = {int(line.split(":")[1]) for line in errors if "Invalid type comment or annotation" in line}
+    plain = {i for i, line in enumerate(SHAPES.read_text().splitlines(), 1) if "tl.tensor[" in line
+             and any(not text.startswith(("Literal[", "tl.")) for text in re.findall(r'"([^"]*)"', line))}
+    assert code == 1
+    assert {line.split(":")[0] for line in errors} == {str(SHAPES.relative_to(ROOT))}, out
+    assert refused == plain, out
+
+
+def test_the_plugin_refuses_a_mypy_that_mishandles_it() -> None:
+    """Before 1.20, mypy mishandles the stubs' alias the plugin hands types back through (1.19
+    refuses its arguments, 1.11 to 1.15 never finish): a clear error at load instead."""
+    from ttgen import mypy_plugin
+
+    assert mypy_plugin.plugin("1.20.2") is mypy_plugin.plugin("2.4.1+dev.0123abc") is mypy_plugin.ShapesPlugin
+    with pytest.raises(RuntimeError, match=r"ttgen.mypy_plugin needs mypy 1.20 or later, not 1.19.1"):
+        mypy_plugin.plugin("1.19.1")

@@ -350,10 +350,11 @@ def test_parameters_named_like_what_triton_passes_itself_are_errors(
 ) -> None:
     module = tree / "vector_add.py"
     module.write_text(module.read_text().replace("    n: int,\n", f"    n: int,\n    {name}: int,\n"))
+    line = module.read_text().splitlines().index(f"    {name}: int,") + 1
     code, out = run(capsys, "src/vector_add.py", "--out", "gen")
     assert code == 2
     assert out[0] == (
-        f"{Path('src/vector_add.py')}:15:5: error: parameter '{name}' never receives the caller's "
+        f"{Path('src/vector_add.py')}:{line}:5: error: parameter '{name}' never receives the caller's "
         f"value as given: Triton's kernel[grid](...) puts its own {name} setting in its place; rename it  "
         "[reserved-name]"
     )

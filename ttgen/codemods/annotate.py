@@ -366,9 +366,13 @@ def language_alias(tree: cst.Module) -> str:
     return fallback
 
 
+UNUSED_IMPORT = "# noqa: F401  # pyright: ignore[reportUnusedImport]"
+
+
 def _with_mechanism(tree: cst.Module) -> cst.Module:
-    """``import ttgen.annotations  # noqa: F401`` after the imports at the top (before any
-    kernel), unless the module imports it already."""
+    """``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported
+    for what it does: linters and pyright's strict mode see no use of it) after the imports at
+    the top (before any kernel), unless the module imports it already."""
     if _imports_mechanism(tree):
         return tree
     context = CodemodContext()
@@ -377,7 +381,7 @@ def _with_mechanism(tree: cst.Module) -> cst.Module:
     body = list(tree.body)
     for index, statement in enumerate(body):
         if isinstance(statement, cst.SimpleStatementLine) and _imports_mechanism(cst.Module(body=[statement])):
-            comment = cst.TrailingWhitespace(cst.SimpleWhitespace("  "), cst.Comment("# noqa: F401"),
+            comment = cst.TrailingWhitespace(cst.SimpleWhitespace("  "), cst.Comment(UNUSED_IMPORT),
                                              statement.trailing_whitespace.newline)
             body[index] = statement.with_changes(trailing_whitespace=comment)
             break

@@ -197,6 +197,8 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     # edit that leaves every launcher as it was leaves this file as it was, and --check passes.
     out.add(f"# {MARKER} by ttgen from {source_path}.")
     out.add("# Do not edit: re-run ttgen on the kernel module instead.")
+    # (run()'s slow path takes its arguments again as the full rules give them back, BLOCK too.)
+    out.add("# pyright: reportConstantRedefinition=false")
     out.add(f'"""Typed launchers for the Triton kernels in {module.module}."""')
     out.add()
     out.add("from __future__ import annotations")
@@ -419,18 +421,21 @@ def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) ->
     w.add(f"{v['device']} = {v['state']}[0]")
     tensors = [p.name for p in kernel.params if isinstance(p.type, param_types.TensorType)]
     checks = [c for c in (kinds.of(p.type).inline(p.name, s) for p in _given(kernel)) if c != "True"]
-    checks = ([f"{v['tensors']} is not None"] if tensors else []) + checks + _option_checks(kernel, s)
+    checks += _option_checks(kernel, s)
+    # The tensors' test is in the if, where type checkers see that _tensors is a tuple after it.
+    failed = ([v["tensors"]] if tensors else []) + ([v["ok"]] if checks or not tensors else [])
     w.add("try:")
     if tensors:
         w.add(f"{v['tensors']} = {launcher}.tensors({v['device']}, {', '.join(tensors)})", 1)
-    w.add(f"{v['ok']} = (", 1)
-    for i, check in enumerate(checks or ["True"]):
-        w.add(("and " if i else "") + check, 2)
-    w.add(")", 1)
+    if v["ok"] in failed:
+        w.add(f"{v['ok']} = (", 1)
+        for i, check in enumerate(checks or ["True"]):
+            w.add(("and " if i else "") + check, 2)
+        w.add(")", 1)
     # Whatever an odd argument raises here (a hostile __eq__...), the full rules explain.
     w.add(f"except {s.builtin('Exception')}:")
-    w.add(f"{v['ok']} = False", 1)
-    w.add(f"if not {v['ok']}:")
+    w.add(" = ".join(failed) + " = None", 1)
+    w.add("if " + " or ".join(f"{local} is None" if local == v["tensors"] else f"not {local}" for local in failed) + ":")
     if given:
         w.call(1, Call(f"{v['given']} = {launcher}.accept(", (v["device"], _tuple_call(given))))
         w.call(1, Call("(", tuple(given), f",) = {v['given']}" if len(given) == 1 else f") = {v['given']}"))

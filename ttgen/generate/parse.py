@@ -948,8 +948,7 @@ def _returns_value(reader: _Reader, func: ast.FunctionDef | ast.AsyncFunctionDef
 
 def _shape_item(node: cst.BaseExpression) -> bool:
     """Whether ``node`` in ``tl.tensor[...]`` is a shape's string (a dtype in quotes is not)."""
-    return isinstance(node, cst.SimpleString) and \
-        str(node.evaluated_value).strip().removeprefix("tl.") not in kinds.DTYPES
+    return isinstance(node, cst.SimpleString) and kinds.is_shape_text(str(node.evaluated_value))
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

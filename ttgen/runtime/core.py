@@ -320,7 +320,7 @@ class LauncherCore:
     def launch_slow(
         self,
         key: tuple[Any, ...],
-        grid: tuple[int, ...],
+        grid: Any,  # run()'s grid as grid3 or checked_grid took it: a tuple, or a callable grid's list
         stream: int,
         args: tuple[Any, ...],
         options: dict[str, Any],

@@ -47,6 +47,13 @@ DTYPES: dict[str, tuple[str, str]] = {
     "float8e5": ("float8_e5m2", "fp8e5"),
 }
 
+
+def is_shape_text(text: str) -> bool:
+    """Whether a string in ``tl.tensor[...]`` is part of its shape (vocabulary/shapes.py), not a
+    dtype in quotes (``"float16"``, ``"tl.float16"``)."""
+    return text.strip().removeprefix("tl.") not in DTYPES
+
+
 # Scalar dtypes a runtime (non-constexpr) parameter may be annotated with.
 INT_RANGES: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),

@@ -159,9 +159,15 @@ class tensor(Generic[_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7]):
     The type arguments name the dtypes a pointer argument may point to, for ttgen:
     ``tl.tensor[tl.float32]``, ``tl.tensor[tl.float16, tl.bfloat16]``; bare ``tl.tensor``
     accepts any.  After the dtypes, ttgen's shape annotation, as mypy reads it, a string Literal
-    (``tl.tensor[tl.float16, "Literal['M K']", "Literal['contiguous']"]``): hence the bound
-    ``dtype | str``.  Results of operations are bare ``tensor``.
+    (``tl.tensor[tl.float16, "Literal['M K']", "Literal['contiguous']"]``; under ttgen's mypy
+    plugin, also the plain ``"M K"``): hence the bound ``dtype | str``.  Results of operations
+    are bare ``tensor``.
     """
+
+    # Not at run time: ttgen's mypy plugin (ttgen.mypy_plugin) hands ``tensor[...]`` back to mypy
+    # as this alias, which it can name from any spelling of ``tensor`` and which mypy analyzes
+    # without the plugin's hook (an alias has a name of its own).
+    _analyzed: TypeAlias = tensor
 
     handle: Any
     type: _Dtype
