@@ -1,0 +1,161 @@
+"""Which kernel parameters the library's own call sites may pass None: what ``ttgen annotate``
+must allow though the recording never saw it (the workload took other paths).
+
+The call sites are those ``ttgen migrate`` rewrites, read as it reads them (`migrate.Migrate.read`:
+the same kernels, every argument by keyword, ``*`` and ``**`` splats given their items), in
+every module under the PATHs.  An argument may be None when it is
+
+- ``None``;
+- a conditional, ``and`` or ``or`` with a part that may be None (``t if c else None``);
+- a name with a binding in its scope (the function's, or the module's) whose value may be None:
+  ``x = None`` then ``if c: x = t``, ``if c: x = None`` / ``else: x = t``, ``x = y`` where ``y``
+  may be None, ``x: T | None`` without a value; an item of a tuple written out
+  (``a, b = t, None``);
+- a parameter of a function (the call's own, or one around it) that defaults to None or whose
+  annotation allows None (``Optional[...]``, ``... | None``), whether or not the function binds
+  the name again;
+- an item of a tuple or dict written out that a ``*`` or ``**`` splat gives.
+
+Any other value (a call's result, an attribute, an item, arithmetic, a name bound by a ``for``,
+a ``with`` or the unpacking of a call) is taken for what the recording saw it to be: such values
+are rarely None, and a source cannot tell when they are.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
+
+from ttgen.codemods import migrate
+from ttgen.generate import plan
+from ttgen.generate.discover import Source, read_regular
+
+# "module:kernel" -> parameter -> the call sites ("path:line:col") that may pass None for it
+Nones = dict[str, dict[str, list[str]]]
+
+
+def passed_none(sources: list[Source], build: plan.Plan) -> Nones:
+    """For each kernel of the modules under the PATHs (read as ``build`` read them), the call
+    sites in those modules that may pass each parameter None."""
+    targets = migrate.kernels(sources, build, launchers=False)
+    keys = {id(target): key.rpartition(".")[0] + ":" + key.rpartition(".")[2]
+            for key, target in targets.items() if isinstance(target, migrate.Target)}
+    found: Nones = {}
+    for source in sources:
+        try:
+            tree = cst.parse_module(read_regular(source.path))
+        except (OSError, cst.ParserSyntaxError):
+            continue  # (annotate says why of a kernel module; migrate of the others)
+        if not migrate.has_call_sites(tree.code):
+            continue
+        _, reader = migrate.visited(tree, source.path, source.module, targets, _Reader)
+        assert isinstance(reader, _Reader)
+        for target, param, where in reader.found:
+            found.setdefault(keys[id(target)], {}).setdefault(param, []).append(where)
+    return found
+
+
+class _Reader(migrate.Migrate):
+    """Reads each call site as migrate does, and notes the arguments that may be None."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.found: list[tuple[migrate.Target, str, str]] = []
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if isinstance(original.func, cst.Subscript):
+            try:
+                target, _, _, args = self.read(original, updated)
+            except (migrate.NotACallSite, migrate.Kept, migrate.Skip):
+                return updated  # (not rewritten: it still calls kernel[grid], which takes None)
+            params = {param.name for param in target.kernel.params}
+            for arg in args:
+                if arg.keyword is not None and arg.keyword.value in params and self._may_be_none(arg.value, set()):
+                    self.found.append((target, arg.keyword.value, self.where(original)))
+        return updated
+
+    def _may_be_none(self, value: cst.BaseExpression, seen: set[cst.CSTNode]) -> bool:
+        if value in seen:
+            return False
+        seen.add(value)
+        if isinstance(value, cst.Name):
+            return value.value == "None" or value.value not in ("True", "False") and self._name_may_be_none(value, seen)
+        if isinstance(value, cst.IfExp):
+            return self._may_be_none(value.body, seen) or self._may_be_none(value.orelse, seen)
+        if isinstance(value, cst.BooleanOperation):
+            return self._may_be_none(value.left, seen) or self._may_be_none(value.right, seen)
+        if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):  # a splat's item
+            return any(self._may_be_none(item, seen) for item in self._items_of(value))
+        return False
+
+    def _name_may_be_none(self, name: cst.Name, seen: set[cst.CSTNode]) -> bool:
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return False
+        for assignment in scope[name.value]:
+            if not isinstance(assignment, Assignment):
+                continue  # (a builtin)
+            node = assignment.node
+            if isinstance(node, cst.Param):
+                if _allows_none(node):
+                    return True
+                continue
+            bound = self._bound(node, self.get_metadata(ParentNodeProvider, node, None))
+            if bound is not None and self._may_be_none(bound, seen):
+                return True
+        return False
+
+    def _bound(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> cst.BaseExpression | None:
+        """The value a binding gives its name, where the source says it: ``name = value``
+        (``a = b = value`` too), ``name: T = value`` (``None`` for ``name: T | None`` alone),
+        an item of ``a, b = x, y``."""
+        get = self.get_metadata
+        if isinstance(parent, cst.AssignTarget):
+            statement = get(ParentNodeProvider, parent, None)
+            return statement.value if isinstance(statement, cst.Assign) else None
+        if isinstance(parent, cst.AnnAssign) and parent.target is node:
+            if parent.value is None:
+                return cst.Name("None") if _annotation_allows_none(parent.annotation) else None
+            return parent.value
+        if isinstance(parent, cst.Element):
+            unpacked = get(ParentNodeProvider, parent, None)
+            target = get(ParentNodeProvider, unpacked, None) if unpacked is not None else None
+            statement = get(ParentNodeProvider, target, None) if target is not None else None
+            if (isinstance(unpacked, (cst.Tuple, cst.List)) and isinstance(target, cst.AssignTarget)
+                    and isinstance(statement, cst.Assign) and isinstance(statement.value, (cst.Tuple, cst.List))
+                    and len(statement.value.elements) == len(unpacked.elements)):
+                return statement.value.elements[list(unpacked.elements).index(parent)].value
+        return None
+
+    def _items_of(self, item: cst.Subscript) -> list[cst.BaseExpression]:
+        """What ``name[i]`` or ``name["key"]``, an item of a splat migrate gave, may be: that item
+        of each tuple or dict written out that ``name`` is bound to."""
+        if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
+            return []
+        index = item.slice[0].slice.value
+        scope = self.get_metadata(ScopeProvider, item.value, None)
+        found: list[cst.BaseExpression] = []
+        for assignment in scope[item.value.value] if scope is not None else ():  # type: ignore[attr-defined]
+            bound = self._value(assignment)
+            if isinstance(bound, cst.Tuple) and isinstance(index, cst.Integer):
+                elements = bound.elements
+                if int(index.value) < len(elements):
+                    found.append(elements[int(index.value)].value)
+            elif isinstance(index, cst.SimpleString):
+                found += [value for key, value in migrate.literal_entries(bound) or () if key == index.evaluated_value]
+        return found
+
+
+def _allows_none(param: cst.Param) -> bool:
+    """Whether a function's parameter defaults to None or is annotated to allow it."""
+    default = param.default
+    if isinstance(default, cst.Name) and default.value == "None":
+        return True
+    return param.annotation is not None and _annotation_allows_none(param.annotation)
+
+
+def _annotation_allows_none(annotation: cst.Annotation) -> bool:
+    """``Optional[...]``, ``... | None``, ``Union[..., None]``, ``Any``: whatever may name None
+    (a string annotation too: its text is read)."""
+    text = cst.Module(body=[]).code_for_node(annotation.annotation)
+    return any(word in text for word in ("None", "Optional", "Any"))
