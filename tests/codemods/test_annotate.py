@@ -380,3 +380,17 @@ def test_the_tree_is_read_through_the_build_cache(tmp_path: Path, capsys: pytest
     monkeypatch.setattr(workers, "build", built)
     assert annotate.main(args) == 0
     assert capsys.readouterr() == first
+
+
+def test_call_sites_read_in_several_processes_say_what_one_process_says() -> None:
+    """annotate reads the call sites (ttgen.codemods.nones) in as many processes as it builds in."""
+    from ttgen.codemods import nones
+    from ttgen.generate import plan
+    from ttgen.generate.discover import discover
+
+    library = str(Path(__file__).parent / "library" / "adoptlib")
+    sources = discover([library], None).sources
+    build = plan.plan([library], None, None, 1)
+    alone = nones.passed_none(sources, build, 1)
+    assert sorted(alone["adoptlib.kernels:affine_kernel"]) == ["cap", "scale", "shift"]
+    assert nones.passed_none(sources, build, 2) == alone

@@ -27,32 +27,63 @@ import libcst as cst
 from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
 from ttgen.codemods import migrate
-from ttgen.generate import plan
+from ttgen.generate import plan, workers
 from ttgen.generate.discover import Source, read_regular
 
 # "module:kernel" -> parameter -> the call sites ("path:line:col") that may pass None for it
 Nones = dict[str, dict[str, list[str]]]
 
 
-def passed_none(sources: list[Source], build: plan.Plan) -> Nones:
+def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1) -> Nones:
     """For each kernel of the modules under the PATHs (read as ``build`` read them), the call
-    sites in those modules that may pass each parameter None."""
+    sites in those modules that may pass each parameter None (read in ``jobs`` processes: libcst's
+    scopes take about a second a module)."""
     targets = migrate.kernels(sources, build, launchers=False)
-    keys = {id(target): key.rpartition(".")[0] + ":" + key.rpartition(".")[2]
-            for key, target in targets.items() if isinstance(target, migrate.Target)}
+    launching = [source for source in sources if _launches(source)]
+    if min(jobs, len(launching)) > 1:
+        read = workers.spread(_read, launching, jobs, _with_targets, (targets,))
+    else:
+        read = [_read(source, targets) for source in launching]
     found: Nones = {}
-    for source in sources:
-        try:
-            tree = cst.parse_module(read_regular(source.path))
-        except (OSError, cst.ParserSyntaxError):
-            continue  # (annotate says why of a kernel module; migrate of the others)
-        if not migrate.has_call_sites(tree.code):
-            continue
-        _, reader = migrate.visited(tree, source.path, source.module, targets, _Reader)
-        assert isinstance(reader, _Reader)
-        for target, param, where in reader.found:
-            found.setdefault(keys[id(target)], {}).setdefault(param, []).append(where)
+    for sites in read:
+        for kernel, param, where in sites:
+            found.setdefault(kernel, {}).setdefault(param, []).append(where)
     return found
+
+
+_TARGETS: dict[str, migrate.Target | str] = {}  # a worker's (`_with_targets`)
+
+
+def _with_targets(targets: dict[str, migrate.Target | str]) -> None:
+    global _TARGETS
+    _TARGETS = targets
+
+
+def _launches(source: Source) -> bool:
+    """Whether the module may launch a kernel (migrate's test), and can be read."""
+    try:
+        return migrate.has_call_sites(read_regular(source.path).decode("utf-8", "replace"))
+    except OSError:
+        return False
+
+
+def _read(source: Source, targets: dict[str, migrate.Target | str] | None = None) -> list[tuple[str, str, str]]:
+    """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
+    targets = _TARGETS if targets is None else targets
+    try:
+        tree = cst.parse_module(read_regular(source.path))
+    except (OSError, cst.ParserSyntaxError):
+        return []  # (annotate says why of a kernel module; migrate of the others)
+    _, reader = migrate.visited(tree, source.path, source.module, targets, _Reader)
+    assert isinstance(reader, _Reader)
+    keys = {id(target): key for key, target in targets.items()}
+    return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]
+
+
+def _kernel(key: str) -> str:
+    """``module.kernel`` (migrate's key) as a recording names it, ``module:kernel``."""
+    module, _, name = key.rpartition(".")
+    return f"{module}:{name}"
 
 
 class _Reader(migrate.Migrate):
