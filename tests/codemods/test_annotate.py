@@ -75,7 +75,15 @@ def f(x, t, n, c):
         m = None
     else:
         m = n
-    k[(1,)](t if c else None, m or n, y)
+    k[(1,)](t if c else None, m, y)
+    k[(1,)](t, m or n, t)
+    k[(1,)](t, n or None, t)
+
+
+def h(x, bias=None):
+    if x.numel():
+        bias = x
+    k[(1,)](x, 1, bias)
 """
 PASSED_ON = """\
 from typing import Optional
@@ -101,6 +109,13 @@ def f(x, n, c, ts):
     k[(1,)](x, a)
     kernels = {n: k}
     kernels[n][(1,)](None, None)
+
+
+def g(x, n=None, bias=None):
+    n = 4 if n is None else n
+    if bias is None:
+        bias = x
+    k[(1,)](bias, n or 2)
 """
 
 ROWS = [
@@ -209,12 +224,13 @@ ROWS = [
         launching("x: tl.tensor[tl.float32], n: int | None, f: float | None",
                   "def f(x, n):\n    k[(1,)](x, None, 1.0)\n    k[(1,)](x, n, f=None)\n", HEAD + MECHANISM),
         ("x=*fp32:16 n=i32 f=fp32",), (widened("n", "int | None", "mod.py:11:5"), widened("f", "float | None", "mod.py:12:5"))),
-    Row("a call site passes a conditional, an or, a name bound to None on some path",
+    Row("a call site passes a conditional, an or, a name bound to None on some path (a parameter too)",
         launching("x, n, y", CONDITIONAL), launching(
             "x: tl.tensor[tl.float32] | None, n: int | None, y: tl.tensor[tl.float32] | None", CONDITIONAL, HEAD + MECHANISM),
         ("x=*fp32:16 n=i32 y=*fp32",),
-        (widened("x", "tl.tensor[tl.float32] | None", "mod.py:18:5"), widened("n", "int | None", "mod.py:18:5"),
-         widened("y", "tl.tensor[tl.float32] | None", "mod.py:18:5"))),
+        (widened("x", "tl.tensor[tl.float32] | None", "mod.py:18:5"),
+         widened("n", "int | None", "mod.py:18:5 (and 1 more call site)"),
+         widened("y", "tl.tensor[tl.float32] | None", "mod.py:18:5 (and 1 more call site)"))),
     Row("a call site passes parameters that default to None or are typed Optional, a module's None, splats",
         launching("x, n, y, z", PASSED_ON), launching(
             "x: tl.tensor[tl.float32] | None, n: int | None, y: tl.tensor[tl.float32] | None, z: float | None",
@@ -223,7 +239,8 @@ ROWS = [
         (widened("x", "tl.tensor[tl.float32] | None", "mod.py:20:5"),
          widened("n", "int | None", "mod.py:16:5 (and 1 more call site)"),
          widened("y", "tl.tensor[tl.float32] | None", "mod.py:21:5"), widened("z", "float | None", "mod.py:21:5"))),
-    Row("a call site passes what may not be None: a call, an attribute, a parameter, a loop's item, an unpacked call",
+    Row("a call site passes what may not be None: a call, an attribute, a parameter, a loop's item, an unpacked "
+        "call, a parameter that defaults to None given a value first",
         launching("x, n", NOT_NONE), launching("x: tl.tensor[tl.float32], n: int", NOT_NONE, HEAD + MECHANISM),
         ("x=*fp32:16 n=i32",)),
     Row("a call site passes None to an annotation without it: a note (annotate changes no annotation)",

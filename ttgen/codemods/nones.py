@@ -24,7 +24,7 @@ are rarely None, and a source cannot tell when they are.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
+from libcst.metadata import Assignment, FunctionScope, ParentNodeProvider, PositionProvider, Scope, ScopeProvider
 
 from ttgen.codemods import migrate
 from ttgen.generate import plan, workers
@@ -105,16 +105,23 @@ class _Reader(migrate.Migrate):
                     self.found.append((target, arg.keyword.value, self.where(original)))
         return updated
 
-    def _may_be_none(self, value: cst.BaseExpression, seen: set[cst.CSTNode]) -> bool:
+    def _may_be_none(self, value: cst.BaseExpression, seen: set[cst.CSTNode],
+                     safe: frozenset[str] = frozenset()) -> bool:
+        """Whether ``value`` may be None (``safe``: names a test around it says are not)."""
         if value in seen:
             return False
         seen.add(value)
         if isinstance(value, cst.Name):
-            return value.value == "None" or value.value not in ("True", "False") and self._name_may_be_none(value, seen)
+            if value.value in ("True", "False") or value.value in safe:
+                return False
+            return value.value == "None" or self._name_may_be_none(value, seen)
         if isinstance(value, cst.IfExp):
-            return self._may_be_none(value.body, seen) or self._may_be_none(value.orelse, seen)
-        if isinstance(value, cst.BooleanOperation):
-            return self._may_be_none(value.left, seen) or self._may_be_none(value.right, seen)
+            tested = _tested(value.test)
+            when = (safe | {tested[0]}, safe) if tested and tested[1] else (safe, safe | {tested[0]}) if tested else (safe, safe)
+            return self._may_be_none(value.body, seen, when[0]) or self._may_be_none(value.orelse, seen, when[1])
+        if isinstance(value, cst.BooleanOperation):  # ('a or b' is a only where a is true: not None)
+            left = isinstance(value.operator, cst.And) and self._may_be_none(value.left, seen, safe)
+            return left or self._may_be_none(value.right, seen, safe)
         if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):  # a splat's item
             return any(self._may_be_none(item, seen) for item in self._items_of(value))
         return False
@@ -123,9 +130,7 @@ class _Reader(migrate.Migrate):
         scope = self.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return False
-        for assignment in scope[name.value]:
-            if not isinstance(assignment, Assignment):
-                continue  # (a builtin)
+        for assignment in self._live(name, scope):
             node = assignment.node
             if isinstance(node, cst.Param):
                 if _allows_none(node):
@@ -135,6 +140,34 @@ class _Reader(migrate.Migrate):
             if bound is not None and self._may_be_none(bound, seen):
                 return True
         return False
+
+    def _live(self, name: cst.Name, scope: Scope) -> list[Assignment]:
+        """The bindings of ``name`` that may hold where it is read.  Of a function's own name:
+        those up to the end of the body's statement that reads it (a later one reaches it only
+        through a loop that statement is), from the last statement before that one that binds
+        the name whatever the path, or makes it not None (``x = v``; ``if x is None:`` that binds
+        it), on; so the parameter only where no such statement is."""
+        bindings = [a for a in scope[name.value] if isinstance(a, Assignment)]
+        function = scope.node if isinstance(scope, FunctionScope) and name.value in scope.assignments else None
+        if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
+            return bindings
+        body = list(function.body.body)
+        node: cst.CSTNode | None = name
+        while node is not None and node not in body:
+            node = self.get_metadata(ParentNodeProvider, node, None)
+        if node is None:
+            return bindings  # (not in the body: a default, a decorator)
+        end = self._at(node, end=True)
+        start = next((self._at(statement) for statement in reversed(body[:body.index(node)])
+                      if _rebinds(statement, name.value)), None)
+        return [a for a in bindings if self._at(a.node) <= end
+                and (start is None or not isinstance(a.node, cst.Param) and self._at(a.node) >= start)]
+
+    def _at(self, node: cst.CSTNode, end: bool = False) -> tuple[int, int]:
+        """Where ``node`` starts (or ends) in the module: (line, column)."""
+        found = self.get_metadata(PositionProvider, node)
+        at = found.end if end else found.start
+        return at.line, at.column
 
     def _bound(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> cst.BaseExpression | None:
         """The value a binding gives its name, where the source says it: ``name = value``
@@ -175,6 +208,42 @@ class _Reader(migrate.Migrate):
             elif isinstance(index, cst.SimpleString):
                 found += [value for key, value in migrate.literal_entries(bound) or () if key == index.evaluated_value]
         return found
+
+
+def _tested(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(name, True)`` where ``test`` holds only if ``name`` is not None (``name is not None``,
+    ``name``, either in an ``and``), ``(name, False)`` where only if it is None (``name is None``)."""
+    if isinstance(test, cst.Name) and test.value not in ("True", "False", "None"):
+        return test.value, True
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        found = [t for t in (_tested(test.left), _tested(test.right)) if t is not None and t[1]]
+        return found[0] if found else None
+    if (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
+        return test.left.value, isinstance(test.comparisons[0].operator, cst.IsNot)
+    return None
+
+
+def _rebinds(statement: cst.BaseStatement, name: str) -> bool:
+    """Whether, after ``statement`` (one of a function body's), ``name`` holds what it bound, or
+    at least not a None from before: ``name = ...``, ``name: T = ...``, or ``if name is None:``
+    whose body does either."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_binds(small, name) for small in statement.body)
+    if isinstance(statement, cst.If) and _tested(statement.test) == (name, False):
+        if isinstance(statement.body, cst.SimpleStatementSuite):  # (if x is None: x = 1)
+            return any(_binds(small, name) for small in statement.body.body)
+        return any(_rebinds(inner, name) for inner in statement.body.body)
+    return False
+
+
+def _binds(small: cst.BaseSmallStatement, name: str) -> bool:
+    """``name = ...`` or ``name: T = ...``."""
+    if isinstance(small, cst.Assign):
+        return any(isinstance(target.target, cst.Name) and target.target.value == name for target in small.targets)
+    return (isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name)
+            and small.target.value == name)
 
 
 def _allows_none(param: cst.Param) -> bool:
