@@ -79,7 +79,8 @@ def main(argv: Sequence[str]) -> int:
     cache = command.open_cache(options)
     build = plan.plan(list(options.paths), None, cache, max(1, options.jobs))
     command.say_unreadable(cache)
-    passed = nones.passed_none(found.sources, build, max(1, options.jobs))
+    recorded = {name.rpartition(":")[2] for name in seen}  # (only they are annotated)
+    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded)
     annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen, _read(build, source),
                                passed) for source in found.sources)
     results = [result for result in annotated if result is not None]

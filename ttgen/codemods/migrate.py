@@ -206,7 +206,7 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
     except (OSError, cst.ParserSyntaxError) as exc:
         error = f"cannot read: {exc.strerror}" if isinstance(exc, OSError) else f"cannot parse: {exc.message}"
         return runner.Result(path, "", None, error=error)
-    if not has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
+    if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
         return runner.Result(path, tree.code, tree.code, tree.encoding)
     after, rewrite = visited(tree, path, module, targets)
     try:  # (a rewrite that is not Python is ttgen's bug: the file stays as it is, and says so)
@@ -228,7 +228,7 @@ def visited(tree: cst.Module, path: Path, module: str, targets: dict[str, Target
     return MetadataWrapper(tree).visit(rewrite), rewrite
 
 
-def has_call_sites(code: str) -> bool:
+def _has_call_sites(code: str) -> bool:
     """Whether the module may call the result of a subscript (Python's ast sees it fast; code
     that this Python cannot parse, but libcst can, is laid out all the same)."""
     try:

@@ -23,6 +23,8 @@ are rarely None, and a source cannot tell when they are.
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import Assignment, FunctionScope, ParentNodeProvider, PositionProvider, Scope, ScopeProvider
 
@@ -34,12 +36,14 @@ from ttgen.generate.discover import Source, read_regular
 Nones = dict[str, dict[str, list[str]]]
 
 
-def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1) -> Nones:
-    """For each kernel of the modules under the PATHs (read as ``build`` read them), the call
-    sites in those modules that may pass each parameter None (read in ``jobs`` processes: libcst's
-    scopes take about a second a module)."""
+def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels: set[str] | None = None) -> Nones:
+    """For each kernel of the modules under the PATHs (read as ``build`` read them), or those of
+    them named in ``kernels``, the call sites in those modules that may pass each parameter None
+    (read in ``jobs`` processes: libcst's scopes take about a second a module, so only modules
+    that subscript such a name are read)."""
     targets = migrate.kernels(sources, build, launchers=False)
-    launching = [source for source in sources if _launches(source)]
+    names = kernels if kernels is not None else {key.rpartition(".")[2] for key in targets}
+    launching = [source for source in sources if _launches(source, names)]
     if min(jobs, len(launching)) > 1:
         read = workers.spread(_read, launching, jobs, _with_targets, (targets,))
     else:
@@ -59,12 +63,23 @@ def _with_targets(targets: dict[str, migrate.Target | str]) -> None:
     _TARGETS = targets
 
 
-def _launches(source: Source) -> bool:
-    """Whether the module may launch a kernel (migrate's test), and can be read."""
+def _launches(source: Source, kernels: set[str]) -> bool:
+    """Whether the module may launch one of ``kernels``: it calls a subscript of one of their
+    names (``k[grid](...)``, ``m.k[grid](...)``), or of a name it imports one as."""
     try:
-        return migrate.has_call_sites(read_regular(source.path).decode("utf-8", "replace"))
-    except OSError:
-        return False
+        tree = ast.parse(read_regular(source.path))
+    except (OSError, SyntaxError, ValueError):
+        return False  # (annotate says why of a kernel module; migrate of the others)
+    names = set(kernels)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names |= {alias.asname for alias in node.names if alias.name in kernels and alias.asname}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            value = node.func.value
+            if (value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)) in names:
+                return True
+    return False
 
 
 def _read(source: Source, targets: dict[str, migrate.Target | str] | None = None) -> list[tuple[str, str, str]]:
