@@ -146,14 +146,14 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                 elif decision is infer.KEEP and _refuses_none(param.type):
                     for_none[param.name] = (f"annotated without None, but {where} may pass it None: run() "
                                             "refuses it there (add '| None')")
-            if decision.annotation is not None:
-                refused = _refused_in_body(decision.annotation, param.name, uses.get(param.position.line))
+            written = decision.annotation
+            if written is not None:
+                refused = _refused_in_body(written, param.name, uses.get(param.position.line))
                 if refused is not None:
                     decision = infer.Decision(note=f"the body {refused}, which mypy would refuse under "
-                                                   f"'{decision.annotation.format(tl=alias)}'"
-                                                   + (f" ({none})" if none else ""))
+                                                   f"'{written.format(tl=alias)}'" + (f" ({none})" if none else ""))
                 elif none:
-                    for_none[param.name] = f"annotated '{decision.annotation.format(tl=alias)}': {none}"
+                    for_none[param.name] = f"annotated '{written.format(tl=alias)}': {none}"
             decisions[param.name] = decision
         found = _shapes(kernel, decisions, calls.get(f"{module}:{kernel.name}", {}))
         for param in kernel.params:
@@ -340,10 +340,11 @@ def _narrowed(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
     """Whether mypy takes ``name`` for not None where it stands: in the branch of an ``if`` (or
     a conditional expression) that its test, ``name is not None``, ``name is None`` or ``name``
     (alone or in an ``and``), says it is not None."""
-    child, node = name, parents.get(name)
+    child: ast.AST = name
+    node = parents.get(name)
     while node is not None:
         if isinstance(node, (ast.If, ast.IfExp)) and child is not node.test:
-            positive = child in node.body if isinstance(node.body, list) else child is node.body
+            positive = any(child is item for item in node.body) if isinstance(node.body, list) else child is node.body
             if _tests_none(node.test, name.id) == ("not None" if positive else "None"):
                 return True
         child, node = node, parents.get(node)

@@ -168,13 +168,13 @@ class _Reader(migrate.Migrate):
             return bindings
         body = list(function.body.body)
         node: cst.CSTNode | None = name
-        while node is not None and node not in body:
+        while node is not None and not any(node is statement for statement in body):
             node = self.get_metadata(ParentNodeProvider, node, None)
         if node is None:
             return bindings  # (not in the body: a default, a decorator)
         end = self._at(node, end=True)
-        start = next((self._at(statement) for statement in reversed(body[:body.index(node)])
-                      if _rebinds(statement, name.value)), None)
+        before = body[:next(i for i, statement in enumerate(body) if statement is node)]
+        start = next((self._at(statement) for statement in reversed(before) if _rebinds(statement, name.value)), None)
         return [a for a in bindings if self._at(a.node) <= end
                 and (start is None or not isinstance(a.node, cst.Param) and self._at(a.node) >= start)]
 
@@ -249,7 +249,7 @@ def _rebinds(statement: cst.BaseStatement, name: str) -> bool:
     if isinstance(statement, cst.If) and _tested(statement.test) == (name, False):
         if isinstance(statement.body, cst.SimpleStatementSuite):  # (if x is None: x = 1)
             return any(_binds(small, name) for small in statement.body.body)
-        return any(_rebinds(inner, name) for inner in statement.body.body)
+        return any(isinstance(inner, cst.BaseStatement) and _rebinds(inner, name) for inner in statement.body.body)
     return False
 
 
