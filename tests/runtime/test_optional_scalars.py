@@ -13,7 +13,6 @@ below; tests/codemods/test_adopt.py adopts a library that passes None this way).
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +50,7 @@ def shift(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int | None, e
             values = -values
     tl.store(out + offsets, values, mask=mask)
 '''
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the host stands in for the device")
 SPECIALIZE = triton._C.libtriton.native_specialize_impl
 BACKEND = make_backend(GPUTarget("cuda", 90, 32))
 
@@ -163,8 +163,6 @@ def test_the_engine_refuses_a_value_of_another_kind_even_where_its_key_is_cached
 
 def test_run_launches_what_kernel_grid_launches_under_the_interpreter(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    if os.environ.get("TRITON_INTERPRET") != "1" and torch.cuda.is_available():
-        pytest.skip("the interpreter's run (a GPU's: tests/codemods/test_adopt.py on the stand-in)")
     monkeypatch.setattr(knobs.runtime, "interpret", True)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     generated = _generated(tmp_path, "optint", jit=False)
