@@ -397,8 +397,10 @@ def _counts(outcomes: dict[str, Any]) -> str:
 
 
 def _reasons(lines: list[str]) -> list[tuple[str, int]]:
-    """Lines grouped by what they say, names left out ('x' becomes '…')."""
-    return collections.Counter(re.sub(r"'[^']*'", "'…'", line) for line in lines).most_common()
+    """Lines grouped by what they say, names and call sites left out ('x' becomes '…', 'ops.py:3:5
+    (and 1 more call site)' becomes '…')."""
+    return collections.Counter(re.sub(r"\S+\.py:\d+:\d+( \(and \d+ more call sites?\))?", "…", re.sub(r"'[^']*'", "'…'", line))
+                               for line in lines).most_common()
 
 
 def _mypy_failed(done: subprocess.CompletedProcess[str]) -> str:

@@ -53,3 +53,13 @@ def test_new_mypy_errors_are_told_in_full() -> None:
     new = adopt_real._mypy_errors(after) - adopt_real._mypy_errors(before)
     assert list(new.elements()) == ['a.py: Argument "…" to "…" of "…" has incompatible type "…"; expected "…"  [arg-type]']
     assert adopt_real._in_full(new, after) == [after.splitlines()[1]]
+
+
+def test_annotate_notes_are_grouped_without_names_and_call_sites() -> None:
+    """A parameter widened for None names the call site that may pass it (ttgen.codemods.nones):
+    the summary counts such notes as one reason."""
+    notes = ["'k': parameter 'p': annotated 'float | None': ops/a.py:12:5 may pass it None, which the recording never saw",
+             "'j': parameter 'q': annotated 'int | None': ops/b.py:3:9 (and 2 more call sites) may pass it None, which "
+             "the recording never saw"]
+    assert adopt_real._reasons(notes) == [
+        ("'…': parameter '…': annotated '…': … may pass it None, which the recording never saw", 2)]

@@ -6,7 +6,11 @@ positionally, by keyword, with ``*`` and ``**`` splats (a tuple, a conditional, 
 of options, a dict built with conditional entries), under ``@triton.heuristics`` and
 ``@triton.autotune``, a call marked ``# ttgen: keep``, a call of another compiler's cache,
 strides splatted together, a dict bound in both branches of an ``if``, a parameter named
-``num_warps`` given by position (which sets no option: the stand-in's launches show it).  A copy goes through ``ttgen record`` (its workload), ``ttgen annotate
+``num_warps`` given by position (which sets no option: the stand-in's launches show it), and
+calls that may pass None where the workload never does (a parameter defaulting to None, a
+conditional, a name bound to None on one path, None written out: ``workload.py untested`` runs
+them, unrecorded; annotate lets each parameter take None, and run() launches what
+``kernel[grid]`` launched).  A copy goes through ``ttgen record`` (its workload), ``ttgen annotate
 --write``, ``ttgen`` (the launchers) and ``ttgen migrate --write``; after each step the workload
 gives the same results: digests of every result under ``TRITON_INTERPRET=1``, the same launches
 (kernels, grids, blocks, scalar arguments) on the driver stand-in, where Triton's real JIT
@@ -71,6 +75,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     workload = [sys.executable, "workload.py"]
     before = json.loads(run(workload, library, env))
+    untested = json.loads(run([*workload, "untested"], library, env))  # None where the tests pass none
 
     recorded = ttgen("record", "--out", "launches.txt", "--", *workload, cwd=library, env=env)
     assert json.loads(recorded.stdout) == before  # recording changes nothing that runs
@@ -94,9 +99,22 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
         "def row_sum_kernel(x: tl.tensor[tl.float32, \"Literal['D0 _']\"], "
         "out: tl.tensor[tl.float32, \"Literal['D0']\", \"Literal['inner-contiguous']\"], "
         "stride, n_cols, BLOCK: tl.constexpr):")
+    # The recording saw a float, a tensor and an int; ops.py's calls may pass None for each.
+    assert _def_line(source, "affine_kernel") == (
+        f"def affine_kernel(x: {vector}, out: {vector}, scale: float | None, shift: {vector[:-1]}] | None, "
+        "cap: int | None, n: int, BLOCK: tl.constexpr):")
     notes = annotated.stderr.splitlines()
-    assert notes[-1] == ("ttgen annotate: 5 kernels recorded, 19 parameters annotated, 9 notes, 3 kernels seen with "
+    assert notes[-1] == ("ttgen annotate: 6 kernels recorded, 25 parameters annotated, 12 notes, 3 kernels seen with "
                          "one dtype only; 1 file rewritten")
+    widened = [n.split(": note: 'affine_kernel': ")[1] for n in notes if "may pass it None" in n]
+    ops_py = str(Path("adoptlib") / "ops.py")
+    assert widened == [
+        f"parameter 'scale': annotated 'float | None': {ops_py}:93:5 (and 1 more call site) may pass it None, "
+        "which the recording never saw",
+        f"parameter 'shift': annotated 'tl.tensor[tl.float16, tl.float32] | None': {ops_py}:93:5 (and 3 more call "
+        "sites) may pass it None, which the recording never saw",
+        f"parameter 'cap': annotated 'int | None': {ops_py}:93:5 (and 2 more call sites) may pass it None, which "
+        "the recording never saw"], widened
     assert any(": seen with one dtype only: 'row_sum_kernel': 'x' (fp32), 'out' (fp32); run() refuses any other" in n
                for n in notes)
     assert any(": note: 'row_sum_kernel': parameter 'x': not 'inner-contiguous': its last dimension has stride 40 "
@@ -111,7 +129,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     migrated = ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
     skipped = sorted(line.split(": skipped: ")[1] for line in migrated.stderr.splitlines() if ": skipped: " in line)
     assert skipped == ["the kernel is chosen at run time ('kernel' is a local name or parameter)"]
-    assert "10 call sites rewritten, 1 skipped, 1 kept ('# ttgen: keep')" in migrated.stderr
+    assert "14 call sites rewritten, 1 skipped, 1 kept ('# ttgen: keep')" in migrated.stderr
     ops = (library / "adoptlib" / "ops.py").read_text()
     assert "    import generated.ops_launch" not in ops and "    import generated.kernels_launch as kernels_launch\n" in ops
     assert ("    kernels_launch.row_sum_kernel.run(\n        grid=(x.shape[1], 1),\n        x=x.t(),\n        out=out,\n"
@@ -124,6 +142,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
             in ops and "        num_warps=2 if scaled else 1,\n        num_warps_sets_option=False,\n" in ops
             and "        BLOCK=settings['BLOCK'],\n" in ops)
     assert json.loads(run(workload, library, env)) == before
+    assert json.loads(run([*workload, "untested"], library, env)) == untested  # run() takes the None
 
     # Migrate changed no kernel, so the launchers are still what ttgen generates; and a second
     # run of each command changes nothing.
@@ -208,6 +227,7 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
 
     before = launched()
     assert len(before) > 20
+    untested = launched(*workload, "untested")  # None where the tests pass none: never recorded
     assert launched(sys.executable, "-m", "ttgen", "record", "--out", "launches.txt", "--", *workload) == before
     lines = _entries(library / "launches.txt")
     assert "tune adoptlib.kernels:double_kernel cuda:90 x=*fp32 out=*fp32 n=100 -> BLOCK=32 num_ctas=1 " \
@@ -232,7 +252,7 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
         ttgen("bundle", "launches.txt", "--out", "built", "-j", "2", "-q", cwd=tree,
               env={**env, "TRITON_DISABLE_LINE_INFO": "1"})
         built[tree] = json.loads((tree / "built" / "ttgen-bundle" / "index.json").read_text())["kernels"]
-    assert built[original].keys() == built[library].keys() and len(built[library]) == 6
+    assert built[original].keys() == built[library].keys() and len(built[library]) == 7
     for name, kernel in built[original].items():
         after = built[library][name]
         assert kernel["source"] != after["source"]  # Triton's own hash of the source differs, by design
@@ -244,6 +264,7 @@ def test_the_library_adopts_ttgen_on_the_stand_in_with_the_same_binaries(
     ttgen("migrate", "adoptlib", "--out", "generated", "--write", cwd=library, env=env)
     assert "kernels_launch.double_kernel.run(" in (library / "adoptlib" / "ops.py").read_text()
     assert launched() == before
+    assert launched(*workload, "untested") == untested  # run() launches for None what kernel[grid] did
 
 
 # -- docs/adopting.md as written ---------------------------------------------------------------------
@@ -290,7 +311,7 @@ def test_the_documented_procedure_runs_as_written(library: Path, tmp_path: Path)
     shutil.copytree(project, original)
     shell(annotate)
     shell(generate)
-    assert "10 call sites rewritten, 1 skipped, 1 kept" in shell(migrate)
+    assert "14 call sites rewritten, 1 skipped, 1 kept" in shell(migrate)
     shell("python -m pytest -q -p no:cacheprovider tests/")
     before, after = digests.read_text().splitlines()
     assert json.loads(before) == json.loads(after) and len(json.loads(after)) > 10

@@ -10,6 +10,7 @@ that the proof would catch one that does not.
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -45,9 +46,77 @@ ASSIGNS = ("    n = tl.load(x).to(tl.int32)\n    a += tl.load(x)\n    b += 1\n  
            "    tl.store(x, a + n + b + p)")
 
 
+# Uses mypy takes for not None: under 'if w is not None:' (and an 'and'), in the else of 'if
+# w is None:', under 'if n:', in a conditional expression.
+NARROWED = ("    if w is not None and n is not None:\n        tl.store(x, tl.load(w) + n)\n    if w is None:\n"
+            "        pass\n    else:\n        tl.store(x + 1, tl.load(w))\n    if n:\n        tl.store(x, n + 1)\n"
+            "    tl.store(x, tl.load(w) if w is not None else 0.0)")
+
+
 def kernel(signature: str, head: str = HEAD) -> str:
     return f"{head}\n\n@triton.jit\ndef k({signature}):\n    pass\n"
 
+
+def launching(signature: str, launcher: str, head: str = HEAD) -> str:
+    """`kernel` and a function that launches it (its first line is line 10 of the module)."""
+    return kernel(signature, head) + "\n\n" + textwrap.dedent(launcher)
+
+
+def widened(name: str, annotation: str, where: str) -> str:
+    return f"'k': parameter '{name}': annotated '{annotation}': {where} may pass it None, which the recording never saw"
+
+
+CONDITIONAL = """\
+def f(x, t, n, c):
+    y = None
+    if c:
+        y = t
+    if n > 4:
+        m = None
+    else:
+        m = n
+    k[(1,)](t if c else None, m, y)
+    k[(1,)](t, m or n, t)
+    k[(1,)](t, n or None, t)
+
+
+def h(x, bias=None):
+    if x.numel():
+        bias = x
+    k[(1,)](x, 1, bias)
+"""
+PASSED_ON = """\
+from typing import Optional
+
+_NONE = None
+
+
+def f(x, n: Optional[int] = 4, t=None, *, z: "float | None" = 1.0):
+    k[(1,)](x, n, x, 1.0)
+    c = n
+    args = (t, c)
+    opts = {"y": _NONE, "z": z}
+    k[(1,)](*args, y=x, z=2.0)
+    k[(1,)](x, 2, **opts)
+"""
+NOT_NONE = """\
+def f(x, n, c, ts):
+    k[(1,)](x.contiguous(), c.n)
+    k[(1,)](x, n)
+    for t in ts:
+        k[(1,)](t, n)
+    a, b = divmod(n, 2)
+    k[(1,)](x, a)
+    kernels = {n: k}
+    kernels[n][(1,)](None, None)
+
+
+def g(x, n=None, bias=None):
+    n = 4 if n is None else n
+    if bias is None:
+        bias = x
+    k[(1,)](bias, n or 2)
+"""
 
 ROWS = [
     Row("a tensor of one dtype", kernel("x, n"), kernel("x: tl.tensor[tl.float32], n: int", HEAD + MECHANISM),
@@ -98,8 +167,14 @@ ROWS = [
          "annotation would compile it as an argument",)),
     Row("an int seen as int32 and int64 stays", kernel("n"), kernel("n"), ("n=i32", "n=i64:16"),
         ("'k': parameter 'n' left as it is: seen as an int32 and an int64: no one annotation fits",)),
-    Row("a scalar or None stays", kernel("n"), kernel("n"), ("n=i32", "n=None"),
-        ("'k': parameter 'n' left as it is: seen as None and an int32: no one annotation fits",)),
+    Row("a scalar or None: X | None (a union, which forces no type: an int 1 keeps its constant)", kernel("n, m, f, b"),
+        kernel("n: int | None, m: int | None, f: float | None, b: bool | None", HEAD + MECHANISM),
+        ("n=i32 m=1 f=fp32 b=u1", "n=None m=None f=None b=None")),
+    Row("a tensor or None the body uses under a test mypy narrows by keeps its annotation",
+        kernel("x, w, n").replace("    pass", NARROWED),
+        kernel("x: tl.tensor[tl.float32], w: tl.tensor[tl.float32] | None, n: int | None",
+               HEAD + MECHANISM).replace("    pass", NARROWED),
+        ("x=*fp32:16 w=*fp32:16 n=i32", "x=*fp32:16 w=None n=None")),
     Row("only None stays", kernel("p"), kernel("p"), ("p=None",), ("'k': parameter 'p' left as it is: only ever None",)),
     Row("a tensor or an int stays", kernel("p"), kernel("p"), ("p=*fp32", "p=i32"),
         ("'k': parameter 'p' left as it is: seen as a tensor and an int32: no one annotation fits",)),
@@ -143,6 +218,45 @@ ROWS = [
     Row("a docstring first: the import after it and the other imports",
         '"""Kernels."""\n' + kernel("x"), '"""Kernels."""\n' + kernel("x: tl.tensor[tl.float32]", HEAD + MECHANISM),
         ("x=*fp32",)),
+    # Call sites of the module that may pass None where the recording saw none (ttgen.codemods.nones)
+    Row("a call site passes None written out, by position and by keyword",
+        launching("x, n, f", "def f(x, n):\n    k[(1,)](x, None, 1.0)\n    k[(1,)](x, n, f=None)\n"),
+        launching("x: tl.tensor[tl.float32], n: int | None, f: float | None",
+                  "def f(x, n):\n    k[(1,)](x, None, 1.0)\n    k[(1,)](x, n, f=None)\n", HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32 f=fp32",), (widened("n", "int | None", "mod.py:11:5"), widened("f", "float | None", "mod.py:12:5"))),
+    Row("a call site passes a conditional, an or, a name bound to None on some path (a parameter too)",
+        launching("x, n, y", CONDITIONAL), launching(
+            "x: tl.tensor[tl.float32] | None, n: int | None, y: tl.tensor[tl.float32] | None", CONDITIONAL, HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32 y=*fp32",),
+        (widened("x", "tl.tensor[tl.float32] | None", "mod.py:18:5"),
+         widened("n", "int | None", "mod.py:18:5 (and 1 more call site)"),
+         widened("y", "tl.tensor[tl.float32] | None", "mod.py:18:5 (and 1 more call site)"))),
+    Row("a call site passes parameters that default to None or are typed Optional, a module's None, splats",
+        launching("x, n, y, z", PASSED_ON), launching(
+            "x: tl.tensor[tl.float32] | None, n: int | None, y: tl.tensor[tl.float32] | None, z: float | None",
+            PASSED_ON, HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32 y=*fp32 z=fp32",),
+        (widened("x", "tl.tensor[tl.float32] | None", "mod.py:20:5"),
+         widened("n", "int | None", "mod.py:16:5 (and 1 more call site)"),
+         widened("y", "tl.tensor[tl.float32] | None", "mod.py:21:5"), widened("z", "float | None", "mod.py:21:5"))),
+    Row("a call site passes what may not be None: a call, an attribute, a parameter, a loop's item, an unpacked "
+        "call, a parameter that defaults to None given a value first",
+        launching("x, n", NOT_NONE), launching("x: tl.tensor[tl.float32], n: int", NOT_NONE, HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32",)),
+    Row("a call site passes None to an annotation without it: a note (annotate changes no annotation)",
+        launching("x: tl.tensor[tl.float32], n", "def f(x):\n    k[(1,)](None, 3)\n", HEAD + MECHANISM),
+        launching("x: tl.tensor[tl.float32], n: int", "def f(x):\n    k[(1,)](None, 3)\n", HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32",), ("'k': parameter 'x': annotated without None, but mod.py:12:5 may pass it None: run() "
+                                "refuses it there (add '| None')",)),
+    Row("a call site passes None to a tensor the body computes with: left as it is",
+        launching("x, w", "def f(x):\n    k[(1,)](x, None)\n", HEAD + MECHANISM).replace(
+            "    pass", "    tl.store(x, tl.load(w))"),
+        launching("x: tl.tensor[tl.float32], w", "def f(x):\n    k[(1,)](x, None)\n", HEAD + MECHANISM).replace(
+            "    pass", "    tl.store(x, tl.load(w))"),
+        ("x=*fp32:16 w=*fp32:16",),
+        ("'k': parameter 'w' left as it is: the body computes with it or passes it on ('w' may be None to mypy, which "
+         "does not follow constexpr tests), which mypy would refuse under 'tl.tensor[tl.float32] | None' (mod.py:12:5 "
+         "may pass it None, which the recording never saw)",)),
     Row("a module with no kernel changes nothing", "import triton\n\n\ndef f(x):\n    pass\n",
         "import triton\n\n\ndef f(x):\n    pass\n", ("x=*fp32",)),
 ]
@@ -151,7 +265,7 @@ ROWS = [
 def _run(tmp_path: Path, row: Row, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
     args = [str(tmp_path / "launches.txt"), str(tmp_path / "mod.py"), "--write", *(["--tighten"] if row.tighten else [])]
     assert annotate.main(args) == 0
-    err = capsys.readouterr().err
+    err = capsys.readouterr().err.replace(f"{tmp_path}{os.sep}", "")  # (the call sites' paths)
     notes = [line.split(": note: ", 1)[1] for line in err.splitlines() if ": note: " in line]
     return (tmp_path / "mod.py").read_text(), notes
 
@@ -164,7 +278,8 @@ def test_annotate(row: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     after, notes = _run(tmp_path, row, capsys)
     assert after == row.after
     assert notes == list(row.notes)
-    assert _run(tmp_path, row, capsys) == (row.after, list(row.notes))  # the same notes: nothing to add
+    # The same notes, nothing to add; but that a parameter now annotated takes None (said as written).
+    assert _run(tmp_path, row, capsys) == (row.after, [note for note in row.notes if ": annotated '" not in note])
 
 
 def test_without_write_a_diff_and_nothing_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -282,3 +397,17 @@ def test_the_tree_is_read_through_the_build_cache(tmp_path: Path, capsys: pytest
     monkeypatch.setattr(workers, "build", built)
     assert annotate.main(args) == 0
     assert capsys.readouterr() == first
+
+
+def test_call_sites_read_in_several_processes_say_what_one_process_says() -> None:
+    """annotate reads the call sites (ttgen.codemods.nones) in as many processes as it builds in."""
+    from ttgen.codemods import nones
+    from ttgen.generate import plan
+    from ttgen.generate.discover import discover
+
+    library = str(Path(__file__).parent / "library" / "adoptlib")
+    sources = discover([library], None).sources
+    build = plan.plan([library], None, None, 1)
+    alone = nones.passed_none(sources, build, 1)
+    assert sorted(alone["adoptlib.kernels:affine_kernel"]) == ["cap", "scale", "shift"]
+    assert nones.passed_none(sources, build, 2) == alone

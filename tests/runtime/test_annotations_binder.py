@@ -4,7 +4,8 @@ On every launch ``JITFunction.run`` calls a binder that Triton generates from ea
 annotation (``create_function_from_signature``, runtime/jit.py of 3.6 and 3.9): it binds the
 arguments and specializes each one.  A kernel annotated with ``tl.tensor[...]`` and
 ``tl.constexpr[...]`` (``import ttgen.annotations``) gets the very binder its unannotated twin
-gets, byte for byte, with or without ``from __future__ import annotations``.  Python scalar
+gets, byte for byte, with or without ``from __future__ import annotations``; so does a scalar
+annotated ``int | None`` or ``float | None`` (a union, which forces no type).  Python scalar
 types are another matter, and Triton's own: ``n: int`` forces ``i32`` through an extra tuple
 slice and concatenation on every launch (about 70 ns per parameter measured on the stand-in,
 benchmarks/annotated_jit.py) and keeps a value of 1 a runtime argument, and ``eps: float``
@@ -40,8 +41,8 @@ def vocabulary(
     x: tl.tensor[tl.float32],
     bias: tl.tensor[tl.float16, tl.bfloat16] | None,
     out: tl.tensor,
-    n,
-    eps,
+    n: int | None,
+    eps: float | None,
     BLOCK: tl.constexpr[int],
     CHUNK: tl.constexpr[int] | None,
     MODE: tl.constexpr["Literal['fast', 'exact']"] = "fast",

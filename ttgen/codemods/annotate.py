@@ -34,7 +34,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, observed, runner, shapes
+from ttgen.codemods import infer, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import MECHANISM, parse_module
@@ -79,8 +79,10 @@ def main(argv: Sequence[str]) -> int:
     cache = command.open_cache(options)
     build = plan.plan(list(options.paths), None, cache, max(1, options.jobs))
     command.say_unreadable(cache)
-    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen, _read(build, source))
-                 for source in found.sources)
+    recorded = {name.rpartition(":")[2] for name in seen}  # (only they are annotated)
+    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded)
+    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen, _read(build, source),
+                               passed) for source in found.sources)
     results = [result for result in annotated if result is not None]
     lines = [note for result in results for note in result.notes]
     edits, alone = sum(result.edits for result in results), sum(f": {ONE_DTYPE}: " in note for note in lines)
@@ -99,9 +101,11 @@ def _read(build: plan.Plan, source: Source) -> tuple[model.KernelModule | None, 
 
 def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls, tighten: bool,
                   widen: Widen | None = None,
-                  read: tuple[model.KernelModule | None, list[Diagnostic]] | None = None) -> runner.Result | None:
+                  read: tuple[model.KernelModule | None, list[Diagnostic]] | None = None,
+                  passed: nones.Nones | None = None) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel.
-    ``read``: what the build read of it (`_read`), else it is read here."""
+    ``read``: what the build read of it (`_read`), else it is read here.  ``passed``: the call
+    sites that may pass None (ttgen.codemods.nones), whose parameters take None."""
     try:
         data = read_regular(path)
     except OSError as exc:
@@ -127,14 +131,29 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
         alone: dict[str, str] = {}  # tensor parameters annotated with the one dtype seen -> it
         decisions: dict[str, infer.Decision] = {}
         widened: dict[str, set[str]] = {}  # what the recording saw of each parameter, with --widen's dtypes
+        for_none: dict[str, str] = {}  # parameters a call site may pass None -> the note that says so
         for param in kernel.params:
             tokens = widened[param.name] = (widen or Widen()).tokens(kernel.name, param.name, recorded[param.name])
             decision = infer.decide(param, tokens, tighten)
-            if decision.annotation is not None:
-                refused = _refused_in_body(decision.annotation, param.name, uses.get(param.position.line))
+            sites = (passed or {}).get(f"{module}:{kernel.name}", {}).get(param.name)
+            none = ""
+            if sites:
+                more = len(sites) - 1
+                where = sites[0] + (f" (and {more} more call {'site' if more == 1 else 'sites'})" if more else "")
+                if decision.annotation is not None and infer.with_none(decision.annotation) != decision.annotation:
+                    decision = infer.Decision(infer.with_none(decision.annotation))
+                    none = f"{where} may pass it None, which the recording never saw"
+                elif decision is infer.KEEP and _refuses_none(param.type):
+                    for_none[param.name] = (f"annotated without None, but {where} may pass it None: run() "
+                                            "refuses it there (add '| None')")
+            written = decision.annotation
+            if written is not None:
+                refused = _refused_in_body(written, param.name, uses.get(param.position.line))
                 if refused is not None:
                     decision = infer.Decision(note=f"the body {refused}, which mypy would refuse under "
-                                                   f"'{decision.annotation.format(tl=alias)}'")
+                                                   f"'{written.format(tl=alias)}'" + (f" ({none})" if none else ""))
+                elif none:
+                    for_none[param.name] = f"annotated '{written.format(tl=alias)}': {none}"
             decisions[param.name] = decision
         found = _shapes(kernel, decisions, calls.get(f"{module}:{kernel.name}", {}))
         for param in kernel.params:
@@ -143,8 +162,9 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                 notes.append(f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
                              f"parameter '{param.name}' left as it is: {decision.note}")
             shape = found.get(param.name, shapes.Shape())
+            said = [for_none[param.name]] if param.name in for_none else []
             notes += [f"{path}:{param.position.line}:{param.position.column}: note: '{kernel.name}': "
-                      f"parameter '{param.name}': {note}" for note in shape.notes]
+                      f"parameter '{param.name}': {note}" for note in [*said, *shape.notes]]
             if decision.annotation is not None:
                 shaped = decision.annotation.replace("]", shape.items + "]", 1)  # (a tensor's: after its dtypes)
                 annotations[(param.position.line, param.position.column)] = shaped.format(tl=alias)
@@ -239,19 +259,29 @@ class _Uses:
     annotations, directly or through a name it binds one to (``p = w``)."""
 
     attributes: frozenset[str]  # reads their attributes ('n.to(...)')
-    values: frozenset[str]  # uses their value otherwise than testing it ('w + 1', 'w += 1', 'tl.load(w)')
+    # reads their attributes or uses their value otherwise than testing it ('w + 1', 'w += 1',
+    # 'tl.load(w)'), where mypy does not take them for not None ('if w is not None:' around it)
+    values: frozenset[str]
     assigned: frozenset[str]  # assigns to them ('n = ...', 'n += ...', 'for n in ...')
+
+
+def _refuses_none(kind: param_types.ParamType) -> bool:
+    """Whether run() refuses None for a parameter of this (existing) annotation."""
+    if isinstance(kind, param_types.TensorType):
+        return not kind.optional
+    return kinds.default_problem(kind, None) is not None  # (the rule a value meets)
 
 
 def _refused_in_body(annotation: str, name: str, uses: _Uses | None) -> str | None:
     """What the body does with ``name`` that mypy refuses under ``annotation``, if anything."""
     if uses is None:
         return None
-    if annotation in _BUILTIN_SCALARS and name in uses.attributes:
+    scalar = annotation.removesuffix(" | None")
+    if scalar in _BUILTIN_SCALARS and name in uses.attributes:
         return f"reads its attributes ('{name}.…')"
-    if annotation in infer.SCALARS.values() and name in uses.assigned:
+    if scalar in infer.SCALARS.values() and name in uses.assigned:
         return f"assigns to it ('{name} = …': most values a kernel computes are tensors to mypy)"
-    if annotation.endswith(" | None") and name in uses.attributes | uses.values:
+    if annotation.endswith(" | None") and name in uses.values:
         return (f"computes with it or passes it on ('{name}' may be None to mypy, which does not follow "
                 "constexpr tests)")
     return None
@@ -275,7 +305,7 @@ def _uses(source: bytes) -> dict[int, _Uses]:
                 if isinstance(name.ctx, ast.Load) or isinstance(parent, ast.AugAssign):  # ('w += 1' reads w)
                     if isinstance(parent, ast.Attribute):
                         attributes.add(holds[name.id])
-                    elif not _only_tested(name, parent, holds):
+                    if not _only_tested(name, parent, holds) and not _narrowed(name, parents):
                         values.add(holds[name.id])
                 if not isinstance(name.ctx, ast.Load) and not _binds_alias(name, parent, holds):
                     assigned.add(holds[name.id])
@@ -304,6 +334,35 @@ def _binds_alias(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool
     """Whether ``name`` is bound here to the parameter it holds (``p = w``: no new value)."""
     return (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Name)
             and holds.get(parent.value.id) == holds[name.id])
+
+
+def _narrowed(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether mypy takes ``name`` for not None where it stands: in the branch of an ``if`` (or
+    a conditional expression) that its test, ``name is not None``, ``name is None`` or ``name``
+    (alone or in an ``and``), says it is not None."""
+    child: ast.AST = name
+    node = parents.get(name)
+    while node is not None:
+        if isinstance(node, (ast.If, ast.IfExp)) and child is not node.test:
+            positive = any(child is item for item in node.body) if isinstance(node.body, list) else child is node.body
+            if _tests_none(node.test, name.id) == ("not None" if positive else "None"):
+                return True
+        child, node = node, parents.get(node)
+    return False
+
+
+def _tests_none(test: ast.expr, name: str) -> str | None:
+    """``"not None"`` where ``test`` holds only if ``name`` is not None, ``"None"`` where it
+    holds only if it is None; else None."""
+    if isinstance(test, ast.Name) and test.id == name:
+        return "not None"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return "not None" if any(_tests_none(value, name) == "not None" for value in test.values) else None
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == name and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        return "not None" if isinstance(test.ops[0], ast.IsNot) else "None" if isinstance(test.ops[0], ast.Is) else None
+    return None
 
 
 def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool:

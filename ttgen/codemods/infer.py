@@ -13,9 +13,14 @@ recorded tokens                             annotation
 tensors (``*fp16``, ``*bf16:16``), None     ``tl.tensor[tl.float16, tl.bfloat16]``, ``| None``
 only ``i32`` / only ``i64`` / only ``u64``  ``int`` / ``tl.int64`` / ``tl.uint64``
 only ``fp32`` / only ``u1``                 ``float`` / ``bool``
+None, and ints / ``fp32`` / ``u1``          ``int | None`` / ``float | None`` / ``bool | None``
 an int equal to 1 (token ``1``), a mix,     none: a note says why
 only None, a value with no word (``?``)
 ==========================================  ===================================================
+
+``X | None`` forces no type on Triton (a union): it keys every value as without annotation, so an
+int of any width and an int equal to 1 keep their keys under ``int | None``.  `with_none` is
+the annotation that also takes None (for a call site that passes it: ttgen.codemods.nones).
 
 A constexpr is never made of a runtime parameter (that would turn its values into constants).
 Annotations the source has stay; with ``tighten``, a bare ``tl.constexpr`` takes the one type
@@ -36,6 +41,9 @@ from ttgen.vocabulary import param_types
 _DTYPE_NAMES = {short: name for name, (_, short) in kinds.DTYPES.items()}
 # A scalar token's type -> the annotation that forces exactly it.
 SCALARS = {"i32": "int", "i64": "{tl}.int64", "u64": "{tl}.uint64", "fp32": "float", "u1": "bool"}
+# A scalar token's type -> the annotation that takes it and None (a union: nothing forced).
+_OPTIONAL = {"i32": "int | None", "i64": "int | None", "u64": "int | None", "1": "int | None",
+             "fp32": "float | None", "u1": "bool | None"}
 _WORDS = {"i32": "an int32", "i64": "an int64", "u64": "a uint64", "fp32": "a float", "u1": "a bool",
           "1": "an int equal to 1", "None": "None", "tensor": "a tensor"}
 
@@ -51,7 +59,7 @@ class Decision:
     @property
     def needs_mechanism(self) -> bool:
         """Whether the annotation needs ``import ttgen.annotations`` (subscripts, bool)."""
-        return self.annotation is not None and ("[" in self.annotation or self.annotation == "bool")
+        return self.annotation is not None and ("[" in self.annotation or self.annotation.startswith("bool"))
 
 
 KEEP = Decision()  # an existing annotation: left alone, nothing to say
@@ -75,6 +83,17 @@ def decide(param: model.Param, tokens: set[str], tighten: bool) -> Decision:
     return KEEP
 
 
+def with_none(annotation: str) -> str:
+    """``annotation`` (as `decide` writes one) widened to take None too: ``| None`` after a
+    tensor or constexpr; a scalar's ``int | None`` (for ``tl.int64`` and ``tl.uint64`` too:
+    Triton's dtypes take no ``|``, and the union keys their values as they were keyed),
+    ``float | None``, ``bool | None``."""
+    if annotation.endswith(" | None"):
+        return annotation
+    scalar = next((token for token, written in SCALARS.items() if written == annotation), None)
+    return _OPTIONAL[scalar] if scalar is not None else annotation + " | None"
+
+
 def _runtime(tokens: set[str]) -> Decision:
     dtypes: set[str] = set()
     others: set[str] = set()
@@ -94,6 +113,10 @@ def _runtime(tokens: set[str]) -> Decision:
         return Decision(f"{{tl}}.tensor[{names}]" + (" | None" if "None" in others else ""))
     if others == {"None"}:
         return Decision(note="only ever None")
+    if "None" in others:
+        optional = {_OPTIONAL.get(token) for token in others - {"None"}}
+        if len(optional) == 1 and None not in optional:
+            return Decision(optional.pop())
     if "1" in others:
         return Decision(note="seen equal to 1, which Triton compiles as a constant; an int "
                              "annotation would compile it as an argument")

@@ -134,9 +134,11 @@ def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | N
     return result
 
 
-def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
+def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> dict[str, Target | str]:
     """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one, for every
-    @triton.jit function under the PATHs (read as ``build`` read them)."""
+    @triton.jit function under the PATHs (read as ``build`` read them).  Without ``launchers``
+    (before they are generated: `ttgen.codemods.nones`), each kernel's run() is taken to take
+    its parameters and any keyword."""
     found: dict[str, Target | str] = {}
     for source in sources:
         parsed = build.parsed.get(source.path)
@@ -149,6 +151,9 @@ def kernels(sources: list[Source], build: plan.Plan) -> dict[str, Target | str]:
         wanted = build.outputs.get(source.output)
         for kernel in parsed.kernels:
             key = f"{source.module}.{kernel.name}"
+            if not launchers:
+                found[key] = Target(kernel, "", Run(tuple(p.name for p in kernel.params), frozenset(), True))
+                continue
             run = _run_of(wanted, kernel.name) if wanted is not None else None
             if run is None:
                 found[key] = f"'{kernel.name}' has no launcher: ttgen writes none for {source.path} ({_why_none(build, source)})"
@@ -203,11 +208,7 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
         return runner.Result(path, "", None, error=error)
     if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
         return runner.Result(path, tree.code, tree.code, tree.encoding)
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    names = _identifiers(tree)
-    rewrite = _Migrate(path, module, package, targets, names)
-    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), line_length(path), tree.default_indent
-    after = MetadataWrapper(tree).visit(rewrite)
+    after, rewrite = visited(tree, path, module, targets)
     try:  # (a rewrite that is not Python is ttgen's bug: the file stays as it is, and says so)
         ast.parse(after.code)
     except SyntaxError as exc:
@@ -215,6 +216,16 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
                                                           f"{exc.msg}); left as it is: please report it")
     return runner.Result(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
                          edits=rewrite.rewritten)
+
+
+def visited(tree: cst.Module, path: Path, module: str, targets: dict[str, Target | str],
+            kind: type[Migrate] | None = None) -> tuple[cst.Module, Migrate]:
+    """``tree`` (the module at ``path``, import name ``module``) after a visit of ``kind`` (a
+    Migrate, or one that reads the call sites as Migrate reads them), and the visitor."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    rewrite = (kind or Migrate)(path, module, package, targets, _identifiers(tree))
+    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), line_length(path), tree.default_indent
+    return MetadataWrapper(tree).visit(rewrite), rewrite
 
 
 def _has_call_sites(code: str) -> bool:
@@ -246,13 +257,17 @@ class NotACallSite(Exception):
     """A call of an item of a dict, list or set (``cache[key](...)``): not a kernel's launch."""
 
 
+class Kept(Exception):
+    """A call site marked to stay as it is (`_KEEP`)."""
+
+
 # what a module's name bound to a dict, list or set maps to in `kernels`
 CONTAINER = "a dict, list or set"
 # the comment that keeps a call site as it is (on its first line, or alone on the line above)
 _KEEP = "# ttgen: keep"
 
 
-class _Migrate(cst.CSTTransformer):
+class Migrate(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider)
 
     def __init__(self, path: Path, module: str, package: str, targets: dict[str, Target | str], names: set[str]) -> None:
@@ -276,18 +291,13 @@ class _Migrate(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not isinstance(original.func, cst.Subscript):
             return updated
-        start = self.get_metadata(PositionProvider, original).start
-        where = f"{self.path}:{start.line}:{start.column + 1}"
-        self.pending, self.unpacked = [], []
+        where = self.where(original)
         try:
-            target = self._target(original.func.value)
-            if _KEEP in self.lines[start.line - 1] or [line.strip() for line in self.lines[start.line - 2:start.line - 1]] == [_KEEP]:
-                self.kept.append(f"{where}: kept: marked '{_KEEP}'")
-                return updated
-            function = self._function(original)
-            grid = _grid(updated.func)  # type: ignore[arg-type]
-            args = self._arguments(target, self._expanded(original.args, target), function)
+            target, function, grid, args = self.read(original, updated)
         except NotACallSite:
+            return updated
+        except Kept:
+            self.kept.append(f"{where}: kept: marked '{_KEEP}'")
             return updated
         except Skip as skip:
             self.notes.append(f"{where}: skipped: {skip.args[0]}")
@@ -309,9 +319,29 @@ class _Migrate(cst.CSTTransformer):
             args=[_keyword("grid", grid, first), *args],
         )
         lines = _code(call).split("\n")
+        start = self.get_metadata(PositionProvider, original).start
         if start.column + len(lines[0]) > self.width or any(len(line) > self.width for line in lines[1:]):
             return _one_per_line(call, self.indent)
         return call
+
+    def where(self, call: cst.Call) -> str:
+        start = self.get_metadata(PositionProvider, call).start
+        return f"{self.path}:{start.line}:{start.column + 1}"
+
+    def read(self, original: cst.Call, updated: cst.Call
+             ) -> tuple[Target, cst.FunctionDef, cst.BaseExpression, list[cst.Arg]]:
+        """The call site ``original`` (``updated``: it after its arguments' own rewrites): the
+        kernel, the function it is a statement of, the grid, and the arguments, all by keyword
+        (each value the original's node, where the call gives it as it is); or NotACallSite,
+        Kept or Skip."""
+        self.pending, self.unpacked = [], []
+        target = self._target(original.func.value)  # type: ignore[attr-defined]
+        line = self.get_metadata(PositionProvider, original).start.line
+        if _KEEP in self.lines[line - 1] or [text.strip() for text in self.lines[line - 2:line - 1]] == [_KEEP]:
+            raise Kept
+        function = self._function(original)
+        grid = _grid(updated.func)  # type: ignore[arg-type]
+        return target, function, grid, self._arguments(target, self._expanded(original.args, target), function)
 
     def _target(self, value: cst.BaseExpression) -> Target:
         """The kernel ``value`` names, or Skip."""
@@ -428,7 +458,7 @@ class _Migrate(cst.CSTTransformer):
         keywords = {arg.keyword.value for arg in args if arg.keyword is not None}
         for arg in args:
             if arg.star == "**":
-                entries = _literal_entries(arg.value) or _literal_entries(
+                entries = literal_entries(arg.value) or literal_entries(
                     self._bound_once(arg.value) if isinstance(arg.value, cst.Name) else None)
                 if entries is None:
                     raise Skip(unknown)
@@ -489,7 +519,7 @@ class _Migrate(cst.CSTTransformer):
         such dicts, all of the same keys (Liger's ``kwargs = {...}`` in both branches of an
         ``if``): each value a constant where every binding gives it, else ``name["key"]``; None
         where the keys are known only at run time (the splat stays: run() takes keywords)."""
-        entries = _literal_entries(value)
+        entries = literal_entries(value)
         if entries is not None:
             return entries
         if not isinstance(value, cst.Name):
@@ -506,7 +536,7 @@ class _Migrate(cst.CSTTransformer):
         """The entries of each binding of ``name`` here where every one is ``name = <a dict
         written out>`` and all have the same keys; None otherwise."""
         scope = self.get_metadata(ScopeProvider, name, None)
-        found = [_literal_entries(self._value(a)) for a in (scope[name.value] if scope is not None else ())]
+        found = [literal_entries(self._value(a)) for a in (scope[name.value] if scope is not None else ())]
         keys = {frozenset(key for key, _ in entries) for entries in found if entries is not None}
         return found if found and None not in found and len(keys) == 1 else None  # type: ignore[return-value]
 
@@ -543,7 +573,7 @@ class _Migrate(cst.CSTTransformer):
         otherwise (mypy would check its inferred value type, ``int`` of ``{"num_warps": 4}``,
         against every keyword run() takes)."""
         bound = self._bound_once(name)
-        entries = _literal_entries(bound) if bound is not None else None
+        entries = literal_entries(bound) if bound is not None else None
         scope = self.get_metadata(ScopeProvider, name, None)
         if entries is None or not isinstance(scope, FunctionScope):
             return
@@ -785,7 +815,7 @@ def _indices(subscript: cst.Subscript, length: int) -> range | None:
     return range(length)[slice(*bounds)]
 
 
-def _literal_entries(value: cst.BaseExpression | None) -> list[tuple[str, cst.BaseExpression]] | None:
+def literal_entries(value: cst.BaseExpression | None) -> list[tuple[str, cst.BaseExpression]] | None:
     """The keys and values of ``{"a": x, ...}`` or ``dict(a=x, ...)`` (keys that are names), or None."""
     if isinstance(value, cst.Dict):
         entries = []
@@ -805,7 +835,7 @@ def _literal_entries(value: cst.BaseExpression | None) -> list[tuple[str, cst.Ba
 
 def _of_options(value: cst.BaseExpression) -> bool:
     """Whether ``value`` is a dict written out whose keys are launch or compile options."""
-    entries = _literal_entries(value)
+    entries = literal_entries(value)
     return entries is not None and {key for key, _ in entries} <= _TYPED_KEYS
 
 

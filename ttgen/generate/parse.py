@@ -39,7 +39,8 @@ MECHANISM = "ttgen.annotations"
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
 
 VOCABULARY = (
-    "tl.tensor, tl.tensor[<dtype>, ...], tl.tensor[...] | None, int, float, bool, "
+    "tl.tensor, tl.tensor[<dtype>, ...], tl.tensor[...] | None, int, float, bool, int | None, float | None, "
+    "bool | None, "
     "tl.<dtype> (e.g. tl.int64, tl.uint32, tl.float64, tl.int1), tl.constexpr, "
     "tl.constexpr[int|bool|float|str], tl.constexpr[\"Literal[...]\"], tl.constexpr[...] | None"
 )
@@ -266,7 +267,9 @@ class _Reader:
         if isinstance(inner, param_types.ConstexprType) and not inner.optional:
             return param_types.ConstexprType(inner.kind, inner.values, optional=True)
         del self.diagnostics[before:]  # one warning for the whole annotation
-        return self.loose(node, "'| None' on a scalar: Triton specializes it dynamically")
+        if self.qualified(left) in ("int", "float", "bool"):  # (a union: Triton forces no type)
+            return param_types.DynamicType(annotated=True, scalar=self.qualified(left))
+        return self.loose(node, "'| None' on a scalar other than int, float or bool")
 
     def read_subscript(self, node: cst.Subscript) -> param_types.ParamType:
         if (self.qualified(node.value) or "").split(".")[-1] == "Literal":

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from ttgen.generate.build import Built, build
 from ttgen.generate.discover import Source
@@ -14,6 +16,8 @@ from ttgen.generate.resolve import SourceTree
 
 _TREE = SourceTree()  # a worker's tree: set by _start
 _SMALL = 4  # fewer modules than this are built in this process: a pool costs more than it saves
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def default_jobs() -> int:
@@ -25,30 +29,42 @@ def default_jobs() -> int:
 
 def build_all(work: list[tuple[Source, bytes]], tree: SourceTree, jobs: int) -> list[Built]:
     """`build.build` of each ``(source, data)``, in ``jobs`` processes, in the order given."""
-    jobs = min(jobs, len(work))
-    if jobs <= 1 or len(work) < _SMALL:
+    if min(jobs, len(work)) <= 1 or len(work) < _SMALL:
         return [build(source, data, tree) for source, data in work]
-    import multiprocessing  # (a run that builds little imports no pool)
-    from concurrent.futures import ProcessPoolExecutor
-
     # The largest first, so no process is left with a long module at the end.
     order = sorted(range(len(work)), key=lambda i: -len(work[i][1]))
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=(tree.paths,))
-    try:
-        built = list(pool.map(_build, [work[i] for i in order]))
-    finally:  # (interrupted: what has not started never does)
-        pool.shutdown(wait=True, cancel_futures=True)
+    built = spread(_build, [work[i] for i in order], jobs, _start, (tree.paths,))
     result: list[Built] = [None] * len(work)  # type: ignore[list-item]
     for i, one in zip(order, built):
         result[i] = one
     return result
 
 
-def _start(paths: dict[str, Path]) -> None:
+def spread(function: Callable[[_T], _R], items: list[_T], jobs: int,
+           start: Callable[..., None] | None = None, args: tuple[object, ...] = ()) -> list[_R]:
+    """``function`` of each item, in ``jobs`` processes (each first runs ``start(*args)``; forked
+    where the platform can, so they hold this process's modules as they are), in the order given."""
+    import multiprocessing  # (a run that spreads nothing imports no pool)
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pool = ProcessPoolExecutor(min(jobs, len(items)), mp_context=context, initializer=_start_quietly,
+                               initargs=(start, args))
+    try:
+        return list(pool.map(function, items))
+    finally:  # (interrupted: what has not started never does)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_quietly(start: Callable[..., None] | None, args: tuple[object, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops the pool, and says so once
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if start is not None:
+        start(*args)
+
+
+def _start(paths: dict[str, Path]) -> None:
     global _TREE
     _TREE = SourceTree(paths)
 

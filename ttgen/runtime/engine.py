@@ -114,7 +114,8 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
         kind = kinds.PYTHON_TYPES[typed.kind] if typed.kind is not None else None
         return ("c", kind, typed.values, typed.optional)
     params = getattr(launcher.kernel, "params", None)  # (the interpreter's function has none)
-    return ("d", index, loose_rule(params[index] if params is not None else None))
+    scalar = kinds.PYTHON_TYPES[spec.scalar] if isinstance(spec, Dynamic) and spec.scalar is not None else None
+    return ("d", index, loose_rule(params[index] if params is not None else None), scalar)
 
 
 def keyword_call(function: _F) -> _F:

@@ -201,15 +201,17 @@ def _ruled(rule: Callable[[object], object], value: object) -> object:
 class Dynamic(Spec):
     """A parameter ttgen typed loosely: passed through as it comes; keyed as Triton keys it
     (``specialize``/``align``: what the kernel's do_not_specialize lists say).  A variadic one,
-    the kernel's ``*args``, takes a tuple, which the launcher passes on spread."""
+    the kernel's ``*args``, takes a tuple, which the launcher passes on spread; a ``scalar``
+    one (``int | None``...) a value of that kind or None."""
 
-    def __init__(self, name: str, specialize: bool = True, align: bool = True, variadic: bool = False) -> None:
+    def __init__(self, name: str, specialize: bool = True, align: bool = True, variadic: bool = False,
+                 scalar: str | None = None) -> None:
         super().__init__(name)
-        self.specialize, self.align, self.variadic = specialize, align, variadic
-        self.rule = kinds.Dynamic(param_types.DynamicType(variadic=variadic))
+        self.specialize, self.align, self.variadic, self.scalar = specialize, align, variadic, scalar
+        self.rule = kinds.Dynamic(param_types.DynamicType(variadic=variadic, scalar=scalar))
 
     def accept(self, value: object, device: int) -> object:
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.Tensor) and self.scalar is None:
             _has_memory(value, device, "a tensor")
         return _ruled(self.rule.accept, value)
 

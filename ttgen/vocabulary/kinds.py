@@ -311,21 +311,31 @@ class Constexpr:
 @dataclass(frozen=True)
 class Dynamic:
     """No annotation, or one ttgen does not read: passed through as it comes.  The launcher
-    learns at import how Triton reads the parameter and keys it exactly so."""
+    learns at import how Triton reads the parameter and keys it exactly so.  ``int | None``,
+    ``float | None``, ``bool | None`` (``kind.scalar``): a value of that kind or None, passed as
+    it comes too (an int for a float stays an int, which Triton keys as an int)."""
 
     kind: param_types.DynamicType
 
     def annotation(self, spelling: Spelling) -> str:
         if self.kind.variadic:
             return f"{spelling.builtin('tuple')}[{spelling.typing}.Any, ...]"
+        if self.kind.scalar is not None:
+            return f"{spelling.builtin(self.kind.scalar)} | None"
         return f"{spelling.typing}.Any"
 
     def accept(self, value: object) -> object:
         if self.kind.variadic and not isinstance(value, tuple):
             raise Violation(TypeError, "a tuple (the kernel's *args)")
+        scalar = self.kind.scalar
+        if scalar is not None and value is not None and not (
+                _is_kind(value, PYTHON_TYPES[scalar]) or scalar == "float" and _is_kind(value, int)):
+            raise Violation(TypeError, f"{article(scalar)}{' (or an int)' if scalar == 'float' else ''} or None")
         return value
 
     def inline(self, name: str, spelling: Spelling) -> str:
+        if self.kind.scalar is not None:
+            return f"({name} is None or {name}.__class__ is {spelling.builtin(self.kind.scalar)})"
         return "True"
 
     def key(self, param: model.Param, launcher: str) -> str | None:
@@ -334,6 +344,7 @@ class Dynamic:
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
             "" if param.specialize_alignment else ", align=False") + (", variadic=True" if self.kind.variadic else "")
+        flags += f', scalar="{self.kind.scalar}"' if self.kind.scalar is not None else ""
         return f'{spelling.rt}.Dynamic("{param.name}"{flags})'
 
 

@@ -49,10 +49,14 @@ class ConstexprType:
 @dataclass(frozen=True)
 class DynamicType:
     """No annotation, or one ttgen does not read: passed through unchecked, and keyed at run
-    time exactly as Triton reads the parameter (the launcher asks the live kernel at import)."""
+    time exactly as Triton reads the parameter (the launcher asks the live kernel at import).
+    ``scalar``: ``int | None``, ``float | None``, ``bool | None``, a union, which forces no type
+    on Triton (it keys the value as it keys an unannotated parameter): the value is checked to
+    be of that kind or None, and keyed so."""
 
     annotated: bool = False  # an annotation ttgen does not read (else none at all)
     variadic: bool = False  # *args: Triton 3.9 passes the extra arguments to the kernel as one tuple
+    scalar: str | None = None  # "int", "float" or "bool" (with annotated)
 
 
 ParamType = Union[TensorType, ScalarType, ConstexprType, DynamicType]

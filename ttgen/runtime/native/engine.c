@@ -29,9 +29,11 @@
  *                                    it, in the key and everywhere after, one a layer gives
  *                                    it is taken as it comes, as the body takes it
  *                                    (`check_as_float`)
- *   ("d", index, rule)               a loosely typed parameter: keyed as Triton's specializer
+ *   ("d", index, rule, scalar)       a loosely typed parameter: keyed as Triton's specializer
  *                                    keys it, in C by ``rule`` (loose.c) where it covers the
- *                                    value, else by dynamic_key(index, v)
+ *                                    value, else by dynamic_key(index, v); ``scalar`` int, float
+ *                                    or bool: None or a value of that type (`scalar_ok`), None:
+ *                                    any value
  * ``layers`` has one entry per ``@triton.autotune`` or ``@triton.heuristics`` decorator,
  * outermost first, applied in that order as the body applies them:
  *   ("a", tuned, supplies, recipe)   the autotuner: the key (device, *recipe) looked up in
@@ -70,7 +72,7 @@ typedef struct {
     long long low;                  /* 'i' */
     unsigned long long high;
     double limit;                   /* 'f': < 0 for any float */
-    PyObject *type, *values;        /* 'c': borrowed from the plan */
+    PyObject *type, *values;        /* 'c', 'd' (type): borrowed from the plan */
     Loose loose;                    /* 'd' */
 } Param;
 
@@ -153,6 +155,16 @@ static int constexpr_ok(const Param *p, PyObject *value) {
     return Py_TYPE(value)->tp_hash != PyObject_HashNotImplemented;
 }
 
+/* 1: ``value`` is of the scalar ``type`` of an ``int | None``-like parameter (kinds.Dynamic's
+ * rule, None apart): a bool for bool; an int, not a bool, for int; a float or such an int for
+ * float.  0: not (the body explains). */
+static int scalar_ok(PyObject *type, PyObject *value) {
+    if (type == (PyObject *)&PyBool_Type)
+        return PyBool_Check(value);
+    int integer = PyLong_Check(value) && !PyBool_Check(value);
+    return type == (PyObject *)&PyFloat_Type ? integer || PyFloat_Check(value) : integer;
+}
+
 static PyObject *bool_of(int truth) {
     return Py_NewRef(truth ? Py_True : Py_False);
 }
@@ -219,6 +231,8 @@ static inline int check_param(Engine *self, const Param *p, PyObject *value, lon
         return ok;
     }
     default: { /* 'd' */
+        if (p->type != NULL && value != Py_None && !scalar_ok(p->type, value))
+            return 0;
         int keyed = p->loose.pointer_types != NULL ? loose_key(&p->loose, tc, value, device, ptr, have, part) : 0;
         if (keyed != 0)
             return keyed > 0;
@@ -730,7 +744,10 @@ static int read_plan(Engine *self) {
             break;
         case 'd': {
             PyObject *rule = Py_None;
-            ok = PyArg_ParseTuple(rest, "n|O", &p->index, &rule) && loose_read(rule, &p->loose) == 0;
+            ok = PyArg_ParseTuple(rest, "n|OO", &p->index, &rule, &type) && loose_read(rule, &p->loose) == 0 &&
+                 (type == Py_None || type == (PyObject *)&PyLong_Type || type == (PyObject *)&PyFloat_Type ||
+                  type == (PyObject *)&PyBool_Type);
+            p->type = type == Py_None ? NULL : type;
             break;
         }
         default:

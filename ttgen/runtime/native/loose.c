@@ -1,7 +1,7 @@
 /* Loosely typed parameters keyed in C, exactly as Triton's specializer keys them.
  *
  * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native), before
- * engine.c, whose plan entry ("d", index, rule) is a parameter ttgen typed loosely (no
+ * engine.c, whose plan entry ("d", index, rule, scalar) is a parameter ttgen typed loosely (no
  * annotation, or one it does not read).  With ``rule`` None the engine asks ``dynamic_key``
  * (Triton's native_specialize_impl, from Python).  Otherwise ``rule`` is
  *

@@ -1,5 +1,7 @@
 """Wrappers in another module than their kernels."""
 
+from typing import Optional
+
 import torch
 import triton
 
@@ -77,4 +79,40 @@ def copy_rows(x, scaled):
         settings = {"BLOCK": 64}
     kernels.copy_rows_kernel[(x.shape[0],)](x, out, *x.stride(), *out.stride() if scaled else (x.shape[1], 1),
                                             x.shape[1], 2 if scaled else 1, **settings)
+    return out
+
+
+# Calls that may pass None where the workload (the library's tests) never does: the recording
+# sees a tensor or a number for each (Liger's z_loss_1d, attorch's drop_p=None).
+_NO_SHIFT = None
+
+
+def affine(x, scale=None, shift=None, cap: Optional[int] = None):
+    """Parameters that default to None, or are annotated Optional, passed on as they came."""
+    out = torch.zeros_like(x)  # (past cap: nothing stored)
+    kernels.affine_kernel[(triton.cdiv(x.numel(), 64),)](x, out, scale, shift, cap, x.numel(), BLOCK=64)
+    return out
+
+
+def affine_either(x, y, scaled, shifted, capped):
+    """None on some path: a conditional, a name bound to None and bound again in a branch, an
+    if with None in one branch."""
+    scale = 2.0 if scaled else None
+    shift = None
+    if shifted:
+        shift = y
+    if capped:
+        cap = x.numel() // 2
+    else:
+        cap = None
+    out = torch.zeros_like(x)  # (past cap: nothing stored)
+    kernels.affine_kernel[(triton.cdiv(x.numel(), 64),)](x, out, scale, shift, cap, x.numel(), BLOCK=64)
+    return out
+
+
+def affine_unshifted(x, scale):
+    """None written out, by position and by keyword, and a module's None through a * splat."""
+    out = torch.zeros_like(x)  # (past cap: nothing stored)
+    kernels.affine_kernel[(triton.cdiv(x.numel(), 64),)](x, out, scale, None, cap=None, n=x.numel(), BLOCK=64)
+    kernels.affine_kernel[(triton.cdiv(x.numel(), 64),)](*(out, out, 1.0, _NO_SHIFT, x.numel()), x.numel(), BLOCK=64)
     return out
