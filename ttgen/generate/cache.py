@@ -39,7 +39,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,6 +191,8 @@ class Cache:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
+    import tempfile  # (a run with nothing changed writes nothing)
+
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:

@@ -15,11 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ttgen.generate import workers
 from ttgen.generate.build import Built
 from ttgen.generate.cache import ABSENT, UNREADABLE, Cache, Key, Record, Signature, digest, trusted, unchanged
 from ttgen.generate.discover import MARKER, SUFFIX, Source, discover, is_generated, read_with_status
-from ttgen.generate.resolve import SourceTree
 from ttgen.vocabulary.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
@@ -122,7 +120,6 @@ def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, 
             digests[source], statuses[source] = record.digest, record.status
         else:
             read(source)
-    tree = SourceTree({source.module: source.path for source in sources})
     by_name = {source.module: source for source in sources}  # (the tree's choice for a name twice)
 
     def module_digest(name: str) -> str:
@@ -137,10 +134,16 @@ def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, 
             module_digest(name) == seen for name, seen in record.reads
         ):
             built[source] = record.built
-            records[keys[source]] = replace(record, status=statuses[source])
+            records[keys[source]] = record if record.status == statuses[source] else replace(record, status=statuses[source])
     missing = [source for source in list(digests) if source not in built and (source in data or read(source))]
-    for source, one in zip(missing, workers.build_all([(s, data[s]) for s in missing], tree, jobs)):
-        built[source] = one
+    if missing:  # (a run with nothing changed imports no builder)
+        from ttgen.generate import workers
+        from ttgen.generate.resolve import SourceTree
+
+        tree = SourceTree({source.module: source.path for source in sources})
+        built.update(zip(missing, workers.build_all([(s, data[s]) for s in missing], tree, jobs)))
+    for source in missing:
+        one = built[source]
         reads = tuple((name, module_digest(name)) for name in one.reads)
         records[keys[source]] = Record(statuses[source], digests[source], reads, one)
     if cache is not None and records != kept:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ttgen.generate.build import Built, build
 from ttgen.generate.discover import Source
-from ttgen.generate.resolve import SourceTree
 
-_TREE = SourceTree()  # a worker's tree: set by _start
+if TYPE_CHECKING:  # (the command asks default_jobs of every run; one with nothing to build reads no tree)
+    from ttgen.generate.resolve import SourceTree
+
+_TREE: SourceTree  # a worker's tree: set by _start
 _SMALL = 4  # fewer modules than this are built in this process: a pool costs more than it saves
 
 
@@ -47,6 +50,8 @@ def build_all(work: list[tuple[Source, bytes]], tree: SourceTree, jobs: int) -> 
 
 
 def _start(paths: dict[str, Path]) -> None:
+    from ttgen.generate.resolve import SourceTree
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops the pool, and says so once
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     global _TREE
