@@ -122,3 +122,20 @@ def test_a_body_libcst_cannot_cut_is_parsed_whole() -> None:
     source = SOURCE.replace("def configs():\n    return", "def configs(): return")
     printed, _ = _read(source.replace("    def make(n):\n", "    def make(n): pass\n    def make2(n):\n"))
     assert printed == PRINTED  # (a line less in configs(), one more in Holder)
+
+
+def test_a_def_that_no_statement_names_is_a_stub_for_libcst(monkeypatch: pytest.MonkeyPatch) -> None:
+    """host_side and configs are named by no statement of the module: no call there can make a
+    kernel of them, and libcst reads only their names.  A def that a statement names keeps its
+    signature (``made = triton.jit(plain)``: a kernel made by a call)."""
+    parsed: list[str] = []
+    real = cst.parse_module
+    monkeypatch.setattr(cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    source = SOURCE + "\n\ndef plain(y, n: int):\n    pass\n\n\nmade = triton.jit(plain)\n"
+    printed, kernels = _read(source)
+    assert printed[: len(PRINTED)] == PRINTED
+    assert [k.name for k in kernels] == ["first_kernel", "second_kernel", "third_kernel", "made"]
+    assert [p.name for p in kernels[-1].params] == ["y", "n"]
+    assert "def host_side(): pass\n" in parsed[0] and "def configs(): pass\n" in parsed[0]
+    assert "flag=True" not in parsed[0]
+    assert "def plain(y, n: int):\n" in parsed[0]

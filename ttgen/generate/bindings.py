@@ -132,9 +132,16 @@ def jit_calls(node: ast.AST, dotted: Callable[[str], str]) -> list[ast.Call]:
     return [
         inner for inner in ast.walk(node)
         if isinstance(inner, ast.Call) and id(inner) not in decorating
-        and not isinstance(inner.func, ast.Call)  # triton.jit(...)(f): the inner call is the one
-        and dotted(ast.unparse(inner.func)) in JIT
+        and names_jit(inner.func, dotted)  # (triton.jit(...)(f): the inner call is the one)
     ]
+
+
+def names_jit(node: ast.expr, dotted: Callable[[str], str]) -> bool:
+    """Whether ``node`` names ``triton.jit``: a name the module binds to it, or a dotted name
+    that ends in ``jit`` (`JIT`; nothing else is unparsed, which costs most of a walk)."""
+    if isinstance(node, ast.Name):
+        return dotted(node.id) in JIT
+    return isinstance(node, ast.Attribute) and node.attr == "jit" and dotted(ast.unparse(node)) in JIT
 
 
 def identifier(name: cst.Name) -> str:
