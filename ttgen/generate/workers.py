@@ -40,7 +40,8 @@ def build_all(work: list[tuple[Source, bytes]], tree: SourceTree, jobs: int) -> 
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=(tree.paths,))
     try:
-        built = list(pool.map(_build, [work[i] for i in order]))
+        # In chunks (a task each costs a round trip): eight a process, the last ones the smallest.
+        built = list(pool.map(_build, [work[i] for i in order], chunksize=max(1, len(work) // (jobs * 8))))
     finally:  # (interrupted: what has not started never does)
         pool.shutdown(wait=True, cancel_futures=True)
     result: list[Built] = [None] * len(work)  # type: ignore[list-item]
