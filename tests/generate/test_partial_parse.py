@@ -139,3 +139,18 @@ def test_a_def_that_no_statement_names_is_a_stub_for_libcst(monkeypatch: pytest.
     assert "def host_side(): pass\n" in parsed[0] and "def configs(): pass\n" in parsed[0]
     assert "flag=True" not in parsed[0]
     assert "def plain(y, n: int):\n" in parsed[0]
+
+
+def test_a_signature_that_writes_no_bracket_and_no_bool_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ttgen.annotations, a kernel's annotations are walked for tl.tensor[...],
+    tl.constexpr[...] and bool (which Triton cannot compile) only where its signature writes '['
+    or 'bool'."""
+    walked: list[object] = []
+    real = parse._walk
+    monkeypatch.setattr(parse, "_walk", lambda node: walked.append(node) or real(node))
+    source = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x, n: int, B: tl.constexpr):\n    pass\n"
+    _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert walked == [] and "missing-import" not in [d.code for d in diagnostics]
+    for flagged in ("n: bool", "n: tl.constexpr[int]"):
+        _, diagnostics = parse.parse_module("m.py", source.replace("n: int", flagged).encode(), "m", SourceTree())
+        assert "missing-import" in [d.code for d in diagnostics], flagged

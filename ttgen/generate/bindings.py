@@ -123,17 +123,14 @@ def made_by_calls(
 def jit_calls(node: ast.AST, dotted: Callable[[str], str]) -> list[ast.Call]:
     """The calls of ``triton.jit`` under ``node`` that are not decorators: kernels made by
     calls.  ``dotted`` turns a dotted name into the name it is imported as."""
-    decorating = {
-        id(decorator)
-        for inner in ast.walk(node)
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        for decorator in inner.decorator_list
-    }
-    return [
-        inner for inner in ast.walk(node)
-        if isinstance(inner, ast.Call) and id(inner) not in decorating
-        and names_jit(inner.func, dotted)  # (triton.jit(...)(f): the inner call is the one)
-    ]
+    decorating: set[int] = set()
+    calls = []
+    for inner in ast.walk(node):  # (a def comes before its decorators: breadth first)
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            decorating.update(id(decorator) for decorator in inner.decorator_list)
+        elif isinstance(inner, ast.Call) and id(inner) not in decorating and names_jit(inner.func, dotted):
+            calls.append(inner)  # (triton.jit(...)(f): the inner call is the one)
+    return calls
 
 
 def names_jit(node: ast.expr, dotted: Callable[[str], str]) -> bool:

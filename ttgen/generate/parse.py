@@ -927,6 +927,10 @@ def _imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:
 
 
 def _uses_subscripts(reader: _Reader, func: cst.FunctionDef) -> bool:
+    syntax = reader.ast_defs[func]
+    signature = "".join(reader.lines[syntax.lineno - 1: syntax.body[0].lineno])
+    if "[" not in signature and "bool" not in signature:
+        return False  # (neither is written in it: its annotations are not walked)
     for param in func.params.params:
         if param.annotation is None:
             continue
