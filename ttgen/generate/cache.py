@@ -171,7 +171,8 @@ class Cache:
             if not (raw.startswith(_MAGIC) and len(raw) > len(salted)):
                 self.unreadable += 1
             return None
-        check, payload = raw[len(salted): len(salted) + _DIGEST], raw[len(salted) + _DIGEST:]
+        whole = memoryview(raw)  # (an index is megabytes: sliced, not copied)
+        check, payload = whole[len(salted): len(salted) + _DIGEST], whole[len(salted) + _DIGEST:]
         if hashlib.sha256(payload).digest() == check:
             try:
                 return pickle.loads(payload)
@@ -187,16 +188,16 @@ class Cache:
             for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
                 if not (self.folder / name).exists():
                     _write_atomic(self.folder / name, text.encode())
-            _write_atomic(path, _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest() + payload)
+            _write_atomic(path, _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest(), payload)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def _write_atomic(path: Path, *parts: bytes) -> None:
     import tempfile  # (a run with nothing changed writes nothing)
 
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            out.writelines(parts)  # (an index's head and payload, not joined into a third copy)
         os.replace(temp, path)
     except BaseException:
         with suppress(FileNotFoundError):
