@@ -175,7 +175,8 @@ class Cache:
         check, payload = whole[len(salted): len(salted) + _DIGEST], whole[len(salted) + _DIGEST:]
         if hashlib.sha256(payload).digest() == check:
             try:
-                return pickle.loads(payload)
+                value: object = pickle.loads(payload)
+                return value
             except Exception:  # (a whole one of an older ttgen whose classes changed)
                 pass
         self.unreadable += 1
