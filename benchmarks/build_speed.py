@@ -56,8 +56,9 @@ def run(command: list[str], cwd: Path) -> tuple[float, float, int, int]:
 
 def _environment(command: list[str]) -> dict[str, str]:
     """This tree's ttgen imported from here; another ttgen (the baseline) from its own place, and
-    never this tree (PYTHONPATH would win over its install)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    never this tree (PYTHONPATH would win over its install).  Bytecode is written and read, as
+    where ttgen is installed (PYTHONDONTWRITEBYTECODE would compile ttgen's modules each run)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     if command[: len(OURS)] == OURS:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return env

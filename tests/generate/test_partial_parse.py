@@ -122,3 +122,35 @@ def test_a_body_libcst_cannot_cut_is_parsed_whole() -> None:
     source = SOURCE.replace("def configs():\n    return", "def configs(): return")
     printed, _ = _read(source.replace("    def make(n):\n", "    def make(n): pass\n    def make2(n):\n"))
     assert printed == PRINTED  # (a line less in configs(), one more in Holder)
+
+
+def test_a_def_that_no_statement_names_is_a_stub_for_libcst(monkeypatch: pytest.MonkeyPatch) -> None:
+    """host_side and configs are named by no statement of the module: no call there can make a
+    kernel of them, and libcst reads only their names.  A def that a statement names keeps its
+    signature (``made = triton.jit(plain)``: a kernel made by a call)."""
+    parsed: list[str] = []
+    real = cst.parse_module
+    monkeypatch.setattr(cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    source = SOURCE + "\n\ndef plain(y, n: int):\n    pass\n\n\nmade = triton.jit(plain)\n"
+    printed, kernels = _read(source)
+    assert printed[: len(PRINTED)] == PRINTED
+    assert [k.name for k in kernels] == ["first_kernel", "second_kernel", "third_kernel", "made"]
+    assert [p.name for p in kernels[-1].params] == ["y", "n"]
+    assert "def host_side(): pass\n" in parsed[0] and "def configs(): pass\n" in parsed[0]
+    assert "flag=True" not in parsed[0]
+    assert "def plain(y, n: int):\n" in parsed[0]
+
+
+def test_a_signature_that_writes_no_bracket_and_no_bool_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ttgen.annotations, a kernel's annotations are walked for tl.tensor[...],
+    tl.constexpr[...] and bool (which Triton cannot compile) only where its signature writes '['
+    or 'bool'."""
+    walked: list[object] = []
+    real = parse._walk
+    monkeypatch.setattr(parse, "_walk", lambda node: walked.append(node) or real(node))
+    source = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x, n: int, B: tl.constexpr):\n    pass\n"
+    _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert walked == [] and "missing-import" not in [d.code for d in diagnostics]
+    for flagged in ("n: bool", "n: tl.constexpr[int]"):
+        _, diagnostics = parse.parse_module("m.py", source.replace("n: int", flagged).encode(), "m", SourceTree())
+        assert "missing-import" in [d.code for d in diagnostics], flagged

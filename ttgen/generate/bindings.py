@@ -123,18 +123,22 @@ def made_by_calls(
 def jit_calls(node: ast.AST, dotted: Callable[[str], str]) -> list[ast.Call]:
     """The calls of ``triton.jit`` under ``node`` that are not decorators: kernels made by
     calls.  ``dotted`` turns a dotted name into the name it is imported as."""
-    decorating = {
-        id(decorator)
-        for inner in ast.walk(node)
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        for decorator in inner.decorator_list
-    }
-    return [
-        inner for inner in ast.walk(node)
-        if isinstance(inner, ast.Call) and id(inner) not in decorating
-        and not isinstance(inner.func, ast.Call)  # triton.jit(...)(f): the inner call is the one
-        and dotted(ast.unparse(inner.func)) in JIT
-    ]
+    decorating: set[int] = set()
+    calls = []
+    for inner in ast.walk(node):  # (a def comes before its decorators: breadth first)
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            decorating.update(id(decorator) for decorator in inner.decorator_list)
+        elif isinstance(inner, ast.Call) and id(inner) not in decorating and names_jit(inner.func, dotted):
+            calls.append(inner)  # (triton.jit(...)(f): the inner call is the one)
+    return calls
+
+
+def names_jit(node: ast.expr, dotted: Callable[[str], str]) -> bool:
+    """Whether ``node`` names ``triton.jit``: a name the module binds to it, or a dotted name
+    that ends in ``jit`` (`JIT`; nothing else is unparsed, which costs most of a walk)."""
+    if isinstance(node, ast.Name):
+        return dotted(node.id) in JIT
+    return isinstance(node, ast.Attribute) and node.attr == "jit" and dotted(ast.unparse(node)) in JIT
 
 
 def identifier(name: cst.Name) -> str:

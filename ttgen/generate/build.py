@@ -11,25 +11,29 @@ from __future__ import annotations
 
 import keyword
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from ttgen.generate.discover import Source
-from ttgen.generate.resolve import SourceTree
-from ttgen.vocabulary import model
 from ttgen.vocabulary.diagnostics import Diagnostic, at
+
+if TYPE_CHECKING:  # (a run with nothing to build imports neither)
+    from ttgen.generate.resolve import SourceTree
+    from ttgen.vocabulary import model
 
 
 @dataclass(frozen=True)
 class Built:
     text: str | None  # the launcher, None when the module has no kernels or an error stops it
-    parsed: model.KernelModule | None  # what was read (None: the file is not valid Python)
+    # What was read (a `model.KernelModule`), pickled; None: the file is not valid Python.  A run
+    # that only writes launchers never unpickles it (`plan.Plan.parsed`: the codemods do).
+    model: bytes | None
+    kernel_module: bool  # it defines kernels
     diagnostics: tuple[Diagnostic, ...]
     reads: tuple[str, ...]  # the other modules of the tree the resolver read, sorted
-
-    @property
-    def kernel_module(self) -> bool:
-        return self.parsed is not None and bool(self.parsed.kernels)
 
     @property
     def failed(self) -> bool:
@@ -44,7 +48,8 @@ def build(source: Source, data: bytes, tree: SourceTree) -> Built:
     parsed, diagnostics = parse_module(str(source.path), data, source.module, tree, _may_define_kernels(data))
     reads = tuple(sorted(tree.read - {source.module}))
     text = _launcher(source, data, parsed, diagnostics)
-    return Built(text, parsed, tuple(diagnostics), reads)
+    pickled = None if parsed is None else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+    return Built(text, pickled, parsed is not None and bool(parsed.kernels), tuple(diagnostics), reads)
 
 
 def _may_define_kernels(data: bytes) -> bool:

@@ -2,22 +2,33 @@
 changed parses nothing (and imports no libcst), and a run with one module edited rebuilds that
 module and the modules that read it.
 
-An entry is filed under its module's path and launcher path, and is used only when all of what
-its launcher was made from is as it was (contents are hashed; times are not trusted):
+A run keeps one index (`Cache.index`, `Cache.save`; one for each PATHs, ``--out`` and current
+directory, as ruff keeps one file for each project): for each module, a `Record` of what its
+launcher was made from.  A record is used only when all of that is as it was:
 
 * the salt: ttgen's version and the bytes of its generator and codemods (``ttgen.generate``,
   ``vocabulary``, ``codemods``: an edit of ttgen itself invalidates), Python's version (``ast``) and
   libcst's.  The output depends on no Triton: ttgen reads kernels, it never imports Triton;
-* the module's bytes and its import name;
+* the module's path, launcher path and import name, and its bytes (their digest);
 * the bytes of every module of the tree its configs, heuristics or constants were read from
   (`resolve.SourceTree.read`), and the absence of those it looked for and did not find.
 
-The folder carries its own ``.gitignore`` and ``CACHEDIR.TAG``, as pytest's and mypy's do.  Each
-entry is written in one rename, so two runs at once (two hooks) leave every entry whole; an
-entry that is not one (corrupt, truncated, another program's) is ignored and rebuilt, and the
-run says so once.  The command prints an entry's diagnostics exactly as a cold run would.  The
-codemods keep their result for each file the same way (`Cache.recall`, `Cache.keep`).  Entries
-are pickles, read only from the folder the run is given: as trusted as the project's own sources.
+Bytes are compared through digests, and a digest through the file's status first, as mypy and
+git do: a module whose size, modification and change times, inode and mode are those recorded
+(`signature`) holds the bytes recorded, and is not read; any other is read and hashed.  A status
+is recorded only when no later write can leave it as it is: when the file last changed at least
+`MARGIN` before the run began (a write within the same tick of the file system's clock would keep
+its times; git calls such timestamps racy).  A module changed just before a run is hashed again
+by the next one, which then records its status.  The change time (ctime) cannot be set by hand,
+so a tool that restores modification times (``touch -r``, ``cp -p``, ``tar``) is seen too.
+
+The folder carries its own ``.gitignore`` and ``CACHEDIR.TAG``, as pytest's and mypy's do.  An
+index is written in one rename, so two runs at once (two hooks) leave it whole (the last one's);
+one that is not whole (corrupt, truncated, another program's) is ignored and rebuilt, and the
+run says so once.  The command prints a record's diagnostics exactly as a cold run would.  The
+codemods keep their result for each file in an entry of its own (`Cache.recall`, `Cache.keep`).
+Indexes and entries are pickles, read only from the folder the run is given: as trusted as the
+project's own sources.
 """
 
 from __future__ import annotations
@@ -26,15 +37,14 @@ import hashlib
 import importlib.util
 import os
 import pickle
+import stat
 import sys
-import tempfile
-from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 import ttgen
 from ttgen.generate.build import Built
-from ttgen.generate.discover import Source
 
 DEFAULT = ".ttgen_cache"
 _MAGIC = b"ttgen build cache 1\n"
@@ -45,6 +55,46 @@ _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
         "# For information about cache directory tags, see https://bford.info/cachedir/\n")
 ABSENT = "absent"  # the digest of a module the tree does not have
 UNREADABLE = "unreadable"
+MARGIN = 2_000_000_000  # ns: a status is trusted once the file has been left alone this long (FAT's tick)
+Signature = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    """What one module's `Built` was made from, and the `Built`."""
+
+    status: Signature | None  # the module's `signature` when it was read (None: not yet trusted)
+    digest: str  # of its bytes
+    reads: tuple[tuple[str, str], ...]  # each module of the tree the resolver read, and its digest
+    built: Built
+
+
+Key = tuple[str, str, str]  # a module's path, its launcher's path and its import name
+
+
+def signature(status: os.stat_result) -> Signature:
+    """What a file's status says of its bytes: if it is as recorded, so are they."""
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev,
+            status.st_mode)
+
+
+def trusted(status: os.stat_result, started: int) -> Signature | None:
+    """``status``'s `signature`, if it may be recorded for a file read by a run that began at
+    ``started`` (`time.time_ns`): the file last changed `MARGIN` before that, so a later write
+    changes its times.  None: the next run hashes the file again."""
+    if not stat.S_ISREG(status.st_mode) or max(status.st_mtime_ns, status.st_ctime_ns) > started - MARGIN:
+        return None
+    return signature(status)
+
+
+def unchanged(record: Record | None, path: Path) -> bool:
+    """Whether ``path`` still has the status ``record`` was made with (so its bytes are the same)."""
+    if record is None or record.status is None:
+        return False
+    try:
+        return signature(os.stat(path)) == record.status
+    except OSError:
+        return False
 
 
 def digest(data: bytes) -> str:
@@ -66,90 +116,89 @@ def salt() -> str:
 
 
 class Cache:
-    """One folder of entries.  ``unreadable``: how many entries this run could not use."""
+    """One folder of indexes and entries.  ``unreadable``: how many of them this run could not use."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.salt = salt()
         self.unreadable = 0
 
-    def lookup(self, source: Source, data: bytes, module_digest: Callable[[str], str]) -> Built | None:
-        """The kept `Built` of ``source`` (whose bytes are ``data``), if all it was made from is
-        as it was."""
-        entry = self.recall("modules", _where(source), _module_key(source, data))
-        if not isinstance(entry, tuple) or len(entry) != 2 or not isinstance(entry[1], Built):
-            return None
-        reads, built = entry
-        return None if any(module_digest(name) != seen for name, seen in reads) else built
+    def index(self, run: object) -> dict[Key, Record]:
+        """The records the last run like ``run`` (its PATHs, --out and folder) kept."""
+        records = self._load(self._index(run))
+        if records is None:
+            return {}
+        if not isinstance(records, dict) or not all(isinstance(r, Record) for r in records.values()):
+            self.unreadable += 1
+            return {}
+        return records
 
-    def store(self, source: Source, data: bytes, built: Built, module_digest: Callable[[str], str]) -> None:
-        """Keep ``built``; a folder that cannot be written only leaves the next run cold."""
-        reads = tuple((name, module_digest(name)) for name in built.reads)
-        self.keep("modules", _where(source), _module_key(source, data), (reads, built))
+    def save(self, run: object, records: dict[Key, Record]) -> None:
+        """Keep ``records`` for the next run like ``run``; a folder that cannot be written only
+        leaves that run cold."""
+        self._save(self._index(run), records)
 
     def recall(self, kind: str, where: str, key: object) -> object | None:
         """What `keep` kept for ``where`` under ``key`` (any picklable value that says all its
         value was made from), if it is ``key`` still."""
-        try:
-            raw = self._file(kind, where).read_bytes()
-        except OSError:
-            return None  # none yet (or the folder cannot be read: a cold run)
-        salted = _MAGIC + self.salt.encode()
-        if raw.startswith(salted):
-            entry = _decode(raw[len(salted):])
-        elif raw.startswith(_MAGIC) and len(raw) > len(salted):
-            return None  # made by another ttgen, Python or libcst: rebuilt, nothing to say
-        else:
-            entry = None
+        entry = self._load(self._entry(kind, where))
         if entry is None:
+            return None
+        if not isinstance(entry, tuple) or len(entry) != 2:
             self.unreadable += 1
             return None
         kept_key, value = entry
         return value if kept_key == key else None
 
     def keep(self, kind: str, where: str, key: object, value: object) -> None:
-        payload = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
-        with suppress(OSError):
-            self._prepare(kind)
-            head = _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest()
-            _write_atomic(self._file(kind, where), head + payload)
+        self._save(self._entry(kind, where), (key, value))
 
-    def _file(self, kind: str, where: str) -> Path:
+    def _index(self, run: object) -> Path:
+        return self.folder / "index" / f"{hashlib.sha256(repr(run).encode()).hexdigest()[:32]}"
+
+    def _entry(self, kind: str, where: str) -> Path:
         return self.folder / kind / f"{hashlib.sha256(where.encode()).hexdigest()[:32]}.entry"
 
-    def _prepare(self, kind: str) -> None:
-        (self.folder / kind).mkdir(parents=True, exist_ok=True)
-        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
-            if not (self.folder / name).exists():
-                _write_atomic(self.folder / name, text.encode())
-
-
-def _where(source: Source) -> str:
-    """An entry's place: one for each module and launcher path, replaced as the module changes."""
-    return f"{os.path.abspath(source.path)}\0{os.path.abspath(source.output)}"
-
-
-def _module_key(source: Source, data: bytes) -> tuple[str, ...]:
-    return (os.path.abspath(source.path), os.path.abspath(source.output), source.module, digest(data))
-
-
-def _decode(raw: bytes) -> tuple[object, object] | None:
-    """An entry's key and value (after its magic and salt), or None for what is not a whole entry."""
-    check, payload = raw[:_DIGEST], raw[_DIGEST:]
-    if hashlib.sha256(payload).digest() != check:
+    def _load(self, path: Path) -> object | None:
+        """What `_save` wrote to ``path``; None where there is none, or one made by another ttgen,
+        Python or libcst (nothing to say), or one that is not whole (counted in ``unreadable``)."""
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None  # none yet (or the folder cannot be read: a cold run)
+        salted = _MAGIC + self.salt.encode()
+        if not raw.startswith(salted):
+            if not (raw.startswith(_MAGIC) and len(raw) > len(salted)):
+                self.unreadable += 1
+            return None
+        whole = memoryview(raw)  # (an index is megabytes: sliced, not copied)
+        check, payload = whole[len(salted): len(salted) + _DIGEST], whole[len(salted) + _DIGEST:]
+        if hashlib.sha256(payload).digest() == check:
+            try:
+                value: object = pickle.loads(payload)
+                return value
+            except Exception:  # (a whole one of an older ttgen whose classes changed)
+                pass
+        self.unreadable += 1
         return None
-    try:
-        entry = pickle.loads(payload)
-    except Exception:  # (a whole entry of an older ttgen whose classes changed)
-        return None
-    return entry if isinstance(entry, tuple) and len(entry) == 2 else None
+
+    def _save(self, path: Path, value: object) -> None:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        with suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
+                if not (self.folder / name).exists():
+                    _write_atomic(self.folder / name, text.encode())
+            _write_atomic(path, _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest(), payload)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def _write_atomic(path: Path, *parts: bytes) -> None:
+    import tempfile  # (a run with nothing changed writes nothing)
+
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            out.writelines(parts)  # (an index's head and payload, not joined into a third copy)
         os.replace(temp, path)
     except BaseException:
         with suppress(FileNotFoundError):

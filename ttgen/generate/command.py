@@ -99,9 +99,9 @@ def open_cache(options: argparse.Namespace) -> Cache | None:
 def say_unreadable(cache: Cache | None) -> None:
     """One line for the entries of ``cache`` this run could not use (they were rebuilt)."""
     if cache is not None and cache.unreadable:
-        print(f"ttgen: warning: {cache.unreadable} cache {'entry' if cache.unreadable == 1 else 'entries'} "
-              f"in {cache.folder} could not be read (corrupt, truncated or not ttgen's) and "
-              f"{'was' if cache.unreadable == 1 else 'were'} rebuilt", file=sys.stderr)
+        print(f"ttgen: warning: {cache.unreadable} cache {'file' if cache.unreadable == 1 else 'files'} "
+              f"in {cache.folder} could not be read (corrupt, truncated or not ttgen's); what "
+              f"{'it' if cache.unreadable == 1 else 'they'} held was rebuilt", file=sys.stderr)
 
 
 def main(argv: Sequence[str], epilog: str = "") -> int:

@@ -30,7 +30,7 @@ class Discovery:
     # What ttgen may clean up: folders whose ttgen-written files it owns, or, for a file given
     # by itself, that file's own output (its neighbours' launchers are none of this run's business).
     owned: list[Path]
-    packages: dict[str, bool] = field(default_factory=dict)  # folder -> holds __init__.py (`module_name`)
+    packages: dict[str, tuple[bool, str]] = field(default_factory=dict)  # what `module_name` knows of folders
 
 
 def is_generated(path: Path) -> bool:
@@ -46,11 +46,18 @@ def read_regular(path: Path, size: int = -1) -> bytes:
     """The first ``size`` bytes (all by default) of a regular file.  A FIFO or device named
     ``*.py`` is refused, never read: the open does not wait for a writer (O_NONBLOCK), and
     nothing reads an endless stream."""
+    return read_with_status(path, size)[0]
+
+
+def read_with_status(path: Path, size: int = -1) -> tuple[bytes, os.stat_result]:
+    """`read_regular`, and the file's status taken before it was read (so a write after the
+    read changes the status; `cache.signature`)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return handle.read(size)
+        return handle.read(size), status
 
 
 def discover(paths: list[str], out: str | None) -> Discovery:
@@ -98,7 +105,7 @@ def _add_folder(found: Discovery, root: Path, out_dir: Path | None) -> None:
             found.sources.append(_source(path, root, out_dir, found.packages))
 
 
-def _source(path: Path, base: Path, out_dir: Path | None, packages: dict[str, bool]) -> Source:
+def _source(path: Path, base: Path, out_dir: Path | None, packages: dict[str, tuple[bool, str]]) -> Source:
     """``path`` with its launcher beside it, or at the same place relative to ``out_dir``."""
     folder = out_dir / path.parent.relative_to(base) if out_dir is not None else path.parent
     return Source(path, folder / (path.stem + SUFFIX), module_name(path, packages))
@@ -148,32 +155,32 @@ def _walk(root: Path, diagnostics: list[Diagnostic]) -> list[Path]:
     return files
 
 
-def module_name(path: Path, packages: dict[str, bool] | None = None) -> str:
+def module_name(path: Path, packages: dict[str, tuple[bool, str]] | None = None) -> str:
     """The dotted import name of ``path``: its packages (folders with __init__.py) and stem.
 
     Folders without __init__.py between the module and the nearest package above it are
     namespace packages inside that package (``pkg/ops/experimental/mod.py`` with no
     ``experimental/__init__.py`` imports as ``pkg.ops.experimental.mod``).  A link is named
-    where it is, as the import system finds it, not where it points.  ``packages``: what is
-    known of folders already (a run names each folder's modules from one look at it).
+    where it is, as the import system finds it, not where it points.  ``packages``: the names
+    of folders known already (a run names each folder once).
     """
-    known = {} if packages is None else packages
+    _, package = _folder(os.path.dirname(os.path.abspath(path)), {} if packages is None else packages)
+    return f"{package}.{path.stem}" if package else path.stem
 
-    def is_package(folder: str) -> bool:
-        if folder not in known:
-            known[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
-        return known[folder]
 
-    folders = [os.path.dirname(os.path.abspath(path))]
-    while os.path.dirname(folders[-1]) != folders[-1]:
-        folders.append(os.path.dirname(folders[-1]))
-    nearest = next((i for i, f in enumerate(folders) if is_package(f)), None)
-    if nearest is None:
-        return path.stem
-    top = nearest
-    while top + 1 < len(folders) and is_package(folders[top + 1]):
-        top += 1
-    return ".".join([os.path.basename(f) for f in reversed(folders[: top + 1])] + [path.stem])
+def _folder(folder: str, known: dict[str, tuple[bool, str]]) -> tuple[bool, str]:
+    """Whether ``folder`` holds ``__init__.py``, and the dotted name of the package its modules
+    are in ('' for none): a package's own name follows its parent's if that is a package too; a
+    plain folder inside a package is a namespace package in it."""
+    if folder not in known:
+        parent = os.path.dirname(folder)
+        above_is_package, above = _folder(parent, known) if parent != folder else (False, "")
+        name = os.path.basename(folder)
+        if os.path.isfile(os.path.join(folder, "__init__.py")):
+            known[folder] = (True, f"{above}.{name}" if above_is_package else name)
+        else:
+            known[folder] = (False, f"{above}.{name}" if above else "")
+    return known[folder]
 
 
 def _inside(child: Path, parent: Path) -> bool:

@@ -636,24 +636,50 @@ def _without_bodies(source: str, syntax: ast.Module) -> str:
     What the reader takes from libcst is a module's statements, a def's decorators and signature
     and a class's decorators (the bodies it reads on Python's ast, positions it lays out statement
     by statement: `_Reader._lay_out`); most of a library's text is bodies, and libcst parses it at
-    a fortieth of the speed of Python's own parser."""
+    a fortieth of the speed of Python's own parser.  An undecorated def whose name no other
+    statement of the module names (so no call there can make it a kernel: `bindings`) is a
+    stub, ``def name(): pass``: only its name is read."""
     lines = source.splitlines(keepends=True)
-    cuts = []  # (first line, last line, indentation) of each body, 1-based
-    for stmt in _module_level(syntax.body):
+    statements = list(_module_level(syntax.body))
+    # (in ASCII a name is spelt one way (NFKC: see `_may_name_jit`), and with no line break that
+    # str.splitlines knows and Python does not, its lines are Python's)
+    named = _named_outside_defs(lines, statements) if source.isascii() and not _ODD_BREAK.search(source) else None
+    cuts = []  # (first line, last line, what replaces them) of each body or stub, 1-based
+    for stmt in statements:
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         first = stmt.body[0]
         start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
         line = lines[start - 1]
         indent = line[: len(line) - len(line.lstrip())]
+        head = lines[stmt.lineno - 1]
+        if (named is not None and not isinstance(stmt, ast.ClassDef) and not stmt.decorator_list
+                and stmt.name not in named and stmt.end_lineno is not None
+                and len(head) - len(head.lstrip()) == stmt.col_offset):  # (the def starts its line)
+            keyword = "async def" if isinstance(stmt, ast.AsyncFunctionDef) else "def"
+            cuts.append((stmt.lineno, stmt.end_lineno, f"{head[: stmt.col_offset]}{keyword} {stmt.name}(): pass"))
+            continue
         opens = line.lstrip().startswith("@") if start < first.lineno else len(line.encode()) - len(
             line.lstrip().encode()) == first.col_offset  # the body starts its line ('def f(): x' not)
         if start > stmt.lineno and opens and stmt.end_lineno is not None:
-            cuts.append((start, stmt.end_lineno, indent))
-    for start, end, indent in reversed(cuts):
+            cuts.append((start, stmt.end_lineno, indent + "pass"))
+    for start, end, replacement in reversed(cuts):
         last = lines[end - 1]
-        lines[start - 1: end] = [indent + "pass" + last[len(last.rstrip("\r\n")):]]
+        lines[start - 1: end] = [replacement + last[len(last.rstrip("\r\n")):]]
     return "".join(lines)
+
+
+def _named_outside_defs(lines: list[str], statements: list[ast.stmt]) -> set[str]:
+    """The words of the module-level statements that are not defs or classes."""
+    named: set[str] = set()
+    for stmt in statements:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            named.update(_WORD.findall("".join(lines[stmt.lineno - 1: stmt.end_lineno or stmt.lineno])))
+    return named
+
+
+_WORD = re.compile(r"\w+")
+_ODD_BREAK = re.compile(r"[\v\f\x1c-\x1e]")
 
 
 def _module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
@@ -774,7 +800,7 @@ def _note_nested(reader: _Reader, scope: ast.stmt, where: str) -> None:
             continue
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if reader.dotted(ast.unparse(target)) in JIT:
+            if bindings.names_jit(target, reader.dotted):
                 reader.diagnostics.append(at(
                     reader.path, reader.source, node.lineno, node.col_offset + 1,
                     f"kernel '{node.name}' is defined inside {where}: a launcher can only import "
@@ -904,6 +930,10 @@ def _imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:
 
 
 def _uses_subscripts(reader: _Reader, func: cst.FunctionDef) -> bool:
+    syntax = reader.ast_defs[func]
+    signature = "".join(reader.lines[syntax.lineno - 1: syntax.body[0].lineno])
+    if "[" not in signature and "bool" not in signature:
+        return False  # (neither is written in it: its annotations are not walked)
     for param in func.params.params:
         if param.annotation is None:
             continue

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -79,6 +78,8 @@ def current(path: Path) -> str | None:
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename; a crash leaves the old file or none."""
+    import tempfile  # (a run with nothing changed writes nothing)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with _GUARD.deferring():
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 class BuildError(Exception):
@@ -58,10 +59,12 @@ def at(
     return Diagnostic(path, line, column, severity, message, code, text)
 
 
-def source_lines(source: str) -> list[str]:
+@lru_cache(maxsize=1)
+def source_lines(source: str) -> tuple[str, ...]:
     """The lines of ``source`` as Python numbers them: str.splitlines also breaks at form feeds,
-    which Python takes for whitespace."""
-    return _LINE_BREAK.split(source)
+    which Python takes for whitespace.  (Kept for the last source: a module's diagnostics each
+    quote a line of it.)"""
+    return tuple(_LINE_BREAK.split(source))
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
