@@ -57,7 +57,7 @@ def make_kernel():
 
 
 @triton.jit
-def loose_kernel(x: "tl.tensor", out, n: int | float, BLOCK: tl.constexpr["List[int]"]):
+def loose_kernel(x: "tl.tensor", out, n: "int | float", BLOCK: tl.constexpr["List[int]"]):
     offs = tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 6, mask=offs < n)
 
