@@ -205,6 +205,20 @@ def test_a_bad_index_is_rebuilt_with_one_warning(how: str, project: Path, capsys
     assert "cache" not in capsys.readouterr().err  # rebuilt and kept
 
 
+def test_the_entries_of_ttgen_before_the_index_go_with_the_first_index(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = project / ".ttgen_cache" / "modules"
+    old.mkdir(parents=True)
+    (old / "0123456789abcdef.entry").write_bytes(b"ttgen cache" + bytes(4096))
+    kept = project / ".ttgen_cache" / "migrate"  # (what the codemods keep stays)
+    kept.mkdir()
+    (kept / "fedcba9876543210.entry").write_bytes(b"kept")
+    assert ttgen_run(capsys, "gen", "-j", "1")[:2] == cold(capsys)[:2]
+    assert not old.exists()
+    assert (kept / "fedcba9876543210.entry").read_bytes() == b"kept"
+
+
 @pytest.fixture
 def trusting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Statuses trusted as soon as a run begins after the file's last change (no margin: the

@@ -37,6 +37,7 @@ import hashlib
 import importlib.util
 import os
 import pickle
+import shutil
 import stat
 import sys
 from contextlib import suppress
@@ -137,6 +138,9 @@ class Cache:
         """Keep ``records`` for the next run like ``run``; a folder that cannot be written only
         leaves that run cold."""
         self._save(self._index(run), records)
+        # ttgen before the index kept an entry a module here, which nothing reads now: gone
+        # with the first index written, so an upgrade leaves no dead megabytes behind.
+        shutil.rmtree(self.folder / "modules", ignore_errors=True)
 
     def recall(self, kind: str, where: str, key: object) -> object | None:
         """What `keep` kept for ``where`` under ``key`` (any picklable value that says all its
