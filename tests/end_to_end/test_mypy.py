@@ -33,6 +33,11 @@ def run_mypy(*targets: str) -> tuple[str, int]:
     return out + err, code
 
 
+def error_messages(out: str) -> list[str]:
+    """The messages of mypy's errors in ``out``, without their file and line."""
+    return [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+
+
 def test_generated_code_call_sites_kernels_and_ttgen_are_strict_clean() -> None:
     out, code = run_mypy("examples", "ttgen", "tests/references.py", "tests/typing/positive.py")
     assert code == 0, out
@@ -77,7 +82,7 @@ def test_a_parameter_the_configs_supply_is_no_argument_of_run(tmp_path: Path) ->
         "tuned_warps_kernel.run(x=x, out=x, n=8, num_warps=4, grid=(1,))\n"
     )
     out, _ = run_mypy(str(tmp_path / "call.py"))
-    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    errors = error_messages(out)
     assert errors == ['Unexpected keyword argument "num_warps" for "run" of "tuned_warps_kernel"  [call-arg]'], out
 
 
@@ -102,7 +107,7 @@ def test_a_shape_ttgen_cannot_read_is_an_error_that_says_why(tmp_path: Path) -> 
         ") -> None:\n    pass\n"
     )
     out, _ = run_mypy(str(tmp_path / "bad_shapes.py"))
-    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    errors = error_messages(out)
     assert errors == [
         "Unreadable dimensions \"M 1x\" in tl.tensor[...]: dimension '1x' is not a name, an integer, '_' or "
         "'...'; write names, integers, '_' and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
