@@ -50,16 +50,15 @@ def _tensor(ctx: AnalyzeTypeContext) -> Type:
     while first > 0 and (text := texts[first - 1]) is not None and kinds.is_shape_text(text):
         first -= 1
     if len(args) - first > 2:
-        ctx.api.fail("tl.tensor[...] takes at most two strings after its dtypes, the dimensions and "
-                     "the strides (ttgen's shapes)", ctx.context, code=VALID_TYPE)
+        ctx.api.fail(shapes.TOO_MANY, ctx.context, code=VALID_TYPE)
     for index in range(first, len(args)):
         text = texts[index]
         assert text is not None
         if shapes.unliteral(text) != text:
             continue  # "Literal['M K']": mypy reads it as it is
-        problem = _problem(text, strides=index > first)
+        problem = shapes.problem(text, strides=index > first)
         if problem is not None:
-            ctx.api.fail(problem, args[index], code=VALID_TYPE)
+            ctx.api.fail(problem[0].upper() + problem[1:], args[index], code=VALID_TYPE)
         args[index] = LiteralType(text, ctx.api.named_type("builtins.str", []), args[index].line, args[index].column)
     bare = ctx.api.named_type(TENSOR, [])
     alias = bare.type.get(ANALYZED)
@@ -78,18 +77,4 @@ def _string(arg: Type) -> str | None:
         return arg.literal_value if isinstance(arg.literal_value, str) and arg.base_type_name == "builtins.str" else None
     if isinstance(arg, (UnboundType, UnionType)) and arg.original_str_fallback == "builtins.str":
         return arg.original_str_expr
-    return None
-
-
-def _problem(text: str, strides: bool) -> str | None:
-    """What is wrong with a shape's string, the dimensions or (the second) the strides, or None."""
-    if strides:
-        if text.strip() in shapes.STRIDES:
-            return None
-        return f"Unknown strides \"{text}\" in tl.tensor[...]: write \"contiguous\" or \"inner-contiguous\" (ttgen's shapes)"
-    try:
-        shapes.parse_dims(text)
-    except ValueError as exc:
-        return (f"Unreadable dimensions \"{text}\" in tl.tensor[...]: {exc}; write names, integers, '_' "
-                "and at most one '...', space-separated (ttgen's shapes)")
     return None

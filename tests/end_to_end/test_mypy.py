@@ -109,21 +109,18 @@ def test_a_shape_ttgen_cannot_read_is_an_error_that_says_why(tmp_path: Path) -> 
     out, _ = run_mypy(str(tmp_path / "bad_shapes.py"))
     errors = error_messages(out)
     assert errors == [
-        "Unreadable dimensions \"M 1x\" in tl.tensor[...]: dimension '1x' is not a name, an integer, '_' or "
-        "'...'; write names, integers, '_' and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
-        "Unreadable dimensions \"... ...\" in tl.tensor[...]: '...' may appear once; write names, integers, '_' "
-        "and at most one '...', space-separated (ttgen's shapes)  [valid-type]",
-        'Unknown strides "strided" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
-        "[valid-type]",
+        "Unreadable dimensions \"M 1x\" in tl.tensor[...] (dimension '1x' is not a name, an integer, '_' or "
+        "'...'; write names, integers, '_' and at most one '...', space-separated)  [valid-type]",
+        "Unreadable dimensions \"... ...\" in tl.tensor[...] ('...' may appear once; write names, integers, '_' "
+        "and at most one '...', space-separated)  [valid-type]",
+        "Unknown strides 'strided' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous')  [valid-type]",
         'Name "strided" is not defined  [name-defined]',
-        "tl.tensor[...] takes at most two strings after its dtypes, the dimensions and the strides (ttgen's "
-        "shapes)  [valid-type]",
+        "tl.tensor[...] takes at most two strings after its dtypes, the dimensions and the strides  [valid-type]",
         'Name "M" is not defined  [name-defined]',
-        'Unknown strides "K" in tl.tensor[...]: write "contiguous" or "inner-contiguous" (ttgen\'s shapes)  '
-        "[valid-type]",
+        "Unknown strides 'K' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous')  [valid-type]",
         'Name "K" is not defined  [name-defined]',
-        'Unknown strides "inner contiguous" in tl.tensor[...]: write "contiguous" or "inner-contiguous" '
-        "(ttgen's shapes)  [valid-type]",
+        "Unknown strides 'inner contiguous' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous')  "
+        "[valid-type]",
     ], out
 
 

@@ -243,3 +243,16 @@ def test_diagnostics_point_into_the_calls_that_make_a_kernel() -> None:
     _, shown, _ = read_module("", "def make():\n    return triton.jit(k)")
     assert shown == ["11:12: warning: kernel made by triton.jit(k) inside function 'make': a launcher can only "
                      "import module-level kernels, so it gets none  [nested-kernel]"]
+
+
+def test_an_unreadable_shape_is_worded_as_the_mypy_plugin_words_it() -> None:
+    """One reason for each unreadable item (vocabulary/shapes.py `problem`): the build adds what
+    it does about it, the mypy plugin (test_mypy) reports the same reason as an error."""
+    _, shown = read("x: tl.tensor[tl.float16, 'M 1x'], y: tl.tensor[tl.float16, 'M', 'strided']")
+    assert [line.split(": ", 2)[2] for line in shown] == [
+        "unreadable dimensions \"M 1x\" in tl.tensor[...] (dimension '1x' is not a name, an integer, '_' or "
+        "'...'; write names, integers, '_' and at most one '...', space-separated): its shape is not checked  "
+        "[shape]",
+        "unknown strides 'strided' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous'): its strides "
+        "are not checked  [shape]",
+    ]

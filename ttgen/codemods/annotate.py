@@ -37,7 +37,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ttgen.codemods import infer, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import MECHANISM, parse_module
+from ttgen.generate.parse import MECHANISM, UNUSED_IMPORT, parse_module
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -423,9 +423,6 @@ def language_alias(tree: cst.Module) -> str:
                     if m.matches(alias.name, m.Name("language")):
                         return cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else "language"
     return fallback
-
-
-UNUSED_IMPORT = "# noqa: F401  # pyright: ignore[reportUnusedImport]"
 
 
 def _with_mechanism(tree: cst.Module) -> cst.Module:

@@ -34,6 +34,9 @@ from ttgen.generate.resolve import Resolver, SourceTree
 
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
+# What follows the import of MECHANISM: linters and pyright's strict mode see no use of a module
+# imported for what importing it does.
+UNUSED_IMPORT = "# noqa: F401  # pyright: ignore[reportUnusedImport]"
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")
@@ -311,23 +314,18 @@ class _Reader:
         item ttgen cannot read is reported and checks nothing."""
         texts = [shapes.unliteral(str(value.evaluated_value)) for value in strings if isinstance(value, cst.SimpleString)]
         if len(texts) > 2:
-            self.warn(node, "tl.tensor[...] takes at most two strings after its dtypes, the dimensions "
-                      "and the strides: its shape is not checked", "shape")
+            self.warn(node, f"{shapes.TOO_MANY}: its shape is not checked", "shape")
             return None, None
         strides = texts[1].strip() if len(texts) == 2 else None
-        if strides is not None and strides not in shapes.STRIDES:
-            self.warn(node, f"unknown strides '{strides}' in tl.tensor[...] (write 'contiguous' or "
-                      "'inner-contiguous'): its strides are not checked", "shape")
+        if strides is not None and (problem := shapes.problem(strides, strides=True)) is not None:
+            self.warn(node, f"{problem}: its strides are not checked", "shape")
             strides = None
         if not texts:
             return None, None
-        try:
-            return shapes.parse_dims(texts[0]), strides
-        except ValueError as exc:
-            self.warn(node, f"unreadable dimensions \"{texts[0]}\" in tl.tensor[...] ({exc}; write "
-                      "names, integers, '_' and at most one '...', space-separated): its shape is not "
-                      "checked", "shape")
+        if (problem := shapes.problem(texts[0], strides=False)) is not None:
+            self.warn(node, f"{problem}: its shape is not checked", "shape")
             return None, strides
+        return shapes.parse_dims(texts[0]), strides
 
     def loose_constexpr(self, node: cst.CSTNode, message: str) -> param_types.ConstexprType:
         self.warn(node, f"{message}: any hashable value is accepted; write tl.constexpr[int], "
@@ -914,7 +912,7 @@ def _check_kernel_def(reader: _Reader, func: cst.FunctionDef, mechanism_before: 
             func.name,
             f"'{name}' uses tl.tensor[...], tl.constexpr[...] or bool, which Triton cannot "
             f"compile unless the module imports {MECHANISM} before its kernels "
-            f"(add 'import {MECHANISM}  # noqa: F401')",
+            f"(add 'import {MECHANISM}  {UNUSED_IMPORT}')",
             "missing-import",
         )
 

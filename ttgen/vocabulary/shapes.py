@@ -48,6 +48,24 @@ def parse_dims(text: str) -> tuple[str, ...]:
     return dims
 
 
+TOO_MANY = "tl.tensor[...] takes at most two strings after its dtypes, the dimensions and the strides"
+
+
+def problem(text: str, strides: bool) -> str | None:
+    """What is wrong with one string of a shape, the dimensions or (``strides``) the strides
+    after them, or None: the reason the build (a warning) and the mypy plugin (an error) give."""
+    if strides:
+        if text.strip() in STRIDES:
+            return None
+        return f"unknown strides '{text.strip()}' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous')"
+    try:
+        parse_dims(text)
+    except ValueError as exc:
+        return (f"unreadable dimensions \"{text}\" in tl.tensor[...] ({exc}; write names, integers, '_' "
+                "and at most one '...', space-separated)")
+    return None
+
+
 def is_literal(dim: str) -> bool:
     return dim.isdecimal()
 
