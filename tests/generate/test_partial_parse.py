@@ -154,3 +154,14 @@ def test_a_signature_that_writes_no_bracket_and_no_bool_is_not_walked(monkeypatc
     for flagged in ("n: bool", "n: tl.constexpr[int]"):
         _, diagnostics = parse.parse_module("m.py", source.replace("n: int", flagged).encode(), "m", SourceTree())
         assert "missing-import" in [d.code for d in diagnostics], flagged
+
+
+def test_libcst_does_not_check_the_nodes_it_parses() -> None:
+    """libcst checks every node it makes, those its parser makes too: half of a parse, and some
+    valid Python fails the check (LibCST issue 1061: a TypeError, which stopped the build).  The
+    build parses Python that compiled, unchecked; nodes made afterwards are checked again."""
+    source = "import triton\n\nfallback = () if 0 else(lambda: ())\n\n\n@triton.jit\ndef k(x_ptr, n):\n    pass\n"
+    found, _ = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert found is not None and [k.name for k in found.kernels] == ["k"]
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")

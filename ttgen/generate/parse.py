@@ -16,6 +16,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import cast
 
 import libcst as cst
@@ -609,17 +610,37 @@ def _python_verdict(path: str, source: str, tree: ast.Module | bool = False) -> 
 def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
     """libcst's tree of ``source`` without the bodies of its module-level defs and classes
     (`_without_bodies`), or of all of it where that does not parse (then its error is the file's)."""
+    with _unchecked():
+        try:
+            return cst.parse_module(_without_bodies(source, syntax))
+        except (cst.ParserSyntaxError, RecursionError):
+            pass
+        try:
+            return cst.parse_module(source)
+        except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
+            message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
+            raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
+        except RecursionError:
+            raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+
+
+@contextmanager
+def _unchecked() -> Iterator[None]:
+    """Within: libcst does not check the nodes it makes.  Each node checks itself when made
+    (`CSTNode._validate`, from its ``__post_init__``), those its parser makes of text that parsed
+    too: on FlagGems, half the time of a parse; and on some valid Python the check fails
+    (``f = () if c else(lambda: ())`` raises a TypeError: LibCST issue 1061).  The text parsed
+    here is Python that compiled (`_python_verdict`), whose nodes need no check."""
+    check = cst.CSTNode.__post_init__
+    cst.CSTNode.__post_init__ = _made  # type: ignore[method-assign]
     try:
-        return cst.parse_module(_without_bodies(source, syntax))
-    except (cst.ParserSyntaxError, RecursionError):
-        pass
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
-        message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
-        raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
-    except RecursionError:
-        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+        yield
+    finally:
+        cst.CSTNode.__post_init__ = check  # type: ignore[method-assign]
+
+
+def _made(node: cst.CSTNode) -> None:
+    """A node's ``__post_init__``, unchecked (`_unchecked`)."""
 
 
 def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
