@@ -165,3 +165,16 @@ def test_libcst_does_not_check_the_nodes_it_parses() -> None:
     assert found is not None and [k.name for k in found.kernels] == ["k"]
     with pytest.raises(cst.CSTValidationError):
         cst.Name("")
+
+
+def test_only_a_body_that_names_jit_as_a_word_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function's body is walked for kernels inside it only where its text names triton.jit
+    (or a name the module imports it as, here J) as a word: 'jitted' names no jit."""
+    walked: list[str] = []
+    real = parse.bindings.jit_calls
+    monkeypatch.setattr(parse.bindings, "jit_calls", lambda scope, dotted: walked.append(scope.name) or real(scope, dotted))
+    source = ("import triton\nfrom triton import jit as J\n\n\ndef plain(jitted):\n    return jitted\n\n\n"
+              "def Just(x):\n    return x\n\n\ndef makes(f):\n    return J(f)\n")
+    _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert walked == ["makes"]
+    assert [d.code for d in diagnostics] == ["nested-kernel"]

@@ -68,7 +68,9 @@ class _Reader:
         self.twins: dict[cst.CSTNode, ast.stmt] = {}
         self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
         self.statements = list(_statements(tree.body, syntax.body, None, None, ()))
-        self.jit_names = _jit_names(twin for _, twin, _, _, _ in self.statements)
+        names = _jit_names(twin for _, twin, _, _, _ in self.statements)
+        # Those names as words (in ASCII, \b delimits identifiers: 'jitted' names no jit).
+        self.jit_word = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
         for stmt, twin, _, top, _ in self.statements:
             self.twins[stmt] = twin
             if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -853,10 +855,10 @@ def _note_calls(reader: _Reader, scope: ast.stmt, where: str | None) -> None:
 
 def _may_name_jit(reader: _Reader, scope: ast.stmt) -> bool:
     """Whether the text of ``scope`` (its decorators included) may name triton.jit: as ``jit``
-    (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as; spelt so in
-    ASCII (Python folds other spellings of a name to it by NFKC)."""
+    (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as, a word of
+    its own; spelt so in ASCII (Python folds other spellings of a name to it by NFKC)."""
     text = reader.text(scope)
-    return not text.isascii() or any(name in text for name in reader.jit_names)
+    return not text.isascii() or reader.jit_word.search(text) is not None
 
 
 def _jit_names(twins: Iterator[ast.stmt]) -> tuple[str, ...]:
