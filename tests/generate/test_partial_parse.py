@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ttgen.generate import parse
+from ttgen.generate import bindings, parse
 from ttgen.generate.resolve import SourceTree
 
 # Helpers first and kernels deep in the module, as real libraries lay theirs out; the configs'
@@ -171,8 +171,8 @@ def test_only_a_body_that_names_jit_as_a_word_is_walked(monkeypatch: pytest.Monk
     """A function's body is walked for kernels inside it only where its text names triton.jit
     (or a name the module imports it as, here J) as a word: 'jitted' names no jit."""
     walked: list[str] = []
-    real = parse.bindings.jit_calls
-    monkeypatch.setattr(parse.bindings, "jit_calls", lambda scope, dotted: walked.append(scope.name) or real(scope, dotted))
+    real = bindings.jit_calls
+    monkeypatch.setattr(bindings, "jit_calls", lambda scope, dotted: walked.append(scope.name) or real(scope, dotted))
     source = ("import triton\nfrom triton import jit as J\n\n\ndef plain(jitted):\n    return jitted\n\n\n"
               "def Just(x):\n    return x\n\n\ndef makes(f):\n    return J(f)\n")
     _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())

@@ -641,7 +641,7 @@ def _unchecked() -> Iterator[None]:
         cst.CSTNode.__post_init__ = check  # type: ignore[method-assign]
 
 
-def _made(node: cst.CSTNode) -> None:
+def _made(self: cst.CSTNode) -> None:
     """A node's ``__post_init__``, unchecked (`_unchecked`)."""
 
 
