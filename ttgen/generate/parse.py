@@ -630,7 +630,7 @@ def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
 def _unchecked() -> Iterator[None]:
     """Within: libcst does not check the nodes it makes.  Each node checks itself when made
     (`CSTNode._validate`, from its ``__post_init__``), those its parser makes of text that parsed
-    too: on FlagGems, half the time of a parse; and on some valid Python the check fails
+    too: a third of libcst's time on FlagGems' texts; and on some valid Python the check fails
     (``f = () if c else(lambda: ())`` raises a TypeError: LibCST issue 1061).  The text parsed
     here is Python that compiled (`_python_verdict`), whose nodes need no check."""
     check = cst.CSTNode.__post_init__
