@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ttgen.generate import parse
+from ttgen.generate import bindings, parse
 from ttgen.generate.resolve import SourceTree
 
 # Helpers first and kernels deep in the module, as real libraries lay theirs out; the configs'
@@ -154,3 +154,27 @@ def test_a_signature_that_writes_no_bracket_and_no_bool_is_not_walked(monkeypatc
     for flagged in ("n: bool", "n: tl.constexpr[int]"):
         _, diagnostics = parse.parse_module("m.py", source.replace("n: int", flagged).encode(), "m", SourceTree())
         assert "missing-import" in [d.code for d in diagnostics], flagged
+
+
+def test_libcst_does_not_check_the_nodes_it_parses() -> None:
+    """libcst checks every node it makes, those its parser makes too: half of a parse, and some
+    valid Python fails the check (LibCST issue 1061: a TypeError, which stopped the build).  The
+    build parses Python that compiled, unchecked; nodes made afterwards are checked again."""
+    source = "import triton\n\nfallback = () if 0 else(lambda: ())\n\n\n@triton.jit\ndef k(x_ptr, n):\n    pass\n"
+    found, _ = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert found is not None and [k.name for k in found.kernels] == ["k"]
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")
+
+
+def test_only_a_body_that_names_jit_as_a_word_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function's body is walked for kernels inside it only where its text names triton.jit
+    (or a name the module imports it as, here J) as a word: 'jitted' names no jit."""
+    walked: list[str] = []
+    real = bindings.jit_calls
+    monkeypatch.setattr(bindings, "jit_calls", lambda scope, dotted: walked.append(scope.name) or real(scope, dotted))
+    source = ("import triton\nfrom triton import jit as J\n\n\ndef plain(jitted):\n    return jitted\n\n\n"
+              "def Just(x):\n    return x\n\n\ndef makes(f):\n    return J(f)\n")
+    _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())
+    assert walked == ["makes"]
+    assert [d.code for d in diagnostics] == ["nested-kernel"]

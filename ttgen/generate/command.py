@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import partial
 from pathlib import Path
 
 from ttgen import __version__
@@ -150,10 +149,11 @@ def _check(result: plan.Plan, changed: list[Path], verbose: bool) -> _Tally:
 
 def _apply(result: plan.Plan, changed: list[Path], verbose: bool) -> _Tally:
     failed: list[Path] = []
-    for path in changed:
-        if _attempt(partial(write.write_atomic, path, result.outputs[path]), path, "write"):
+    for path, problem in zip(changed, write.write_each([(path, result.outputs[path]) for path in changed])):
+        if problem is None:
             _say(verbose, f"{path}: written{_package(result, path)}")
         else:
+            _report(problem, path, "write")
             failed.append(path)
     removed = 0
     for path in result.stale:
@@ -174,9 +174,13 @@ def _attempt(action: Callable[[], object], path: Path, verb: str) -> bool:
     try:
         action()
     except OSError as exc:
-        print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {exc.strerror}", verb).render(), file=sys.stderr)
+        _report(exc, path, verb)
         return False
     return True
+
+
+def _report(problem: OSError, path: Path, verb: str) -> None:
+    print(Diagnostic(str(path), 0, 0, "error", f"cannot {verb}: {problem.strerror}", verb).render(), file=sys.stderr)
 
 
 def _say(verbose: bool, line: str) -> None:

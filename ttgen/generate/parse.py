@@ -16,6 +16,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import cast
 
 import libcst as cst
@@ -70,7 +71,9 @@ class _Reader:
         self.twins: dict[cst.CSTNode, ast.stmt] = {}
         self.tops: dict[cst.FunctionDef, cst.CSTNode] = {}
         self.statements = list(_statements(tree.body, syntax.body, None, None, ()))
-        self.jit_names = _jit_names(twin for _, twin, _, _, _ in self.statements)
+        names = _jit_names(twin for _, twin, _, _, _ in self.statements)
+        # Those names as words (in ASCII, \b delimits identifiers: 'jitted' names no jit).
+        self.jit_word = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
         for stmt, twin, _, top, _ in self.statements:
             self.twins[stmt] = twin
             if isinstance(stmt, cst.FunctionDef) and isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -607,17 +610,37 @@ def _python_verdict(path: str, source: str, tree: ast.Module | bool = False) -> 
 def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
     """libcst's tree of ``source`` without the bodies of its module-level defs and classes
     (`_without_bodies`), or of all of it where that does not parse (then its error is the file's)."""
+    with _unchecked():
+        try:
+            return cst.parse_module(_without_bodies(source, syntax))
+        except (cst.ParserSyntaxError, RecursionError):
+            pass
+        try:
+            return cst.parse_module(source)
+        except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
+            message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
+            raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
+        except RecursionError:
+            raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+
+
+@contextmanager
+def _unchecked() -> Iterator[None]:
+    """Within: libcst does not check the nodes it makes.  Each node checks itself when made
+    (`CSTNode._validate`, from its ``__post_init__``), those its parser makes of text that parsed
+    too: a third of libcst's time on FlagGems' texts; and on some valid Python the check fails
+    (``f = () if c else(lambda: ())`` raises a TypeError: LibCST issue 1061).  The text parsed
+    here is Python that compiled (`_python_verdict`), whose nodes need no check."""
+    check = cst.CSTNode.__post_init__
+    cst.CSTNode.__post_init__ = _made  # type: ignore[method-assign]
     try:
-        return cst.parse_module(_without_bodies(source, syntax))
-    except (cst.ParserSyntaxError, RecursionError):
-        pass
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:  # valid Python that this libcst cannot read
-        message = f"libcst cannot parse this: {exc.message.splitlines()[0]}"
-        raise BuildError(at(path, source, exc.raw_line, exc.raw_column + 1, message, "syntax")) from None
-    except RecursionError:
-        raise BuildError(at(path, source, 1, 1, "file is nested too deeply to parse", "syntax")) from None
+        yield
+    finally:
+        cst.CSTNode.__post_init__ = check  # type: ignore[method-assign]
+
+
+def _made(self: cst.CSTNode) -> None:
+    """A node's ``__post_init__``, unchecked (`_unchecked`)."""
 
 
 def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
@@ -830,10 +853,10 @@ def _note_calls(reader: _Reader, scope: ast.stmt, where: str | None) -> None:
 
 def _may_name_jit(reader: _Reader, scope: ast.stmt) -> bool:
     """Whether the text of ``scope`` (its decorators included) may name triton.jit: as ``jit``
-    (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as; spelt so in
-    ASCII (Python folds other spellings of a name to it by NFKC)."""
+    (``triton.jit``, ``tr.runtime.jit``...) or as a name the module imports it as, a word of
+    its own; spelt so in ASCII (Python folds other spellings of a name to it by NFKC)."""
     text = reader.text(scope)
-    return not text.isascii() or any(name in text for name in reader.jit_names)
+    return not text.isascii() or reader.jit_word.search(text) is not None
 
 
 def _jit_names(twins: Iterator[ast.stmt]) -> tuple[str, ...]:

@@ -32,16 +32,16 @@ def default_jobs() -> int:
 
 def build_all(work: list[tuple[Source, bytes]], tree: SourceTree, jobs: int) -> list[Built]:
     """`build.build` of each ``(source, data)``, in ``jobs`` processes, in the order given."""
-    if min(jobs, len(work)) <= 1 or len(work) < _SMALL:
-        before = _collect_less()
-        try:
+    before = _collect_less()  # (here, before any fork: no worker imports the builder again)
+    try:
+        if min(jobs, len(work)) <= 1 or len(work) < _SMALL:
             return [build(source, data, tree) for source, data in work]
-        finally:
-            gc.set_threshold(*before)
-            gc.unfreeze()
-    # The largest first, so no process is left with a long module at the end.
-    order = sorted(range(len(work)), key=lambda i: -len(work[i][1]))
-    built = spread(_build, [work[i] for i in order], jobs, _start, (tree.paths,))
+        # The largest first, so no process is left with a long module at the end.
+        order = sorted(range(len(work)), key=lambda i: -len(work[i][1]))
+        built = spread(_build, [work[i] for i in order], jobs, _start, (tree.paths,))
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
     result: list[Built] = [None] * len(work)  # type: ignore[list-item]
     for i, one in zip(order, built):
         result[i] = one

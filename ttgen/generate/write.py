@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +38,9 @@ class _Guard:
 
     @contextmanager
     def deferring(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # (signals reach the main thread: `write_each` stops there)
+            return
         self.writing = True
         try:
             yield
@@ -53,7 +56,8 @@ _GUARD = _Guard()
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """Within: SIGINT and SIGTERM raise `Interrupted`, deferred while `write_atomic` runs.
+    """Within: SIGINT and SIGTERM raise `Interrupted`, deferred while `write_atomic` runs (in
+    the main thread; `write_each` finishes the writes its threads began).
 
     Signal handlers belong to the main thread; elsewhere the process's handlers stay as they
     are (and the writes are still atomic, only a kill may leave a temporary file)."""
@@ -94,3 +98,30 @@ def write_atomic(path: Path, text: str) -> None:
             with suppress(FileNotFoundError):
                 os.unlink(temp)
             raise
+
+
+# Files written at once: each waits on the disk in fsync, which the file system commits together
+# (FlagGems' 362 files, ext4: 1.2 s one after the other, 0.13 s eight at a time).
+_AT_ONCE = 8
+
+
+def write_each(files: Sequence[tuple[Path, str]]) -> list[OSError | None]:
+    """`write_atomic` of each ``(path, text)``, several at once; what each one raised (None:
+    written), in the order given.  Interrupted, the writes begun complete and no other begins."""
+    if len(files) <= 1:
+        return [_attempt(file) for file in files]
+    from concurrent.futures import ThreadPoolExecutor  # (a run that writes one file starts no thread)
+
+    pool = ThreadPoolExecutor(min(_AT_ONCE, len(files)))
+    try:
+        return list(pool.map(_attempt, files))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _attempt(file: tuple[Path, str]) -> OSError | None:
+    try:
+        write_atomic(*file)
+    except OSError as exc:
+        return exc
+    return None
