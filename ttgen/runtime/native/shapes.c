@@ -201,39 +201,50 @@ static void shapes_free(Shapes *self) {
     self->uses = NULL;
 }
 
-/* The slot of a dimension checked as (how, what), the header's, where self->slots and
- * self->ints are complete (``nsymbols`` symbols); else, with self->slots NULL, 0 where it is
- * valid, with its int parameter in self->ints and its symbol counted in *nsymbols.  -1 with an
- * error set where it names nothing. */
-static Py_ssize_t dim_slot(Shapes *self, int how, PyObject *what, Py_ssize_t *nsymbols) {
-    if (how == 0 && PyLong_Check(what)) { /* a literal: a slot of its own */
-        if (self->slots != NULL)
-            self->slots[self->nslots] = int_size(what);
-        return self->slots != NULL ? self->nslots++ : 0;
-    }
+/* The slot of int parameter ``param`` (its index among the kernel's), or nints where it has none. */
+static Py_ssize_t int_slot(const Shapes *self, Py_ssize_t param) {
+    Py_ssize_t k = 0;
+    while (k < self->nints && self->ints[k] != param)
+        k++;
+    return k;
+}
+
+/* A dimension checked as (how, what), the header's, counted before the slots are laid out: its
+ * int parameter added to self->ints, its symbol counted in *nsymbols.  0, or -1 with an error
+ * set where it names nothing. */
+static int count_dim(Shapes *self, int how, PyObject *what, Py_ssize_t *nsymbols) {
+    if (how == 0 && PyLong_Check(what))
+        return 0;
     Py_ssize_t number = PyLong_AsSsize_t(what);
     if (number == -1 && PyErr_Occurred())
         return -1;
     if (how == 2 && number >= 0) {
-        if (self->slots == NULL && number >= *nsymbols)
-            *nsymbols = number + 1;
-        return self->slots != NULL ? self->nints + number : 0;
+        *nsymbols = Py_MAX(*nsymbols, number + 1);
+        return 0;
     }
     if (how != 1 || number < 0 || number >= self->nuses) {
         PyErr_Format(PyExc_ValueError, "a dimension checked as (%d, %zd) names nothing", how, number);
         return -1;
     }
-    Py_ssize_t k = 0;
-    while (k < self->nints && self->ints[k] != self->uses[number])
-        k++;
-    if (self->slots == NULL && k == self->nints)
+    if (int_slot(self, self->uses[number]) == self->nints)
         self->ints[self->nints++] = self->uses[number];
-    return self->slots != NULL ? k : 0;
+    return 0;
 }
 
-/* The program's entry ``t`` into self->tensors[t], its dimensions from self->dims[*first] on
- * (*first moved past them) where self->dims is there; the slots as `dim_slot`.  0, or -1 with an
- * error set. */
+/* The slot of a dimension `count_dim` counted: its int parameter's, its symbol's (after the
+ * ints), or for a literal one of its own (after the symbols), its size set. */
+static Py_ssize_t dim_slot(Shapes *self, int how, PyObject *what) {
+    if (how == 0) {
+        self->slots[self->nslots] = int_size(what);
+        return self->nslots++;
+    }
+    Py_ssize_t number = PyLong_AsSsize_t(what);
+    return how == 2 ? self->nints + number : int_slot(self, self->uses[number]);
+}
+
+/* The program's entry ``t`` into self->tensors[t], its dimensions from *first on (*first moved
+ * past them): counted (`count_dim`) while self->dims is NULL, else into self->dims with their
+ * slots.  0, or -1 with an error set. */
 static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t *first, Py_ssize_t *nsymbols) {
     ShapedTensor *tensor = &self->tensors[t];
     PyObject *dims, *what;
@@ -249,13 +260,16 @@ static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t 
     tensor->ndims = PyTuple_GET_SIZE(dims);
     *first += tensor->ndims;
     for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
-        Py_ssize_t index, slot;
+        Py_ssize_t index;
         int how;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(dims, d), "niO", &index, &how, &what) ||
-            (slot = dim_slot(self, how, what, nsymbols)) < 0)
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(dims, d), "niO", &index, &how, &what))
             return -1;
-        if (self->dims != NULL)
-            self->dims[tensor->first + d] = (ShapeDim){index, slot};
+        if (self->dims == NULL) {
+            if (count_dim(self, how, what, nsymbols) < 0)
+                return -1;
+        } else {
+            self->dims[tensor->first + d] = (ShapeDim){index, dim_slot(self, how, what)};
+        }
     }
     return 0;
 }
