@@ -2,7 +2,7 @@
 recording stand-in (benchmarks/standin.py), counting only inside the engine's entry points.
 
     python benchmarks/hit_instructions.py [--hits 2000] [--tree PATH] [--kernels K ...] [--keep FOLDER]
-    python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 2000] [--tree PATH]
+    python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 1000] [--processes 5] [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
 shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
@@ -15,17 +15,19 @@ a tree without shapes measures the kernels without them only.  ``--kernels``: so
 ``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Each
 kernel's process runs under valgrind for a minute or more (importing torch and Triton there).
 
-``--wall``: no callgrind; one process times the hits on the stand-in as launch_overhead.py's
-shapes block times them on the GPU (`paired_times`: ``--rounds`` rounds of a burst of ``--hits``
-calls of each kernel and its twin without shapes, back to back) and prints the same report: each
-one's ns per hit and the median difference with its 95% confidence interval (the stand-in's
-launch is no driver's: the difference is the shape check's, the ratio is not the GPU's).
+``--wall``: no callgrind; ``--processes`` processes, one after another, time the hits on the
+stand-in as launch_overhead.py's shapes block times them on the GPU (`paired_times`:
+``--rounds`` rounds of a burst of ``--hits`` calls of each kernel and its twin without shapes,
+back to back) and the same report is printed: each one's ns per hit and the shapes' cost, the
+median over the processes with their range (the stand-in's launch is no driver's: the
+difference is the shape check's, the ratio is not the GPU's).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import shutil
 import subprocess
@@ -101,12 +103,12 @@ def child(tree: str, kernel: str, hits: int) -> None:
 
 def wall_child(tree: str, kernels: list[str], hits: int, rounds: int) -> None:
     found = calls(tree, kernels)
-    from benchmarks.launch_overhead import SHAPE_PAIRS, difference, paired_times, repeated, shapes_report
+    from benchmarks.launch_overhead import SHAPE_PAIRS, difference, paired_times, repeated
 
     pairs = {plain: (repeated(found[plain]), repeated(found[checked]))
              for plain, checked, _ in SHAPE_PAIRS if plain in found and checked in found}
     times = paired_times(pairs, rounds, hits, settle=lambda: None)
-    print(shapes_report({name: difference(*sides) for name, sides in times.items()}))
+    print(json.dumps({name: difference(*sides) for name, sides in times.items()}))
 
 
 def main(argv: list[str]) -> int:
@@ -116,7 +118,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kernels", nargs="+", choices=PLAIN + SHAPED, help="these only (default: all)")
     parser.add_argument("--keep", type=Path, help="a folder to keep callgrind's files in (for callgrind_annotate)")
     parser.add_argument("--wall", action="store_true", help="time the hits instead (no callgrind)")
-    parser.add_argument("--rounds", type=int, default=2000, help="--wall's paired rounds")
+    parser.add_argument("--rounds", type=int, default=1000, help="--wall's paired rounds a process")
+    parser.add_argument("--processes", type=int, default=5, help="--wall's processes")
     options = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from tests.standins.build import stub_session
@@ -130,10 +133,15 @@ def main(argv: list[str]) -> int:
         if options.wall:
             if not shaped:
                 parser.error("--wall compares kernels with shapes against their twins: this tree has none")
-            done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels),
-                                   str(options.hits or 100), str(options.rounds)],
-                                  env=env, check=True, capture_output=True, text=True)
-            print(done.stdout[done.stdout.index("shapes in the annotations"):].strip(), flush=True)
+            from benchmarks.launch_overhead import shapes_report
+
+            runs = []
+            for _ in range(options.processes):
+                done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels),
+                                       str(options.hits or 100), str(options.rounds)],
+                                      env=env, check=True, capture_output=True, text=True)
+                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            print(shapes_report(runs), flush=True)
             return 0
         hits = options.hits or 2000
         for kernel in kernels:

@@ -24,9 +24,10 @@ Value forms: the 3-tensor kernel, annotated and not, with ``enable_fp_fusion=Fal
 numpy-integer grid, against the plain call (issue 27: both hit in C at the plain call's cost).
 Shapes (issue 33): a 3-tensor and a 19-argument kernel with shapes in their annotations, against
 the same kernels without, in paired rounds (`paired_times`: a burst of each back to back, the
-difference taken within the round; the median difference with its 95% confidence interval), so
-that one run gives the cost per checked dimension with an honest error bar.  ``--shapes-only``
-runs that block alone (a few seconds).
+difference taken within the round; the median difference with its 95% confidence interval), in
+``--shape-processes`` fresh processes (`shapes_in_processes`: the spread between them is the
+error bar), so that one run gives the cost per checked dimension with an honest error bar.
+``--shapes-only`` runs that block alone (about a minute).
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -42,6 +43,7 @@ import importlib
 import json
 import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -217,14 +219,17 @@ def wide_source(name: str, shaped: bool) -> str:
     )
 
 
-def build(folder: Path) -> None:
+def build(folder: Path, shapes_only: bool = False) -> None:
+    """The kernel modules into ``folder``/benchkernels, their launchers into benchgen (with
+    ``shapes_only``: those measure_shapes times alone)."""
     kernels = folder / "benchkernels"
     kernels.mkdir()
     (kernels / "__init__.py").write_text("")
-    for count in TENSOR_COUNTS:
+    for count in (3,) if shapes_only else TENSOR_COUNTS:
         (kernels / f"k{count}.py").write_text(kernel_source(count))
-    (kernels / "tuned.py").write_text(AUTOTUNED)
-    (kernels / "variants.py").write_text(VARIANTS)
+    if not shapes_only:
+        (kernels / "tuned.py").write_text(AUTOTUNED)
+        (kernels / "variants.py").write_text(VARIANTS)
     (kernels / "shapes.py").write_text(SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True)))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
@@ -312,20 +317,25 @@ def difference(first: list[float], second: list[float]) -> dict[str, float]:
     }
 
 
-def shapes_report(shaped: dict[str, dict[str, float]]) -> str:
-    """measure_shapes' (or hit_instructions --wall's) figures, a line per kernel pair."""
-    lines = ["shapes in the annotations (issue 33: at most 15 ns per checked dimension; paired rounds, "
-             "median difference [95% CI], IQR):"]
+def shapes_report(runs: list[dict[str, dict[str, float]]]) -> str:
+    """The figures of `measure_shapes` (or hit_instructions --wall) in several processes, a line
+    per kernel pair: each path's time per launch and the shapes' cost, the median over the
+    processes of each one's median difference, their range, and each one's median with its 95%
+    confidence interval."""
+    lines = [f"shapes in the annotations (issue 33: at most 15 ns per checked dimension; {len(runs)} processes "
+             f"of {runs[0][SHAPE_PAIRS[0][0]]['rounds']:.0f} paired rounds each):"]
     for plain, checked, dims in SHAPE_PAIRS:
-        if plain not in shaped:
+        if plain not in runs[0]:
             continue
-        d = shaped[plain]
-        lines.append(
-            f"  {plain:4s} {d['first'] / 1000:6.2f} us, {checked:4s} {d['second'] / 1000:6.2f} us: "
-            f"{d['median']:+6.1f} ns [{d['low']:+.1f}, {d['high']:+.1f}], IQR {d['q1']:+.1f} to {d['q3']:+.1f} "
-            f"({d['rounds']:.0f} rounds); per dimension ({dims}) {d['median'] / dims:+.1f} ns "
-            f"[{d['low'] / dims:+.1f}, {d['high'] / dims:+.1f}]"
-        )
+        found = [run[plain] for run in runs]
+        medians = [d["median"] for d in found]
+        middle, low, high = statistics.median(medians), min(medians), max(medians)
+        first, second = (statistics.median(d[side] for d in found) / 1000 for side in ("first", "second"))
+        each = ", ".join(f"{d['median']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for d in found)
+        lines.append(f"  {plain:4s} {first:6.2f} us, {checked:4s} {second:6.2f} us: {middle:+.1f} ns "
+                     f"(processes {low:+.1f} to {high:+.1f}), per dimension ({dims}) {middle / dims:+.1f} ns "
+                     f"({low / dims:+.1f} to {high / dims:+.1f})")
+        lines.append(f"       each process, median [95% CI]: {each}")
     return "\n".join(lines)
 
 
@@ -484,6 +494,19 @@ def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
     return {name: difference(*sides) for name, sides in paired_times(pairs, rounds).items()}
 
 
+def shapes_in_processes(processes: int, rounds: int) -> list[dict[str, dict[str, float]]]:
+    """`measure_shapes` in ``processes`` fresh processes, one after another, each with its own
+    build and imports.  A difference this small moves between processes by more than one
+    process's interval says (on the stand-in, three processes measured +4, +21 and +41 ns for s3
+    over k3, each within +-3 ns): the spread between processes is the error bar."""
+    found = []
+    for _ in range(processes):
+        done = subprocess.run([sys.executable, __file__, "--shapes-child", "--shape-rounds", str(rounds)],
+                              check=True, capture_output=True, text=True)
+        found.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return found
+
+
 def measure_value_forms(bursts: int) -> dict[str, float]:
     """The 3-tensor kernel (annotated, and unannotated) called as real code calls it: with a
     compile option (``enable_fp_fusion=False``) and with a numpy-integer grid, each beside the
@@ -606,28 +629,35 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/out", help="folder for results.json and the plot")
     parser.add_argument("--bursts", type=int, default=200)
     parser.add_argument("--counts", default=",".join(map(str, TENSOR_COUNTS)))
-    parser.add_argument("--shape-rounds", type=int, default=2000, help="the shapes block's paired rounds")
+    parser.add_argument("--shape-rounds", type=int, default=1000, help="the shapes block's paired rounds a process")
+    parser.add_argument("--shape-processes", type=int, default=5, help="the shapes block's processes")
     parser.add_argument("--shapes-only", action="store_true", help="the shapes block alone")
+    parser.add_argument("--shapes-child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if not torch.cuda.is_available():
         parser.exit(2, "launch_overhead.py measures launches on a CUDA GPU, and torch sees none here "
                     "(torch.cuda.is_available() is False): run it on the device machine.\n")
+    if options.shapes_child:  # (one of shapes_in_processes' processes)
+        with tempfile.TemporaryDirectory() as folder:
+            build(Path(folder), shapes_only=True)
+            print(json.dumps(measure_shapes(options.shape_rounds)))
+        return 0
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
+    if options.shapes_only:
+        shaped = shapes_in_processes(options.shape_processes, options.shape_rounds)
+        (out / "shapes.json").write_text(json.dumps(shaped, indent=1))
+        print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
+        print(shapes_report(shaped))
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         build(Path(folder))
-        if options.shapes_only:
-            shaped = measure_shapes(options.shape_rounds)
-            (out / "shapes.json").write_text(json.dumps(shaped, indent=1))
-            print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
-            print(shapes_report(shaped))
-            return 0
         results = {c: measure(c, options.bursts) for c in map(int, options.counts.split(","))}
         tuned = measure_autotuned(options.bursts)
         grid = measure_callable_grid(options.bursts)
         variants = measure_variants(options.bursts)
         forms = measure_value_forms(options.bursts)
-        shaped = measure_shapes(options.shape_rounds)
+    shaped = shapes_in_processes(options.shape_processes, options.shape_rounds)
     summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
                "value_forms": forms, "shapes": shaped, "slopes": slopes(results)}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
