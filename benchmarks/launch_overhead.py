@@ -502,7 +502,9 @@ def shapes_in_processes(processes: int, rounds: int) -> list[dict[str, dict[str,
     found = []
     for _ in range(processes):
         done = subprocess.run([sys.executable, __file__, "--shapes-child", "--shape-rounds", str(rounds)],
-                              check=True, capture_output=True, text=True)
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"the shapes block's process failed ({done.returncode}):\n{done.stderr}")
         found.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return found
 
