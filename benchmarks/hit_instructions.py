@@ -2,7 +2,7 @@
 recording stand-in (benchmarks/standin.py), counting only inside the engine's entry points.
 
     python benchmarks/hit_instructions.py [--hits 2000] [--tree PATH] [--kernels K ...] [--keep FOLDER]
-    python benchmarks/hit_instructions.py --wall [--tree PATH]
+    python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 1000] [--processes 5] [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
 shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
@@ -15,9 +15,11 @@ a tree without shapes measures the kernels without them only.  ``--kernels``: so
 ``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Each
 kernel's process runs under valgrind for a minute or more (importing torch and Triton there).
 
-``--wall``: no callgrind; one process times the kernels' hits on the stand-in, in interleaved
-rounds of ``--hits`` calls (the best round of ``--rounds`` each), and prints ns per hit and each
-shaped kernel's ratio to its twin without shapes (the stand-in's launch is no driver's: the
+``--wall``: no callgrind; ``--processes`` processes, one after another, time the hits on the
+stand-in as launch_overhead.py's shapes block times them on the GPU (`paired_times`:
+``--rounds`` rounds of a burst of ``--hits`` calls of each kernel and its twin without shapes,
+back to back) and the same report is printed: each one's ns per hit and the shapes' cost, the
+median over the processes with their range (the stand-in's launch is no driver's: the
 difference is the shape check's, the ratio is not the GPU's).
 """
 
@@ -31,7 +33,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,13 +69,14 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     assert ttgen_main([str(package), "--out", str(folder / "hitgen"), "-q"]) == 0
     sys.path.insert(0, str(folder))
     p = [torch.randn(1, BLOCK) for _ in range(6)]
+    q = [t[0] for t in p[:3]]  # (made once, as launch_overhead.py's: indexing in the call cost more than the check)
     ints = {f"s{i}": i for i in range(11)}
     found = {}
     for kernel in kernels:
         run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
         if kernel in ("k3", "s3"):
-            exec("def call():\n    run(p0=p[0][0], p1=p[1][0], p2=p[2][0], n=n, BLOCK=BLOCK, grid=(1,))",
-                 scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+            exec("def call():\n    run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))",
+                 scope := {"run": run, "q": q, "n": BLOCK, "BLOCK": BLOCK})
         else:
             keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
             exec(f"def call():\n    run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, {keywords}, "
@@ -101,24 +103,23 @@ def child(tree: str, kernel: str, hits: int) -> None:
 
 def wall_child(tree: str, kernels: list[str], hits: int, rounds: int) -> None:
     found = calls(tree, kernels)
-    best = dict.fromkeys(kernels, float("inf"))
-    for _ in range(rounds):
-        for kernel, call in found.items():
-            started = time.perf_counter_ns()
-            for _ in range(hits):
-                call()
-            best[kernel] = min(best[kernel], (time.perf_counter_ns() - started) / hits)
-    print(json.dumps(best))
+    from benchmarks.launch_overhead import SHAPE_PAIRS, difference, paired_times, repeated
+
+    pairs = {plain: (repeated(found[plain]), repeated(found[checked]))
+             for plain, checked, _ in SHAPE_PAIRS if plain in found and checked in found}
+    times = paired_times(pairs, rounds, hits, settle=lambda: None)
+    print(json.dumps({name: difference(*sides) for name, sides in times.items()}))
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hits", type=int, default=2000)
+    parser.add_argument("--hits", type=int, help="hits counted (default 2000), or --wall's burst (100)")
     parser.add_argument("--tree", default=str(ROOT))
     parser.add_argument("--kernels", nargs="+", choices=PLAIN + SHAPED, help="these only (default: all)")
     parser.add_argument("--keep", type=Path, help="a folder to keep callgrind's files in (for callgrind_annotate)")
     parser.add_argument("--wall", action="store_true", help="time the hits instead (no callgrind)")
-    parser.add_argument("--rounds", type=int, default=30, help="--wall's rounds")
+    parser.add_argument("--rounds", type=int, default=1000, help="--wall's paired rounds a process")
+    parser.add_argument("--processes", type=int, default=5, help="--wall's processes")
     options = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from tests.standins.build import stub_session
@@ -130,14 +131,19 @@ def main(argv: list[str]) -> int:
         # (one hash seed: a dict's probes, the attribute lookups' among them, vary with the seed)
         env = {**os.environ, **session.env(), "TRITON_INTERPRET": "0", CHILD: "1", "PYTHONHASHSEED": "0"}
         if options.wall:
-            done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels), str(options.hits),
-                                   str(options.rounds)], env=env, check=True, capture_output=True, text=True)
-            best = json.loads(done.stdout.strip().splitlines()[-1])
-            for kernel, ns in best.items():
-                twin = dict(zip(SHAPED, PLAIN)).get(kernel)
-                ratio = f"  {ns / best[twin]:.3f} x {twin}, +{ns - best[twin]:.0f} ns" if twin in best else ""
-                print(f"{kernel:5s} {ns:9.0f} ns per hit{ratio}", flush=True)
+            if not shaped:
+                parser.error("--wall compares kernels with shapes against their twins: this tree has none")
+            from benchmarks.launch_overhead import shapes_report
+
+            runs = []
+            for _ in range(options.processes):
+                done = subprocess.run([sys.executable, __file__, options.tree, ",".join(kernels),
+                                       str(options.hits or 100), str(options.rounds)],
+                                      env=env, check=True, capture_output=True, text=True)
+                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            print(shapes_report(runs), flush=True)
             return 0
+        hits = options.hits or 2000
         for kernel in kernels:
             command = [sys.executable, __file__, options.tree, kernel]
             subprocess.run([*command, "0"], env=env, check=True, capture_output=True)  # compiled, cached
@@ -145,12 +151,12 @@ def main(argv: list[str]) -> int:
             subprocess.run(
                 ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
                  "--toggle-collect=engine_call*",
-                 "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(options.hits)],
+                 "--zero-before=grid3", f"--callgrind-out-file={out}", *command, str(hits)],
                 env=env, check=True, capture_output=True,
             )
             total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                          if line.startswith(("totals:", "summary:")))
-            print(f"{kernel:5s} {total / options.hits:9.1f} Ir per hit", flush=True)
+            print(f"{kernel:5s} {total / hits:9.1f} Ir per hit", flush=True)
             if options.keep is not None:
                 options.keep.mkdir(parents=True, exist_ok=True)
                 shutil.copy(out, options.keep / out.name)

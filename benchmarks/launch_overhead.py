@@ -23,7 +23,11 @@ global (``tl.constexpr``), and both, each against its own JIT and against the an
 Value forms: the 3-tensor kernel, annotated and not, with ``enable_fp_fusion=False`` and with a
 numpy-integer grid, against the plain call (issue 27: both hit in C at the plain call's cost).
 Shapes (issue 33): a 3-tensor and a 19-argument kernel with shapes in their annotations, against
-the same kernels without.
+the same kernels without, in paired rounds (`paired_times`: a burst of each back to back, the
+difference taken within the round; the median difference with its 95% confidence interval), in
+``--shape-processes`` fresh processes (`shapes_in_processes`: the spread between them is the
+error bar), so that one run gives the cost per checked dimension with an honest error bar.
+``--shapes-only`` runs that block alone (about a minute).
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -34,9 +38,12 @@ benchmark, not the launcher.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
+import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -174,6 +181,7 @@ def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
 
 # Shapes in the annotations (issue 33): a 3-tensor kernel (3 dimensions checked) and a
 # 19-argument kernel (6 tensors, 12 dimensions checked), each beside its twin without shapes.
+SHAPE_PAIRS = (("k3", "s3", 3), ("w19", "w19s", 12))  # (without, with, dimensions checked)
 SHAPES = '''from typing import Literal  # noqa: F401
 
 import triton
@@ -211,14 +219,17 @@ def wide_source(name: str, shaped: bool) -> str:
     )
 
 
-def build(folder: Path) -> None:
+def build(folder: Path, shapes_only: bool = False) -> None:
+    """The kernel modules into ``folder``/benchkernels, their launchers into benchgen (with
+    ``shapes_only``: those measure_shapes times alone)."""
     kernels = folder / "benchkernels"
     kernels.mkdir()
     (kernels / "__init__.py").write_text("")
-    for count in TENSOR_COUNTS:
+    for count in (3,) if shapes_only else TENSOR_COUNTS:
         (kernels / f"k{count}.py").write_text(kernel_source(count))
-    (kernels / "tuned.py").write_text(AUTOTUNED)
-    (kernels / "variants.py").write_text(VARIANTS)
+    if not shapes_only:
+        (kernels / "tuned.py").write_text(AUTOTUNED)
+        (kernels / "variants.py").write_text(VARIANTS)
     (kernels / "shapes.py").write_text(SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True)))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
@@ -259,6 +270,73 @@ def burst_times(paths: dict[str, Callable[[int], Any]], bursts: int, per_burst: 
             samples[name].append((time.perf_counter() - start) / per_burst * 1e6)
             torch.cuda.synchronize()
     return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def paired_times(pairs: dict[str, tuple[Callable[[int], Any], Callable[[int], Any]]], rounds: int,
+                 per_burst: int = 100, settle: Callable[[], Any] = torch.cuda.synchronize,
+                 ) -> dict[str, tuple[list[float], list[float]]]:
+    """Nanoseconds per launch of each pair's two paths (called with the number of launches) in
+    each of ``rounds`` rounds: a burst of ``per_burst`` of each, back to back, the first path
+    first in even rounds and second in odd ones, so that neither always follows the other and a
+    drift in the machine's speed moves both alike.  ``settle`` (the GPU's queue drained) runs
+    between bursts, outside the timed region; the collector is off while they run (a collection
+    landing in one burst moves only that round)."""
+    for first, second in pairs.values():
+        first(20)
+        second(20)
+    settle()
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in pairs}
+    gc.collect()
+    gc.disable()
+    try:
+        for round_ in range(rounds):
+            for name, paths in pairs.items():
+                for side in (0, 1) if round_ % 2 == 0 else (1, 0):
+                    start = time.perf_counter_ns()
+                    paths[side](per_burst)
+                    times[name][side].append((time.perf_counter_ns() - start) / per_burst)
+                    settle()
+    finally:
+        gc.enable()
+    return times
+
+
+def difference(first: list[float], second: list[float]) -> dict[str, float]:
+    """The second path's cost over the first's, round by round (`paired_times`, ns per launch):
+    the median of the differences, its 95% confidence interval (``low``, ``high``: the order
+    statistics of ranks n/2 - 0.98 sqrt(n) and 1 + n/2 + 0.98 sqrt(n), rounded outward, whatever
+    the distribution), their quartiles, and each path's own median (``first``, ``second``)."""
+    ordered = sorted(b - a for a, b in zip(first, second))
+    n = len(ordered)
+    reach = 0.98 * math.sqrt(n)
+    q1, median, q3 = statistics.quantiles(ordered, n=4)
+    return {
+        "first": statistics.median(first), "second": statistics.median(second), "median": median,
+        "low": ordered[max(0, math.floor(n / 2 - reach) - 1)], "high": ordered[min(n - 1, math.ceil(n / 2 + reach))],
+        "q1": q1, "q3": q3, "rounds": n,
+    }
+
+
+def shapes_report(runs: list[dict[str, dict[str, float]]]) -> str:
+    """The figures of `measure_shapes` (or hit_instructions --wall) in several processes, a line
+    per kernel pair: each path's time per launch and the shapes' cost, the median over the
+    processes of each one's median difference, their range, and each one's median with its 95%
+    confidence interval."""
+    lines = [f"shapes in the annotations (issue 33: at most 15 ns per checked dimension; {len(runs)} processes "
+             f"of {runs[0][SHAPE_PAIRS[0][0]]['rounds']:.0f} paired rounds each):"]
+    for plain, checked, dims in SHAPE_PAIRS:
+        if plain not in runs[0]:
+            continue
+        found = [run[plain] for run in runs]
+        medians = [d["median"] for d in found]
+        middle, low, high = statistics.median(medians), min(medians), max(medians)
+        first, second = (statistics.median(d[side] for d in found) / 1000 for side in ("first", "second"))
+        each = ", ".join(f"{d['median']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for d in found)
+        lines.append(f"  {plain:4s} {first:6.2f} us, {checked:4s} {second:6.2f} us: {middle:+.1f} ns "
+                     f"(processes {low:+.1f} to {high:+.1f}), per dimension ({dims}) {middle / dims:+.1f} ns "
+                     f"({low / dims:+.1f} to {high / dims:+.1f})")
+        lines.append(f"       each process, median [95% CI]: {each}")
+    return "\n".join(lines)
 
 
 def floor_module() -> Any:
@@ -395,24 +473,40 @@ def measure_variants(bursts: int) -> dict[str, float]:
     return burst_times(paths, bursts)
 
 
-def measure_shapes(bursts: int) -> dict[str, float]:
+def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
     """Issue 33's cost: ttgen's hit with shapes against the same kernel without, for 3 tensors
-    (k3 and s3: 3 dimensions checked) and 19 arguments (w19 and w19s: 12), in one round."""
+    (k3 and s3: 3 dimensions checked) and 19 arguments (w19 and w19s: 12), in ``rounds`` paired
+    rounds (`difference` of `paired_times`, keyed by the kernel without shapes)."""
     import benchgen.shapes_launch as generated
 
     p = [torch.randn(1, BLOCK, device="cuda") for _ in range(6)]
     q = [t[0] for t in p[:3]]  # (made once: indexing in the timed call cost more than the checks)
     n, ints = BLOCK, dict(zip((f"s{i}" for i in range(11)), range(11)))
     k3 = importlib.import_module("benchgen.k3_launch").k3
-    paths: dict[str, Callable[[int], Any]] = {
-        "k3": repeated(lambda: k3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
-        "s3": repeated(lambda: generated.s3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
-        "w19": repeated(lambda: generated.w19.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, **ints,
-                                                  BLOCK=BLOCK, grid=(1,))),
-        "w19s": repeated(lambda: generated.w19s.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n,
-                                                    **ints, BLOCK=BLOCK, grid=(1,))),
+    pairs = {
+        "k3": (repeated(lambda: k3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
+               repeated(lambda: generated.s3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,)))),
+        "w19": (repeated(lambda: generated.w19.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, **ints,
+                                                   BLOCK=BLOCK, grid=(1,))),
+                repeated(lambda: generated.w19s.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n,
+                                                    **ints, BLOCK=BLOCK, grid=(1,)))),
     }
-    return burst_times(paths, bursts)
+    return {name: difference(*sides) for name, sides in paired_times(pairs, rounds).items()}
+
+
+def shapes_in_processes(processes: int, rounds: int) -> list[dict[str, dict[str, float]]]:
+    """`measure_shapes` in ``processes`` fresh processes, one after another, each with its own
+    build and imports.  A difference this small moves between processes by more than one
+    process's interval says (on the stand-in, three processes measured +4, +21 and +41 ns for s3
+    over k3, each within +-3 ns): the spread between processes is the error bar."""
+    found = []
+    for _ in range(processes):
+        done = subprocess.run([sys.executable, __file__, "--shapes-child", "--shape-rounds", str(rounds)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"the shapes block's process failed ({done.returncode}):\n{done.stderr}")
+        found.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return found
 
 
 def measure_value_forms(bursts: int) -> dict[str, float]:
@@ -537,12 +631,27 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/out", help="folder for results.json and the plot")
     parser.add_argument("--bursts", type=int, default=200)
     parser.add_argument("--counts", default=",".join(map(str, TENSOR_COUNTS)))
+    parser.add_argument("--shape-rounds", type=int, default=1000, help="the shapes block's paired rounds a process")
+    parser.add_argument("--shape-processes", type=int, default=5, help="the shapes block's processes")
+    parser.add_argument("--shapes-only", action="store_true", help="the shapes block alone")
+    parser.add_argument("--shapes-child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if not torch.cuda.is_available():
         parser.exit(2, "launch_overhead.py measures launches on a CUDA GPU, and torch sees none here "
                     "(torch.cuda.is_available() is False): run it on the device machine.\n")
+    if options.shapes_child:  # (one of shapes_in_processes' processes)
+        with tempfile.TemporaryDirectory() as folder:
+            build(Path(folder), shapes_only=True)
+            print(json.dumps(measure_shapes(options.shape_rounds)))
+        return 0
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
+    if options.shapes_only:
+        shaped = shapes_in_processes(options.shape_processes, options.shape_rounds)
+        (out / "shapes.json").write_text(json.dumps(shaped, indent=1))
+        print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
+        print(shapes_report(shaped))
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         build(Path(folder))
         results = {c: measure(c, options.bursts) for c in map(int, options.counts.split(","))}
@@ -550,7 +659,7 @@ def main() -> int:
         grid = measure_callable_grid(options.bursts)
         variants = measure_variants(options.bursts)
         forms = measure_value_forms(options.bursts)
-        shaped = measure_shapes(options.bursts)
+    shaped = shapes_in_processes(options.shape_processes, options.shape_rounds)
     summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
                "value_forms": forms, "shapes": shaped, "slopes": slopes(results)}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
@@ -583,11 +692,7 @@ def main() -> int:
             ours, jit = forms[f"{name}_{form}"], forms[f"{name}_jit_{form}"]
             print(f"  {name:9s} {form:10s} JIT {jit:6.2f} us, ttgen {ours:6.2f} us, plain ttgen {plain:6.2f} us, "
                   f"ttgen/plain ttgen {ours / plain:.3f}, ttgen/JIT {ours / jit:.3f}")
-    print("shapes in the annotations (issue 33: at most 15 ns per checked dimension):")
-    for plain, checked, dims in (("k3", "s3", 3), ("w19", "w19s", 12)):
-        extra = (shaped[checked] - shaped[plain]) * 1000
-        print(f"  {plain:4s} {shaped[plain]:6.2f} us, with shapes {shaped[checked]:6.2f} us: "
-              f"{extra:+.1f} ns, {extra / dims:+.1f} ns per dimension ({dims})")
+    print(shapes_report(shaped))
     print(f"plot: {out / 'launch_overhead.png'}")
     return 0
 

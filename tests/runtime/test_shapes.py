@@ -109,11 +109,26 @@ def tensor(draw: Any) -> torch.Tensor | None:
     return made
 
 
-def check_of(annotations: list[tuple[str, list[str], str | None]]) -> runtime_shapes.ShapeCheck:
+def specs_of(annotations: list[tuple[str, list[str], str | None]]) -> list[Spec]:
     specs: list[Spec] = [Tensor(name, (), optional=True, dims=" ".join(dims), strides=rule)
                          for name, dims, rule in annotations]
-    specs += [Scalar("M", "int32"), Constexpr("N", "int", optional=True)]
+    return specs + [Scalar("M", "int32"), Constexpr("N", "int", optional=True)]
+
+
+def check_of(annotations: list[tuple[str, list[str], str | None]]) -> runtime_shapes.ShapeCheck:
+    specs = specs_of(annotations)
     return runtime_shapes.ShapeCheck("k", specs, runtime_shapes.uses(specs, set()))
+
+
+def c_alone(annotations: list[tuple[str, list[str], str | None]]) -> Any:
+    """The C check of `check_of`'s program with an explain that says only "refused": its
+    check() returns None where C alone finds that the call holds."""
+    from ttgen.runtime import _native
+
+    specs = specs_of(annotations)
+    used = runtime_shapes.uses(specs, set())
+    program = runtime_shapes.ShapeCheck("k", specs, used).program()
+    return _native.Shapes(program, lambda *values: "refused", torch.Tensor, used)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -133,6 +148,8 @@ def test_the_check_accepts_exactly_what_the_model_accepts(
     ints = {name: value for name, value in (("M", m), ("N", n)) if name in named}
     values = [by_name[name] for name, _, _ in annotations] + list(ints.values())
     expected = model(annotations, ints, by_name)
+    # C decides alone, both ways: a call that holds never costs the Python rule's explanation.
+    assert c_alone(annotations).check(*values) == (None if expected is None else "refused")
     if expected is None:
         assert check.check(*values) is None
         return
@@ -180,6 +197,78 @@ def test_the_issue_s_example() -> None:
     assert str(raised.value) == (
         "k: argument 'b' has shape (48, 32): dimension 0 is 'K', which is 64 (from argument 'a', dimension 1)"
     )
+
+
+# -- the C check's table: a slot per int parameter, symbol and literal ----------------------------
+
+TABLE_CASES = {  # annotations (a, b, c), their tensors' shapes (None: a None), N, whether it holds
+    "literals hold": (["2 3"], [(2, 3)], None, True),
+    "a literal differs": (["2 3"], [(2, 4)], None, False),
+    "a literal past int64": (["99999999999999999999"], [(1,)], None, False),
+    "an int in every tensor": (["N", "N", "_ N"], [(3,), (3,), (1, 3)], 3, True),
+    "an int differs in the last": (["N", "N", "_ N"], [(3,), (3,), (1, 4)], 3, False),
+    "an int given None checks and binds nothing": (["N", "N"], [(3,), (4,)], None, True),
+    "an int of -1": (["N"], [(1,)], -1, False),
+    "an int of -2": (["N"], [(2,)], -2, False),
+    "an int of -3": (["N"], [(3,)], -3, False),
+    "an int past int64": (["N"], [(3,)], 2**64 + 3, False),
+    "a name bound by the first tensor": (["K", "K"], [(3,), (3,)], None, True),
+    "a name that differs": (["K", "K"], [(3,), (4,)], None, False),
+    "a None binds nothing": (["K", "K", "K"], [None, (4,), (4,)], None, True),
+    "after '...', from the end": (["... K", "K"], [(2, 5), (5,)], None, True),
+    "after '...', one that differs": (["... K", "K"], [(2, 5), (2,)], None, False),
+    "all three in one tensor": (["K N 2", "K"], [(3, 4, 2), (3,)], 4, True),
+}
+
+
+@pytest.mark.parametrize("case", TABLE_CASES)
+def test_each_kind_of_slot(case: str) -> None:
+    """Each slot of shapes.c's table (an int parameter, read once a call: its value, any size for
+    None, no size for a negative one or one past int64; a name bound by the first tensor; a
+    literal, past int64 too), decided by C alone as the model decides, and explained when
+    refused.  (A literal past int64 failed the launcher's import with an OverflowError.)"""
+    dims, shapes, n, holds = TABLE_CASES[case]
+    annotations = [(name, text.split(), None) for name, text in zip(NAMES, dims)]
+    tensors = {name: None if shape is None else torch.zeros(shape) for name, shape in zip(NAMES, shapes)}
+    ints = {"N": n} if any("N" in text.split() for text in dims) else {}
+    values = [tensors[name] for name, _, _ in annotations] + list(ints.values())
+    assert (model(annotations, ints, tensors) is None) == holds
+    assert c_alone(annotations).check(*values) == (None if holds else "refused")
+    if holds:
+        assert check_of(annotations).check(*values) is None
+    else:
+        with pytest.raises(ValueError, match="^k: argument '[abc]' has shape"):
+            check_of(annotations).check(*values)
+
+
+def test_a_negative_size_is_the_python_rule_s_to_judge() -> None:
+    """A size below 0 (no tensor has one; a subclass's ``shape`` may say so) is refused by C and
+    judged by the Python rule: C read -1 as a name not yet bound, so that a later tensor bound it
+    again and a call the rule refuses passed."""
+
+    class Odd(torch.Tensor):
+        @property
+        def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+            return (-1,)
+
+    odd = torch.zeros(1).as_subclass(Odd)
+    annotations = [("a", ["K"], None), ("b", ["K"], None)]
+    assert c_alone(annotations).check(odd, torch.zeros(5)) == "refused"
+    with pytest.raises(ValueError, match=r"argument 'b' has shape \(5,\): dimension 0 is 'K', which is -1"):
+        check_of(annotations).check(odd, torch.zeros(5))
+
+
+@pytest.mark.parametrize(("program", "uses"), [
+    (((0, 1, False, 0, ((0, 1, 5),)),), (0,)),  # an int parameter that is no value
+    (((0, 1, False, 0, ((0, 2, -1),)),), (0,)),  # a symbol below 0
+    (((1, 1, False, 0, ()),), (0,)),  # a tensor that is no value
+    (((0, 1, False, 0, ()),), (2, 1)),  # uses out of the kernel's order
+])
+def test_a_program_that_names_nothing_is_refused_when_built(program: Any, uses: Any) -> None:
+    from ttgen.runtime import _native
+
+    with pytest.raises(ValueError):
+        _native.Shapes(program, lambda *values: None, torch.Tensor, uses)
 
 
 # -- through run(): the body and the engine ----------------------------------------------------

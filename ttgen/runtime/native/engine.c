@@ -304,7 +304,7 @@ static __attribute__((noinline)) int check_shaped(Engine *self, PyObject **value
     Dims dims[ON_STACK];
     int result = check_params_as(self, 0, values, owned, device, ptrs, have, parts, dims);
     const Shapes *shapes = ((TensorCheck *)self->tensors)->shapes;
-    return result <= 0 ? result : shapes_hold(shapes, values, shapes->uses, dims);
+    return result <= 0 ? result : shapes_hold(shapes, values, dims);
 }
 
 /* The autotune layer: the tuned values of the parameters it supplies into ``owned`` (new

@@ -331,9 +331,10 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
     return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, NULL);
 }
 
-/* `read_tensor` that keeps the dimensions it read in *dims, for the shape check. */
-static int read_tensor_dims(const TensorCheck *self, const Kind *kind, PyObject *tensor, long device, uint64_t *ptr,
-                            PyObject **dtype_out, Dims *dims) {
+/* `read_tensor` that keeps the dimensions it read in *dims, for the shape check (out of line as
+ * `read_tensor` is, which the compiler keeps so: the exchange API's read inlined in both). */
+static __attribute__((noinline, nonnull(7))) int read_tensor_dims(const TensorCheck *self, const Kind *kind, PyObject *tensor,
+                                                      long device, uint64_t *ptr, PyObject **dtype_out, Dims *dims) {
     return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, dims);
 }
 

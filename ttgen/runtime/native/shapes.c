@@ -20,6 +20,11 @@
  * returns None; else it returns what ``explain(*values)`` returns, the full check in Python
  * (ttgen.runtime.shapes), which raises the ValueError that names the tensor.
  *
+ * Built once, the program becomes a table of sizes that a call fills in: every dimension checked
+ * names a slot of it, one per int parameter (first: read once a call, its value, or any size
+ * where it is None), one per symbol (unbound until a tensor binds it) and one per literal.  A
+ * checked dimension is then one comparison with its slot, whatever it names.
+ *
  * On the engine's hit (`check_shaped` in engine.c) no tensor is read twice: the tensor check's
  * DLPack read keeps each tensor's dimensions (fastpath.c's `Dims`: its ndim, and its shape and
  * strides as pointers into the tensor's own sizes, valid while the call holds the tensor), and
@@ -27,22 +32,27 @@
  * getters) is read here as above.
  */
 
+/* What a slot holds besides a size (sizes are >= 0): no tensor bound its symbol yet; any size
+ * (an int parameter given None); no size (a negative int parameter, or one past int64). */
+enum { UNBOUND = -1, ANY_SIZE = -2, NO_SIZE = -3 };
+
 typedef struct {
-    Py_ssize_t index;
-    int how;
-    long long what;
+    Py_ssize_t index, slot;
 } ShapeDim;
 
 typedef struct {
-    Py_ssize_t value, count, ndims;
+    Py_ssize_t value, count; /* value: the tensor's index among the kernel's parameters */
     int ellipsis, strides;
-    ShapeDim *dims;
+    Py_ssize_t first, ndims; /* its dimensions checked: Shapes.dims[first:first + ndims] */
 } ShapedTensor;
 
 typedef struct {
     PyObject_HEAD
-    Py_ssize_t ntensors, nuses, nsymbols;
+    Py_ssize_t ntensors, nuses, nints, nslots;
     ShapedTensor *tensors;
+    ShapeDim *dims;
+    Py_ssize_t *ints; /* slot k < nints: the int parameter ints[k] (its index among the kernel's) */
+    int64_t *slots;   /* slots[nints:]: each one's size before a call, UNBOUND or a literal */
     Py_ssize_t *uses;
     PyObject *explain, *exact;
     const DLPackExchangeAPI *api;
@@ -55,7 +65,7 @@ static PyObject *shape_name, *stride_name;
 /* A tensor's dimensions read for the check: through the exchange API for ``exact``'s type (then
  * pointing into the tensor, as `Dims`), else through its ``shape`` and ``stride()`` into ``shape``
  * and ``strides`` (SHAPE_DIMS each).  Its number of dimensions, or -1 where it cannot be read (an
- * error may be set). */
+ * error may be set) or a size is negative (no tensor's is: the full check decides). */
 static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides, Dims *dims) {
     if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
         DLTensor dl;
@@ -74,7 +84,7 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
         for (int i = 0; i < ndim && ndim >= 0; i++) {
             shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, i));
             strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(steps, i));
-            if (PyErr_Occurred())
+            if (shape[i] < 0 || PyErr_Occurred())
                 ndim = -1;
         }
     }
@@ -84,11 +94,11 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
     return ndim;
 }
 
-/* Whether a tensor's strides hold ``rule`` (``strides`` NULL: compact, row-major). */
+/* Whether a tensor's strides hold ``rule``, 1 or 2 (``strides`` NULL: compact, row-major). */
 static int strides_hold(int rule, const Dims *dims) {
     int ndim = dims->ndim;
     const int64_t *shape = dims->shape, *strides = dims->strides;
-    if (rule == 0 || ndim == 0 || strides == NULL || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
+    if (ndim == 0 || strides == NULL || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
         return 1;
     for (int i = 0; i < ndim; i++)
         if (shape[i] == 0)
@@ -107,50 +117,51 @@ static int strides_hold(int rule, const Dims *dims) {
     return 0;
 }
 
+/* The size an int parameter's ``value`` requires: ANY_SIZE where it is no int (None: nothing to
+ * check), NO_SIZE where no tensor's size can be it. */
+static int64_t int_size(PyObject *value) {
+    if (!PyLong_Check(value) || PyBool_Check(value))
+        return ANY_SIZE;
+    int overflow;
+    long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    return overflow || number < 0 ? NO_SIZE : number;
+}
+
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
- * error that is no Exception.  Use j's value is values[map[j]], or values[j] without a map;
+ * error that is no Exception.  ``values``: the kernel's parameters (those `uses` names are read);
  * ``read``, where not NULL, holds each value's dimensions as the tensor check read them (the
  * engine's `check_shaped`, indexed as ``values``): a tensor it read is not read again. */
-static int shapes_hold(const Shapes *self, PyObject *const *values, const Py_ssize_t *map, const Dims *read) {
-    int64_t symbols[self->nsymbols + 1]; /* each name's size, -1 until a tensor binds it */
-    for (Py_ssize_t s = 0; s < self->nsymbols; s++)
-        symbols[s] = -1;
+static inline __attribute__((always_inline)) int shapes_hold(const Shapes *self, PyObject *const *values,
+                                                             const Dims *read) {
+    int64_t sizes[self->nslots + 1];
+    for (Py_ssize_t k = 0; k < self->nints; k++)
+        sizes[k] = int_size(values[self->ints[k]]);
+    for (Py_ssize_t k = self->nints; k < self->nslots; k++)
+        sizes[k] = self->slots[k];
     int64_t shape[SHAPE_DIMS], strides[SHAPE_DIMS];
     for (Py_ssize_t t = 0; t < self->ntensors; t++) {
         const ShapedTensor *tensor = &self->tensors[t];
-        Py_ssize_t at = map != NULL ? map[tensor->value] : tensor->value;
-        PyObject *value = values[at];
+        PyObject *value = values[tensor->value];
         if (value == Py_None)
             continue;
-        Dims dims;
-        if (read != NULL && read[at].ndim >= 0)
-            dims = read[at];
-        else if (read_shape(self, value, shape, strides, &dims) < 0)
+        Dims own;
+        const Dims *dims = read != NULL && read[tensor->value].ndim >= 0 ? &read[tensor->value] : &own;
+        if (dims == &own && read_shape(self, value, shape, strides, &own) < 0)
             goto refused;
-        int ndim = dims.ndim;
+        int ndim = dims->ndim;
         if (tensor->ellipsis ? ndim < tensor->count : ndim != tensor->count)
             return 0;
-        for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
-            const ShapeDim *dim = &tensor->dims[d];
-            int64_t size = dims.shape[dim->index < 0 ? ndim + dim->index : dim->index];
-            if (dim->how == 0) {
-                if (size != dim->what)
+        for (const ShapeDim *dim = &self->dims[tensor->first], *end = dim + tensor->ndims; dim < end; dim++) {
+            int64_t size = dims->shape[dim->index < 0 ? ndim + dim->index : dim->index];
+            int64_t *want = &sizes[dim->slot];
+            if (*want != size) {
+                if (*want == UNBOUND)
+                    *want = size;
+                else if (*want != ANY_SIZE)
                     return 0;
-            } else if (dim->how == 1) {
-                PyObject *given = values[map != NULL ? map[dim->what] : dim->what];
-                if (!PyLong_Check(given) || PyBool_Check(given))
-                    continue; /* None: nothing to check */
-                int overflow;
-                long long number = PyLong_AsLongLongAndOverflow(given, &overflow);
-                if (overflow || number != size)
-                    goto refused;
-            } else if (symbols[dim->what] < 0) {
-                symbols[dim->what] = size;
-            } else if (symbols[dim->what] != size) {
-                return 0;
             }
         }
-        if (!strides_hold(tensor->strides, &dims))
+        if (tensor->strides != 0 && !strides_hold(tensor->strides, dims))
             return 0;
     }
     return 1;
@@ -166,7 +177,10 @@ static PyObject *shapes_check(Shapes *self, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_TypeError, "check() takes %zd values, got %zd", self->nuses, nargs);
         return NULL;
     }
-    int held = shapes_hold(self, args, NULL, NULL);
+    PyObject *values[self->nuses ? self->uses[self->nuses - 1] + 1 : 1]; /* in the kernel's order */
+    for (Py_ssize_t j = 0; j < nargs; j++)
+        values[self->uses[j]] = args[j];
+    int held = shapes_hold(self, values, NULL);
     if (held < 0)
         return NULL;
     if (held > 0)
@@ -175,12 +189,89 @@ static PyObject *shapes_check(Shapes *self, PyObject *const *args, Py_ssize_t na
 }
 
 static void shapes_free(Shapes *self) {
-    for (Py_ssize_t t = 0; self->tensors != NULL && t < self->ntensors; t++)
-        PyMem_Free(self->tensors[t].dims);
     PyMem_Free(self->tensors);
+    PyMem_Free(self->dims);
+    PyMem_Free(self->ints);
+    PyMem_Free(self->slots);
     PyMem_Free(self->uses);
     self->tensors = NULL;
+    self->dims = NULL;
+    self->ints = NULL;
+    self->slots = NULL;
     self->uses = NULL;
+}
+
+/* The slot of int parameter ``param`` (its index among the kernel's), or nints where it has none. */
+static Py_ssize_t int_slot(const Shapes *self, Py_ssize_t param) {
+    Py_ssize_t k = 0;
+    while (k < self->nints && self->ints[k] != param)
+        k++;
+    return k;
+}
+
+/* A dimension checked as (how, what), the header's, counted before the slots are laid out: its
+ * int parameter added to self->ints, its symbol counted in *nsymbols.  0, or -1 with an error
+ * set where it names nothing. */
+static int count_dim(Shapes *self, int how, PyObject *what, Py_ssize_t *nsymbols) {
+    if (how == 0 && PyLong_Check(what))
+        return 0;
+    Py_ssize_t number = PyLong_AsSsize_t(what);
+    if (number == -1 && PyErr_Occurred())
+        return -1;
+    if (how == 2 && number >= 0) {
+        *nsymbols = Py_MAX(*nsymbols, number + 1);
+        return 0;
+    }
+    if (how != 1 || number < 0 || number >= self->nuses) {
+        PyErr_Format(PyExc_ValueError, "a dimension checked as (%d, %zd) names nothing", how, number);
+        return -1;
+    }
+    if (int_slot(self, self->uses[number]) == self->nints)
+        self->ints[self->nints++] = self->uses[number];
+    return 0;
+}
+
+/* The slot of a dimension `count_dim` counted: its int parameter's, its symbol's (after the
+ * ints), or for a literal one of its own (after the symbols), its size set. */
+static Py_ssize_t dim_slot(Shapes *self, int how, PyObject *what) {
+    if (how == 0) {
+        self->slots[self->nslots] = int_size(what);
+        return self->nslots++;
+    }
+    Py_ssize_t number = PyLong_AsSsize_t(what);
+    return how == 2 ? self->nints + number : int_slot(self, self->uses[number]);
+}
+
+/* The program's entry ``t`` into self->tensors[t], its dimensions from *first on (*first moved
+ * past them): counted (`count_dim`) while self->dims is NULL, else into self->dims with their
+ * slots.  0, or -1 with an error set. */
+static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t *first, Py_ssize_t *nsymbols) {
+    ShapedTensor *tensor = &self->tensors[t];
+    PyObject *dims, *what;
+    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &tensor->count, &tensor->ellipsis,
+                          &tensor->strides, &PyTuple_Type, &dims))
+        return -1;
+    if (tensor->value < 0 || tensor->value >= self->nuses) {
+        PyErr_Format(PyExc_ValueError, "tensor %zd is value %zd of %zd", t, tensor->value, self->nuses);
+        return -1;
+    }
+    tensor->value = self->uses[tensor->value];
+    tensor->first = *first;
+    tensor->ndims = PyTuple_GET_SIZE(dims);
+    *first += tensor->ndims;
+    for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
+        Py_ssize_t index;
+        int how;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(dims, d), "niO", &index, &how, &what))
+            return -1;
+        if (self->dims == NULL) {
+            if (count_dim(self, how, what, nsymbols) < 0)
+                return -1;
+        } else {
+            self->dims[tensor->first + d] = (ShapeDim){index, dim_slot(self, how, what)};
+        }
+    }
+    return 0;
 }
 
 static int shapes_init(Shapes *self, PyObject *args, PyObject *kwargs) {
@@ -197,41 +288,38 @@ static int shapes_init(Shapes *self, PyObject *args, PyObject *kwargs) {
     self->nuses = PyTuple_GET_SIZE(uses);
     self->tensors = PyMem_Calloc(self->ntensors ? self->ntensors : 1, sizeof(ShapedTensor));
     self->uses = PyMem_Calloc(self->nuses ? self->nuses : 1, sizeof(Py_ssize_t));
-    if (self->tensors == NULL || self->uses == NULL) {
-        shapes_free(self);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t j = 0; j < self->nuses; j++)
+    self->ints = PyMem_Calloc(self->nuses ? self->nuses : 1, sizeof(Py_ssize_t));
+    if (self->tensors == NULL || self->uses == NULL || self->ints == NULL)
+        goto no_memory;
+    for (Py_ssize_t j = 0; j < self->nuses && !PyErr_Occurred(); j++) {
         self->uses[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(uses, j));
-    for (Py_ssize_t t = 0; t < self->ntensors && !PyErr_Occurred(); t++) {
-        ShapedTensor *tensor = &self->tensors[t];
-        PyObject *dims;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &tensor->count,
-                              &tensor->ellipsis, &tensor->strides, &PyTuple_Type, &dims))
-            break;
-        tensor->ndims = PyTuple_GET_SIZE(dims);
-        tensor->dims = PyMem_Calloc(tensor->ndims ? tensor->ndims : 1, sizeof(ShapeDim));
-        if (tensor->dims == NULL) {
-            PyErr_NoMemory();
-            break;
-        }
-        for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
-            ShapeDim *dim = &tensor->dims[d];
-            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(dims, d), "niL", &dim->index, &dim->how, &dim->what))
-                break;
-            if (dim->how == 2 && dim->what >= self->nsymbols)
-                self->nsymbols = (Py_ssize_t)dim->what + 1;
-        }
+        if (self->uses[j] < (j ? self->uses[j - 1] + 1 : 0) && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "uses: indices in increasing order");
     }
-    if (PyErr_Occurred()) {
-        shapes_free(self);
-        return -1;
-    }
+    /* Two passes: the dimensions, int parameters and symbols counted, then each dimension's slot. */
+    Py_ssize_t total = 0, nsymbols = 0;
+    for (Py_ssize_t t = 0; t < self->ntensors && !PyErr_Occurred(); t++)
+        read_entry(self, program, t, &total, &nsymbols);
+    if (PyErr_Occurred())
+        goto failed;
+    self->dims = PyMem_Calloc(total ? total : 1, sizeof(ShapeDim));
+    self->slots = PyMem_Calloc(self->nints + nsymbols + total + 1, sizeof(int64_t));
+    if (self->dims == NULL || self->slots == NULL)
+        goto no_memory;
+    for (self->nslots = self->nints; self->nslots < self->nints + nsymbols; self->nslots++)
+        self->slots[self->nslots] = UNBOUND;
+    for (Py_ssize_t t = 0, first = 0; t < self->ntensors; t++)
+        if (read_entry(self, program, t, &first, &nsymbols) < 0)
+            goto failed;
     self->explain = Py_NewRef(explain);
     self->exact = Py_NewRef(exact);
     self->api = exchange_api(exact);
     return PyErr_Occurred() ? -1 : 0;
+no_memory:
+    PyErr_NoMemory();
+failed:
+    shapes_free(self);
+    return -1;
 }
 
 static void shapes_dealloc(Shapes *self) {
