@@ -77,13 +77,14 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: int = 600) -> su
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _one_mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _one_mypy_cache() -> Iterator[None]:
     """The projects' mypy runs share one cache (MYPY_CACHE_DIR, which `_environment` passes
-    on): each project's own .mypy_cache would read torch's and Triton's stubs afresh, over a
-    minute of each run on 2 cores.  mypy checks every cached module against its source and options, and caches
-    no module with errors, so what it reports is what a cold run reports."""
+    on), in the repository's .mypy_cache, kept from one session to the next: each project's
+    own .mypy_cache, or one a session, would read torch's and Triton's stubs afresh, half a
+    minute or more on 2 cores.  mypy checks every cached module against its source and options,
+    and caches no module with errors, so what it reports is what a cold run reports."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setenv("MYPY_CACHE_DIR", str(tmp_path_factory.mktemp("mypy-cache")))
+        monkeypatch.setenv("MYPY_CACHE_DIR", str(ROOT / ".mypy_cache" / "user-projects"))
         yield
 
 
