@@ -36,8 +36,10 @@ INSTALL, TOUR, WORKING = "Install", "A five-minute tour", "Working on ttgen"
 BUNDLES = ROOT / "docs" / "bundles.md"  # its recipe: tests/bundle/test_bundle.py::test_the_documented_recipe
 TYPING = ROOT / "docs" / "typing.md"  # its commands: test_a_users_first_hour
 CLI = ROOT / "docs" / "cli.md"  # its commands: test_the_cli_reference_runs_as_written
-ADOPTING = ROOT / "docs" / "adopting.md"  # its commands: tests/codemods/test_adopt.py
-RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
+ADOPTING = ROOT / "docs" / "adopting.md"  # its commands: tests/codemods/test_adopt.py (slow)
+RUN_BY_CI = {  # -> its .ci/run line
+    ".venv/bin/python -m pytest -n auto --dist loadfile": ".venv/bin/python -m pytest -q -n auto --dist loadfile",
+}
 PYTHON = str(Path(sys.executable).parent)  # the environment's bin: ttgen, mypy
 
 
@@ -111,7 +113,7 @@ def _project(folder: Path, text: str) -> tuple[Path, list[str]]:
 
 def test_every_command_has_a_runner() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -m slow"} <= set(ci)
+    assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -n auto --dist loadfile -m slow"} <= set(ci)
     readme = document(README)
     covered = {
         *commands(section(INSTALL)), *commands(section(TOUR)), *RUN_BY_CI, *commands(document(BUNDLES)),
