@@ -19,6 +19,10 @@ compiles.  There the annotated kernels are also compiled again for every recorde
 source's line numbers): the same binary, byte for byte, for each.  And mypy (strict, with
 Triton's stubs) finds no error in the adopted library that it did not find before, and finds
 the mistakes of a call added to it.
+
+Each test replays the workload six times or more in fresh processes (minutes): they run under
+``pytest -m slow`` (.ci/run runs it); each command's own tests, in the default run, are
+test_record, test_annotate, test_migrate and tests/bundle.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ import pytest
 
 from tests.standins import parse_log, standin_command
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+pytestmark = pytest.mark.slow
 
 LIBRARY = Path(__file__).parent / "library"
 REPO = Path(__file__).resolve().parents[2]

@@ -36,8 +36,10 @@ INSTALL, TOUR, WORKING = "Install", "A five-minute tour", "Working on ttgen"
 BUNDLES = ROOT / "docs" / "bundles.md"  # its recipe: tests/bundle/test_bundle.py::test_the_documented_recipe
 TYPING = ROOT / "docs" / "typing.md"  # its commands: test_a_users_first_hour
 CLI = ROOT / "docs" / "cli.md"  # its commands: test_the_cli_reference_runs_as_written
-ADOPTING = ROOT / "docs" / "adopting.md"  # its commands: tests/codemods/test_adopt.py
-RUN_BY_CI = {".venv/bin/python -m pytest": ".venv/bin/python -m pytest -q"}  # -> its .ci/run line
+ADOPTING = ROOT / "docs" / "adopting.md"  # its commands: tests/codemods/test_adopt.py (slow)
+RUN_BY_CI = {  # -> its .ci/run line
+    ".venv/bin/python -m pytest -n auto --dist loadfile": ".venv/bin/python -m pytest -q -n auto --dist loadfile",
+}
 PYTHON = str(Path(sys.executable).parent)  # the environment's bin: ttgen, mypy
 
 
@@ -77,13 +79,14 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: int = 600) -> su
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _one_mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _one_mypy_cache() -> Iterator[None]:
     """The projects' mypy runs share one cache (MYPY_CACHE_DIR, which `_environment` passes
-    on): each project's own .mypy_cache would read torch's and Triton's stubs afresh, over a
-    minute of each run on 2 cores.  mypy checks every cached module against its source and options, and caches
-    no module with errors, so what it reports is what a cold run reports."""
+    on), in the repository's .mypy_cache, kept from one session to the next: each project's
+    own .mypy_cache, or one a session, would read torch's and Triton's stubs afresh, half a
+    minute or more on 2 cores.  mypy checks every cached module against its source and options,
+    and caches no module with errors, so what it reports is what a cold run reports."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setenv("MYPY_CACHE_DIR", str(tmp_path_factory.mktemp("mypy-cache")))
+        monkeypatch.setenv("MYPY_CACHE_DIR", str(ROOT / ".mypy_cache" / "user-projects"))
         yield
 
 
@@ -110,7 +113,7 @@ def _project(folder: Path, text: str) -> tuple[Path, list[str]]:
 
 def test_every_command_has_a_runner() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -m slow"} <= set(ci)
+    assert set(RUN_BY_CI.values()) | {".venv/bin/python -m pytest -q -n auto --dist loadfile -m slow"} <= set(ci)
     readme = document(README)
     covered = {
         *commands(section(INSTALL)), *commands(section(TOUR)), *RUN_BY_CI, *commands(document(BUNDLES)),

@@ -245,14 +245,17 @@ def test_generated_launchers_pass_mypy_strict(
 ) -> None:
     code, out, launcher = build(workspace, text, capsys)
     assert code == 0, (out, text)
-    # pyproject.toml's configuration (strict, mypy_path = stubs) and its cache, shared with
-    # tests/end_to_end/test_mypy.py; the kernel module is found through MYPYPATH, and is the
-    # fuzzer's, not the launcher's: its own errors (no "-> None") are not the launcher's.
+    # pyproject.toml's configuration (strict, mypy_path = stubs); the kernel module is found
+    # through MYPYPATH, and is the fuzzer's, not the launcher's: its own errors (no "-> None")
+    # are not the launcher's.  A cache of its own: --follow-imports is an option mypy keys its
+    # cache by, so in tests/end_to_end/test_mypy.py's it would make each check the other's
+    # modules (torch's among them) afresh, half a minute each.
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("MYPYPATH", str(workspace / "src"))
     limit = sys.getrecursionlimit()
     try:
-        report, errors, status = mypy_api.run(["--config-file", "pyproject.toml", "--follow-imports=silent", str(launcher)])
+        report, errors, status = mypy_api.run(["--config-file", "pyproject.toml", "--follow-imports=silent",
+                                               "--cache-dir", ".mypy_cache/follow-imports-silent", str(launcher)])
     finally:
         sys.setrecursionlimit(limit)  # mypy raises it; hypothesis warns if it stays changed
     assert status == 0, f"{report}{errors}\n{launcher.read_text()}\nfrom:\n{text}"
