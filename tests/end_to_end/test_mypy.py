@@ -22,12 +22,14 @@ EXPECTED = NEGATIVE.with_suffix(".expected")
 
 
 def run_mypy(*targets: str) -> tuple[str, int]:
-    """mypy as this project runs it (pyproject.toml: strict, stubs/ on mypy_path; the cache in
-    .mypy_cache), on files or folders named relative to the repository or absolute."""
+    """mypy as this project runs it (pyproject.toml: strict, stubs/ on mypy_path), on files or
+    folders named relative to the repository or absolute.  The cache: one in .mypy_cache for each
+    pytest-xdist worker (test files on two workers would write one SQLite cache at once)."""
     cwd = os.getcwd()
     os.chdir(ROOT)  # mypy reads pyproject.toml and reports paths relative to the repository
+    cache = f".mypy_cache/tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
     try:
-        out, err, code = mypy_api.run(["--config-file", "pyproject.toml", *targets])
+        out, err, code = mypy_api.run(["--config-file", "pyproject.toml", "--cache-dir", cache, *targets])
     finally:
         os.chdir(cwd)
     return out + err, code
