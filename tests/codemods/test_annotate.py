@@ -121,6 +121,10 @@ def g(x, n=None, bias=None):
 ROWS = [
     Row("a tensor of one dtype", kernel("x, n"), kernel("x: tl.tensor[tl.float32], n: int", HEAD + MECHANISM),
         ("x=*fp32:16 n=i32:16", "x=*fp32 n=i32")),
+    Row("a module whose valid Python libcst's own checks refuse (LibCST issue 1061: 'else(lambda')",
+        kernel("x, n", HEAD + "fallback = () if 0 else(lambda: ())\n"),
+        kernel("x: tl.tensor[tl.float32], n: int", HEAD + MECHANISM + "\nfallback = () if 0 else(lambda: ())\n"),
+        ("x=*fp32 n=i32",)),
     Row("a tensor of several dtypes (in Triton's order)", kernel("x"),
         kernel("x: tl.tensor[tl.float16, tl.bfloat16]", HEAD + MECHANISM), ("x=*bf16", "x=*fp16:16")),
     Row("a tensor or None", kernel("x"), kernel("x: tl.tensor[tl.float32] | None", HEAD + MECHANISM),

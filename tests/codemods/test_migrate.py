@@ -259,6 +259,10 @@ ROWS = [
         NAMED_LIKE_AN_OPTION + function("kern_launch.warps.run(\n    grid=grid,\n    x=x,\n    num_warps=8,\n"
                                         "    num_warps_sets_option=False,\n)\n", "", LAUNCHER),
         inside=True),
+    Row("a module whose valid Python libcst's own checks refuse (LibCST issue 1061: 'else(lambda')",
+        function("add[grid](x, y, out, n)\n", IMPORT + "fallback = () if 0 else(lambda: ())\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n",
+                 IMPORT + "fallback = () if 0 else(lambda: ())\n", LAUNCHER)),
     Row("a module's dict of another backend's option (Liger's Ascend ops: multibuffer): a keyword run() takes",
         function("add[grid](x, y, out, n, **_NO_MULTIBUFFER)\n", IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, multibuffer=False)\n",

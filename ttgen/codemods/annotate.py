@@ -37,7 +37,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ttgen.codemods import infer, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import MECHANISM, UNUSED_IMPORT, parse_module
+from ttgen.generate.parse import MECHANISM, UNUSED_IMPORT, parse_module, unchecked
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -99,6 +99,7 @@ def _read(build: plan.Plan, source: Source) -> tuple[model.KernelModule | None, 
     return build.parsed.get(source.path), [d for d in build.diagnostics if d.path == str(source.path)]
 
 
+@unchecked()  # (libcst's own checks refuse some valid Python; Python's parser checks the result)
 def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls, tighten: bool,
                   widen: Widen | None = None,
                   read: tuple[model.KernelModule | None, list[Diagnostic]] | None = None,
@@ -186,6 +187,11 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             context = CodemodContext()
             AddImportsVisitor.add_needed_import(context, "typing", "Literal")
             tree = AddImportsVisitor(context).transform_module(tree)
+        try:  # (annotations that are not Python are ttgen's bug: the file stays as it is, and says so)
+            ast.parse(tree.code)
+        except SyntaxError as exc:
+            return runner.Result(path, text, None, error=f"ttgen's annotations would not parse (line {exc.lineno}: "
+                                                         f"{exc.msg}); left as it is: please report it")
     return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
 
 

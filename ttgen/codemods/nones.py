@@ -31,6 +31,7 @@ from libcst.metadata import Assignment, FunctionScope, ParentNodeProvider, Posit
 from ttgen.codemods import migrate
 from ttgen.generate import plan, workers
 from ttgen.generate.discover import Source, read_regular
+from ttgen.generate.parse import unchecked
 
 # "module:kernel" -> parameter -> the call sites ("path:line:col") that may pass None for it
 Nones = dict[str, dict[str, list[str]]]
@@ -82,6 +83,7 @@ def _launches(source: Source, kernels: set[str]) -> bool:
     return False
 
 
+@unchecked()  # (as migrate reads a module)
 def _read(source: Source, targets: dict[str, migrate.Target | str] | None = None) -> list[tuple[str, str, str]]:
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
     targets = _TARGETS if targets is None else targets

@@ -610,7 +610,7 @@ def _python_verdict(path: str, source: str, tree: ast.Module | bool = False) -> 
 def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
     """libcst's tree of ``source`` without the bodies of its module-level defs and classes
     (`_without_bodies`), or of all of it where that does not parse (then its error is the file's)."""
-    with _unchecked():
+    with unchecked():
         try:
             return cst.parse_module(_without_bodies(source, syntax))
         except (cst.ParserSyntaxError, RecursionError):
@@ -625,12 +625,13 @@ def _cst_tree(path: str, source: str, syntax: ast.Module) -> cst.Module:
 
 
 @contextmanager
-def _unchecked() -> Iterator[None]:
+def unchecked() -> Iterator[None]:
     """Within: libcst does not check the nodes it makes.  Each node checks itself when made
     (`CSTNode._validate`, from its ``__post_init__``), those its parser makes of text that parsed
     too: a third of libcst's time on FlagGems' texts; and on some valid Python the check fails
-    (``f = () if c else(lambda: ())`` raises a TypeError: LibCST issue 1061).  The text parsed
-    here is Python that compiled (`_python_verdict`), whose nodes need no check."""
+    (``f = () if c else(lambda: ())`` raises a TypeError: LibCST issue 1061), where a transformer
+    rebuilds the node too.  The build parses Python that compiled (`_python_verdict`) here; the
+    codemods parse and rewrite modules here, and Python's parser checks what they write."""
     check = cst.CSTNode.__post_init__
     cst.CSTNode.__post_init__ = _made  # type: ignore[method-assign]
     try:
@@ -640,7 +641,7 @@ def _unchecked() -> Iterator[None]:
 
 
 def _made(self: cst.CSTNode) -> None:
-    """A node's ``__post_init__``, unchecked (`_unchecked`)."""
+    """A node's ``__post_init__``, unchecked (`unchecked`)."""
 
 
 def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
