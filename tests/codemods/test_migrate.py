@@ -442,3 +442,16 @@ def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library
         'Unexpected keyword argument "nn" for "run" of "add"  [call-arg]',
         'Argument "n" to "run" of "add" has incompatible type "float"; expected "int"  [arg-type]',
     ]
+
+
+def test_a_rewrite_that_is_not_python_leaves_the_file_as_it_is(tmp_path: Path) -> None:
+    """The codemods make libcst's nodes unchecked (LibCST issue 1061): Python's parser checks
+    what they would write (`runner.rewritten`, for migrate and annotate alike)."""
+    from ttgen.codemods import runner
+
+    path = tmp_path / "mod.py"
+    broken = runner.rewritten(path, "x = f()\n", "x = f(\n", "utf-8", ("a note",), 1)
+    assert broken.after is None and not broken.changed
+    assert broken.error == "ttgen's rewrite would not parse (line 1: '(' was never closed); left as it is: please report it"
+    fine = runner.rewritten(path, "x = f()\n", "x = g()\n", "utf-8", ("a note",), 1)
+    assert (fine.after, fine.notes, fine.edits, fine.error) == ("x = g()\n", ("a note",), 1, None)

@@ -187,12 +187,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             context = CodemodContext()
             AddImportsVisitor.add_needed_import(context, "typing", "Literal")
             tree = AddImportsVisitor(context).transform_module(tree)
-        try:  # (annotations that are not Python are ttgen's bug: the file stays as it is, and says so)
-            ast.parse(tree.code)
-        except SyntaxError as exc:
-            return runner.Result(path, text, None, error=f"ttgen's annotations would not parse (line {exc.lineno}: "
-                                                         f"{exc.msg}); left as it is: please report it")
-    return runner.Result(path, text, tree.code, tree.encoding, tuple(notes), edits=len(annotations))
+    return runner.rewritten(path, text, tree.code, tree.encoding, tuple(notes), len(annotations))
 
 
 # the line of a kernel whose tensor parameters, some of them, were seen with one dtype only

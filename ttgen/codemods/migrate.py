@@ -211,13 +211,8 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> r
     if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
         return runner.Result(path, tree.code, tree.code, tree.encoding)
     after, rewrite = visited(tree, path, module, targets)
-    try:  # (a rewrite that is not Python is ttgen's bug: the file stays as it is, and says so)
-        ast.parse(after.code)
-    except SyntaxError as exc:
-        return runner.Result(path, tree.code, None, error=f"ttgen's rewrite would not parse (line {exc.lineno}: "
-                                                          f"{exc.msg}); left as it is: please report it")
-    return runner.Result(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
-                         edits=rewrite.rewritten)
+    return runner.rewritten(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
+                            rewrite.rewritten)
 
 
 def visited(tree: cst.Module, path: Path, module: str, targets: dict[str, Target | str],

@@ -9,6 +9,7 @@ summary line.  Exit codes: 0 done, 2 a file or an input failed (the others are s
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import sys
@@ -31,6 +32,19 @@ class Result:
     @property
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
+
+
+def rewritten(path: Path, before: str, after: str, encoding: str, notes: tuple[str, ...] = (), edits: int = 0) -> Result:
+    """A codemod's new text of ``path``, checked by Python's parser: a rewrite that is not Python
+    is ttgen's bug (the codemods make libcst's nodes unchecked), so the file stays as it is and
+    the result says so."""
+    try:
+        if after != before:
+            ast.parse(after)
+    except SyntaxError as exc:
+        return Result(path, before, None, error=f"ttgen's rewrite would not parse (line {exc.lineno}: {exc.msg}); "
+                                                "left as it is: please report it")
+    return Result(path, before, after, encoding, notes, edits=edits)
 
 
 def finish(command: str, results: list[Result], write: bool, tally: str) -> int:
