@@ -1,6 +1,7 @@
 """Tiled matrix multiplication ``c = a @ b`` with fp32 accumulation."""
 
-from typing import Literal  # noqa: F401  (mypy reads the shapes' "Literal[...]" strings)
+# mypy reads the shapes' "Literal[...]" strings; pyright reads tl.tensor[...]'s subscript as values.
+from typing import Literal  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
 import triton
 import triton.language as tl

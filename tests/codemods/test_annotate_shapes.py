@@ -8,6 +8,7 @@ then the manifest's call lines, which ``ttgen bundle`` skips.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -113,10 +114,12 @@ for n, seen in [(8, torch.zeros(8)), (12, None), (16, torch.zeros(16))]:
 def _spelt(module: str) -> str:
     """``module`` as annotate writes it: each shape item of a ``tl.tensor[...]`` (written above
     as ``"M K"`` for reading) spelt ``"Literal['M K']"``, and ``from typing import Literal``
-    after the imports where any is (mypy and pyright read the Literal strings)."""
+    after the imports where any is (mypy reads the Literal strings; pyright reads the subscript
+    as values, so its strict mode is told the import is meant)."""
     spelt = re.sub(r"tl\.tensor\[[^\]]*\]",
                    lambda found: re.sub(r'"([^"]*)"', lambda item: f"\"Literal['{item[1]}']\"", found[0]), module)
-    return spelt if spelt == module else spelt.replace(MECHANISM, MECHANISM + "from typing import Literal\n", 1)
+    literal = "from typing import Literal  # pyright: ignore[reportUnusedImport]\n"
+    return spelt if spelt == module else spelt.replace(MECHANISM, MECHANISM + literal, 1)
 
 
 def _notes(err: str) -> list[str]:
@@ -228,6 +231,18 @@ def test_shapes(row: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert _notes(capsys.readouterr().err) == list(row.notes)
 
 
+def test_literal_joins_a_typing_import_and_keeps_its_comment(tmp_path: Path) -> None:
+    """Where the module imports from typing already, libcst adds Literal to that line; pyright's
+    comment goes after the one the line has."""
+    head = "from typing import Any  # noqa: F401\n\n" + HEAD + MECHANISM
+    (tmp_path / "mod.py").write_text(kernel("x, n", head))
+    (tmp_path / "launches.txt").write_text("call mod:k x=[4]:[1] n=4\ncall mod:k x=[6]:[1] n=6\n"
+                                           "kernel mod:k cuda:90 x=*fp32 n=i32\n")
+    assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path / "mod.py"), "--write"]) == 0
+    assert (tmp_path / "mod.py").read_text().splitlines()[0] == (
+        "from typing import Literal, Any  # noqa: F401  # pyright: ignore[reportUnusedImport]")
+
+
 def test_call_lines_are_read_and_malformed_ones_located(tmp_path: Path) -> None:
     path = tmp_path / "launches.txt"
     path.write_text("call mod:k x=[4,8]:[8,1] s=[]:[] n=4 y=None f=?\ncall mod:k x=[4,8]:[8]\ncall mod:k x=4x8\n")
@@ -267,3 +282,17 @@ def test_every_written_shape_type_checks(tmp_path: Path) -> None:
     out, _ = run_mypy(*map(str, paths))
     errors = [line for line in out.splitlines() if ": error: " in line and not line.endswith("[no-untyped-def]")]
     assert not errors, out
+
+
+def test_every_written_shape_passes_pyright(tmp_path: Path) -> None:
+    """pyright reads each row's module with no error, unused imports reported as strict reports
+    them: the Literal that only mypy reads is said to be meant."""
+    pytest.importorskip("pyright", reason="pyright (the test extra) is not installed")
+    for index, row in enumerate(ROWS):
+        (tmp_path / f"row_{index}.py").write_text(_spelt(kernel(row.after, HEAD + MECHANISM)))
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"reportUnusedImport": "error"}))
+    done = subprocess.run([sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable,
+                           "-p", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    assert report["summary"]["filesAnalyzed"] == len(ROWS), report["summary"]
+    assert [d for d in report["generalDiagnostics"] if d["severity"] == "error"] == []

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ttgen.codemods import infer, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import MECHANISM, UNUSED_IMPORT, parse_module, unchecked
+from ttgen.generate.parse import MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, parse_module, unchecked
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -184,9 +184,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
         if mechanism:
             tree = _with_mechanism(tree)
         if literal:
-            context = CodemodContext()
-            AddImportsVisitor.add_needed_import(context, "typing", "Literal")
-            tree = AddImportsVisitor(context).transform_module(tree)
+            tree = _with_literal(tree)
     return runner.rewritten(path, text, tree.code, tree.encoding, tuple(notes), len(annotations))
 
 
@@ -432,15 +430,38 @@ def _with_mechanism(tree: cst.Module) -> cst.Module:
     the top (before any kernel), unless the module imports it already."""
     if _imports_mechanism(tree):
         return tree
+    return _with_import(tree, MECHANISM, None, UNUSED_IMPORT, _imports_mechanism)
+
+
+def _with_literal(tree: cst.Module) -> cst.Module:
+    """``from typing import Literal`` for the shapes' Literal spelling, which mypy reads, unless
+    the module imports it already.  pyright reads a ``tl.tensor[...]`` subscript as values (the
+    stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so."""
+    imports = m.ImportFrom(module=m.Name("typing"), names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("Literal"),
+                                                                                        asname=None), m.ZeroOrMore()])
+
+    def literal(tree: cst.Module) -> bool:
+        return any(m.matches(statement, m.SimpleStatementLine(body=[m.ZeroOrMore(), imports, m.ZeroOrMore()]))
+                   for statement in tree.body)
+
+    return tree if literal(tree) else _with_import(tree, "typing", "Literal", PYRIGHT_UNUSED, literal)
+
+
+def _with_import(tree: cst.Module, module: str, name: str | None, comment: str,
+                 imports: Callable[[cst.Module], bool]) -> cst.Module:
+    """``import module`` (``from module import name``) added after the imports at the top, as
+    libcst adds one, and ``comment`` after it on its line (after a comment already there, where
+    libcst adds the name to an import the module has): ``imports`` finds that line."""
     context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, MECHANISM)
+    AddImportsVisitor.add_needed_import(context, module, name)
     tree = AddImportsVisitor(context).transform_module(tree)
     body = list(tree.body)
     for index, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and _imports_mechanism(cst.Module(body=[statement])):
-            comment = cst.TrailingWhitespace(cst.SimpleWhitespace("  "), cst.Comment(UNUSED_IMPORT),
-                                             statement.trailing_whitespace.newline)
-            body[index] = statement.with_changes(trailing_whitespace=comment)
+        if isinstance(statement, cst.SimpleStatementLine) and imports(cst.Module(body=[statement])):
+            there = statement.trailing_whitespace
+            text = comment if there.comment is None else f"{there.comment.value}  {comment}"
+            body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
+                cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
             break
     return tree.with_changes(body=body)
 

@@ -36,8 +36,10 @@ from ttgen.generate.resolve import Resolver, SourceTree
 LANGUAGE = "triton.language."
 MECHANISM = "ttgen.annotations"
 # What follows the import of MECHANISM: linters and pyright's strict mode see no use of a module
-# imported for what importing it does.
-UNUSED_IMPORT = "# noqa: F401  # pyright: ignore[reportUnusedImport]"
+# imported for what importing it does (pyright's alone: of a name only mypy reads, as annotate's
+# Literal for the shapes).
+PYRIGHT_UNUSED = "# pyright: ignore[reportUnusedImport]"
+UNUSED_IMPORT = f"# noqa: F401  {PYRIGHT_UNUSED}"
 
 # How Triton's JITFunction finds a kernel's def in its source (3.6 to 3.9): r"^def\s+\w+\s*\(".
 _TRITON_DEF = re.compile(r"def\s+(?P<name>\w+)\s*\(")

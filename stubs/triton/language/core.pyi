@@ -6,7 +6,8 @@ Conventions (see stubs/README.md for the reasoning):
 * each dtype (``float32``, ``int64``, ...) is a class: usable as a type argument
   (``tensor[float32]``), as a value (``x.to(float32)``), and as the annotation of a scalar
   parameter whose value is a 0-d tensor of that dtype.
-* ``tensor`` is generic over up to eight dtypes: ``tensor[float16, bfloat16]``.
+* ``tensor`` is generic over up to eight dtypes to mypy: ``tensor[float16, bfloat16]``; to
+  pyright, a class whose subscript is read as values (see ``tensor`` below).
 """
 
 import builtins
@@ -153,21 +154,9 @@ _Index: TypeAlias = builtins.slice | None
 _Shape: TypeAlias = Sequence[int]
 _ShapeArgs: TypeAlias = int | Sequence[int]
 
-class tensor(Generic[_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7]):
-    """A block of values or pointers.
-
-    The type arguments name the dtypes a pointer argument may point to, for ttgen:
-    ``tl.tensor[tl.float32]``, ``tl.tensor[tl.float16, tl.bfloat16]``; bare ``tl.tensor``
-    accepts any.  After the dtypes, ttgen's shape annotation, as mypy reads it, a string Literal
-    (``tl.tensor[tl.float16, "Literal['M K']", "Literal['contiguous']"]``; under ttgen's mypy
-    plugin, also the plain ``"M K"``): hence the bound ``dtype | str``.  Results of operations
-    are bare ``tensor``.
-    """
-
-    # Not at run time: ttgen's mypy plugin (ttgen.mypy_plugin) hands ``tensor[...]`` back to mypy
-    # as this alias, which it can name from any spelling of ``tensor`` and which mypy analyzes
-    # without the plugin's hook (an alias has a name of its own).
-    _analyzed: TypeAlias = tensor
+@type_check_only
+class _tensor:
+    """What a ``tensor`` is and does, to every type checker: ``tensor`` below."""
 
     handle: Any
     type: _Dtype
@@ -340,6 +329,39 @@ class tensor(Generic[_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7]):
     def flip(self, dim: int | None = None) -> tensor: ...
     def gather(self, index: tensor, axis: int) -> tensor: ...
     def histogram(self, num_bins: int, mask: _TensorLike | None = None) -> tensor: ...
+
+# ``tl.tensor[...]`` as each type checker reads it.  mypy reads ``if MYPY:`` as ``if
+# TYPE_CHECKING:`` (a name its reachability knows); pyright checks both branches and gives a name
+# its last declaration.
+MYPY = False
+if MYPY:
+    class tensor(_tensor, Generic[_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7]):
+        """A block of values or pointers.
+
+        The type arguments name the dtypes a pointer argument may point to, for ttgen:
+        ``tl.tensor[tl.float32]``, ``tl.tensor[tl.float16, tl.bfloat16]``; bare ``tl.tensor``
+        accepts any.  After the dtypes, ttgen's shape annotation, a string Literal
+        (``tl.tensor[tl.float16, "Literal['M K']", "Literal['contiguous']"]``; under ttgen's mypy
+        plugin, also the plain ``"M K"``): hence the bound ``dtype | str``.  Results of
+        operations are bare ``tensor``.
+        """
+
+        # Not at run time: ttgen's mypy plugin (ttgen.mypy_plugin) hands ``tensor[...]`` back to
+        # mypy as this alias, which it can name from any spelling of ``tensor`` and which mypy
+        # analyzes without the plugin's hook (an alias has a name of its own).
+        _analyzed: TypeAlias = tensor
+
+else:
+    class tensor(_tensor):
+        """A block of values or pointers.
+
+        To pyright, ``tl.tensor[...]`` is what Triton makes of it at run time under ``import
+        ttgen.annotations``: ``tensor`` itself.  A class that defines ``__class_getitem__`` and
+        is not generic has its subscript read as values, not types, so shapes pass as written,
+        ``tl.tensor[tl.float16, "M K", "contiguous"]`` (ttgen's build reads and checks them).
+        """
+
+        def __class_getitem__(cls, item: object) -> type[tensor]: ...
 
 @type_check_only
 class _scalar(tensor, dtype):
