@@ -184,6 +184,8 @@ static inline int check_param(Engine *self, const Param *p, PyObject *value, lon
             if (!p->optional)
                 return 0;
             *ptr = 0;
+            if (dims != NULL)
+                dims->ndim = -1;
         } else if ((dims != NULL ? read_tensor_dims(tc, &tc->kinds[p->index], value, device, ptr,
                                                     p->keyed == 1 ? &dtype : NULL, dims)
                                   : read_tensor(tc, &tc->kinds[p->index], value, device, ptr,
