@@ -409,6 +409,52 @@ def test_a_cache_hit_accepts_exactly_what_the_model_accepts(probe_launcher: Any,
     state.cache.clear()
 
 
+def parameter(shape: tuple[int, ...]) -> torch.Tensor:
+    return torch.nn.Parameter(torch.zeros(shape), requires_grad=False)  # torch's getters read it, not DLPack
+
+
+HIT_CASES = {  # the probe's a, b, c and K on a cache hit; None: C launches it, else the body's error
+    "Nones skipped": (lambda: (torch.zeros(2, 2), None, None, 3), None),
+    "a subclass read through torch's getters": (lambda: (parameter((2, 2)), None, parameter((3, 2)), 3), None),
+    "a subclass of a wrong shape": (lambda: (torch.zeros(2, 2), None, parameter((3, 5)), 3),
+                                    (ValueError, r"^probe: argument 'c' has shape \(3, 5\): dimension 1 is 'M'")),
+    "a wrong shape, then a wrong dtype": (lambda: (torch.zeros(2), None, torch.zeros(3, 2, dtype=torch.float16), 3),
+                                          (TypeError, "^probe: argument 'c' expected a torch.float32 tensor")),
+    "a wrong shape, then a wrong int": (lambda: (torch.zeros(2), None, torch.zeros(3, 2), 3.0),
+                                        (TypeError, "^probe: argument 'K' expected an int")),
+}
+
+
+@pytest.mark.parametrize("case", HIT_CASES)
+def test_the_hit_checks_each_tensor_as_it_reads_it(probe_launcher: Any, monkeypatch: pytest.MonkeyPatch,
+                                                   case: str) -> None:
+    """The engine's hit checks each tensor's shape right after that tensor's own tests (the
+    dimensions their read found, or torch's getters' for a subclass; a None is skipped), and a
+    wrong shape only declines: an argument's own test still fails first, even a later one's,
+    as in run()'s body."""
+    make, error = HIT_CASES[case]
+    a, b, c, k = make()
+    run, state = probe_launcher.probe.run, probe_launcher._probe
+    launched: list[Any] = []
+    monkeypatch.setattr(state, "launch_slow",
+                        lambda key, *rest: state.cache.__setitem__(key, lambda *args: launched.append(args)))
+    state.cache.clear()
+    o = torch.zeros(4, 5)
+    try:  # the key of this call (dtypes, alignment, None-ness) filed by calls that hold
+        for filed_c in (None, torch.zeros(3, 2)):
+            run.__wrapped__(o=o, a=torch.zeros(2, 2), b=None, c=filed_c, K=3, BLOCK=16, grid=(1,))
+        launched.clear()
+        if error is None:
+            assert python_runs(lambda: run(o=o, a=a, b=b, c=c, K=k, BLOCK=16, grid=(1,))) == 0  # the hit, in C
+            assert len(launched) == 1
+        else:
+            with pytest.raises(error[0], match=error[1]):
+                run(o=o, a=a, b=b, c=c, K=k, BLOCK=16, grid=(1,))
+            assert launched == []
+    finally:
+        state.cache.clear()
+
+
 def test_a_kernel_without_shapes_has_no_check() -> None:
     generated = importlib.import_module("examples.generated.vector_add_launch")
     assert generated._add_kernel.tensor_check is not None and generated._add_kernel.shape_names == ()

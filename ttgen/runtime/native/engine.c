@@ -171,8 +171,9 @@ static PyObject *bool_of(int truth) {
 
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
  * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
- * the launch takes as read, and where ``dims`` is not NULL, a tensor's dimensions as read there.
- * 1 passed, 0 refused (an Exception a read raised may be set), -1 error. */
+ * the launch takes as read, and where ``dims`` is not NULL, a tensor's dimensions as read there
+ * (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised may
+ * be set), -1 error. */
 static inline int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
                               PyObject **part, Dims *dims) {
     TensorCheck *tc = (TensorCheck *)self->tensors;
@@ -184,6 +185,8 @@ static inline int check_param(Engine *self, const Param *p, PyObject *value, lon
             if (!p->optional)
                 return 0;
             *ptr = 0;
+            if (dims != NULL)
+                dims->ndim = -1;
         } else if ((dims != NULL ? read_tensor_dims(tc, &tc->kinds[p->index], value, device, ptr,
                                                     p->keyed == 1 ? &dtype : NULL, dims)
                                   : read_tensor(tc, &tc->kinds[p->index], value, device, ptr,

@@ -130,24 +130,25 @@ static int64_t int_size(PyObject *value) {
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
  * error that is no Exception.  ``values``: the kernel's parameters (those `uses` names are read);
  * ``read``, where not NULL, holds each value's dimensions as the tensor check read them (the
- * engine's `check_shaped`, indexed as ``values``): a tensor it read is not read again. */
+ * engine's `check_shaped`, indexed as ``values``; ndim -1 for a None too): a tensor it read is
+ * not read again. */
 static inline __attribute__((always_inline)) int shapes_hold(const Shapes *self, PyObject *const *values,
                                                              const Dims *read) {
     int64_t sizes[self->nslots + 1];
-    for (Py_ssize_t k = 0; k < self->nints; k++)
-        sizes[k] = int_size(values[self->ints[k]]);
-    for (Py_ssize_t k = self->nints; k < self->nslots; k++)
-        sizes[k] = self->slots[k];
+    for (Py_ssize_t k = 0; k < self->nslots; k++) /* (one loop: two made a call of memcpy) */
+        sizes[k] = k < self->nints ? int_size(values[self->ints[k]]) : self->slots[k];
     int64_t shape[SHAPE_DIMS], strides[SHAPE_DIMS];
-    for (Py_ssize_t t = 0; t < self->ntensors; t++) {
-        const ShapedTensor *tensor = &self->tensors[t];
-        PyObject *value = values[tensor->value];
-        if (value == Py_None)
-            continue;
+    for (const ShapedTensor *tensor = self->tensors, *last = tensor + self->ntensors; tensor < last; tensor++) {
         Dims own;
-        const Dims *dims = read != NULL && read[tensor->value].ndim >= 0 ? &read[tensor->value] : &own;
-        if (dims == &own && read_shape(self, value, shape, strides, &own) < 0)
-            goto refused;
+        const Dims *dims = read != NULL ? &read[tensor->value] : &own;
+        if (read == NULL || dims->ndim < 0) { /* not read (None: not checked) */
+            PyObject *value = values[tensor->value];
+            if (value == Py_None)
+                continue;
+            if (read_shape(self, value, shape, strides, &own) < 0)
+                goto refused;
+            dims = &own;
+        }
         int ndim = dims->ndim;
         if (tensor->ellipsis ? ndim < tensor->count : ndim != tensor->count)
             return 0;
