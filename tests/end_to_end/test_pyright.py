@@ -45,6 +45,7 @@ def misspelt(a: tl.tensor[tl.float16, "M K", contiguous]) -> None:
     pass
 '''
 
+
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 def test_examples_and_their_launchers_pass_pyright(tmp_path: Path, mode: str) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))

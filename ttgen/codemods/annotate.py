@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -424,53 +424,52 @@ def language_alias(tree: cst.Module) -> str:
     return fallback
 
 
+# A top-level line that imports ttgen.annotations (either way Python spells it); typing's Literal.
+_MECHANISM = m.SimpleStatementLine(body=[
+    m.ZeroOrMore(),
+    m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Attribute(m.Name("ttgen"), m.Name("annotations"))),
+                    m.ZeroOrMore()])
+    | m.ImportFrom(module=m.Name("ttgen"),
+                   names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("annotations")), m.ZeroOrMore()]),
+    m.ZeroOrMore()])
+_LITERAL = m.SimpleStatementLine(body=[
+    m.ZeroOrMore(),
+    m.ImportFrom(module=m.Name("typing"),
+                 names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("Literal"), asname=None), m.ZeroOrMore()]),
+    m.ZeroOrMore()])
+
+
 def _with_mechanism(tree: cst.Module) -> cst.Module:
     """``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported
     for what it does: linters and pyright's strict mode see no use of it) after the imports at
     the top (before any kernel), unless the module imports it already."""
-    if _imports_mechanism(tree):
-        return tree
-    return _with_import(tree, MECHANISM, None, UNUSED_IMPORT, _imports_mechanism)
+    return _with_import(tree, MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
 
 
 def _with_literal(tree: cst.Module) -> cst.Module:
     """``from typing import Literal`` for the shapes' Literal spelling, which mypy reads, unless
     the module imports it already.  pyright reads a ``tl.tensor[...]`` subscript as values (the
     stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so."""
-    imports = m.ImportFrom(module=m.Name("typing"), names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("Literal"),
-                                                                                        asname=None), m.ZeroOrMore()])
-
-    def literal(tree: cst.Module) -> bool:
-        return any(m.matches(statement, m.SimpleStatementLine(body=[m.ZeroOrMore(), imports, m.ZeroOrMore()]))
-                   for statement in tree.body)
-
-    return tree if literal(tree) else _with_import(tree, "typing", "Literal", PYRIGHT_UNUSED, literal)
+    return _with_import(tree, "typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
 
 
 def _with_import(tree: cst.Module, module: str, name: str | None, comment: str,
-                 imports: Callable[[cst.Module], bool]) -> cst.Module:
+                 line: m.SimpleStatementLine) -> cst.Module:
     """``import module`` (``from module import name``) added after the imports at the top, as
     libcst adds one, and ``comment`` after it on its line (after a comment already there, where
-    libcst adds the name to an import the module has): ``imports`` finds that line."""
+    libcst adds the name to an import the module has), unless a top-level statement matches
+    ``line`` already: the line that then does is the one that gets the comment."""
+    if any(m.matches(statement, line) for statement in tree.body):
+        return tree
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, module, name)
     tree = AddImportsVisitor(context).transform_module(tree)
     body = list(tree.body)
     for index, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and imports(cst.Module(body=[statement])):
+        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
             there = statement.trailing_whitespace
             text = comment if there.comment is None else f"{there.comment.value}  {comment}"
             body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
                 cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
             break
     return tree.with_changes(body=body)
-
-
-def _imports_mechanism(tree: cst.Module) -> bool:
-    """Whether a top-level statement imports ttgen.annotations (either way Python spells it)."""
-    import_it = m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Attribute(m.Name("ttgen"), m.Name("annotations"))),
-                                m.ZeroOrMore()])
-    from_it = m.ImportFrom(module=m.Name("ttgen"), names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("annotations")),
-                                                          m.ZeroOrMore()])
-    return any(m.matches(statement, m.SimpleStatementLine(body=[m.ZeroOrMore(), import_it | from_it, m.ZeroOrMore()]))
-               for statement in tree.body)
