@@ -37,7 +37,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ttgen.codemods import infer, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, parse_module, unchecked
+from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
+                                  unchecked)
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -424,13 +425,11 @@ def language_alias(tree: cst.Module) -> str:
     return fallback
 
 
-# A top-level line that imports ttgen.annotations (either way Python spells it); typing's Literal.
+# A top-level line that imports ttgen.annotations (as the build reads one); typing's Literal.
 _MECHANISM = m.SimpleStatementLine(body=[
     m.ZeroOrMore(),
-    m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Attribute(m.Name("ttgen"), m.Name("annotations"))),
-                    m.ZeroOrMore()])
-    | m.ImportFrom(module=m.Name("ttgen"),
-                   names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("annotations")), m.ZeroOrMore()]),
+    m.MatchIfTrue(lambda statement: isinstance(statement, (cst.Import, cst.ImportFrom))
+                  and imports_mechanism(statement)),
     m.ZeroOrMore()])
 _LITERAL = m.SimpleStatementLine(body=[
     m.ZeroOrMore(),

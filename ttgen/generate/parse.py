@@ -730,7 +730,7 @@ def _read_kernels(reader: _Reader) -> tuple[list[model.Kernel], list[tuple[str, 
     for stmt, twin, condition, _, branch in reader.statements:
         if isinstance(stmt, (cst.Import, cst.ImportFrom)):
             reader.track_import(stmt)
-            mechanism_seen = mechanism_seen or _imports_mechanism(stmt)
+            mechanism_seen = mechanism_seen or imports_mechanism(stmt)
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             name = identifier(stmt.name)
             named = reader.decorator_names(stmt)
@@ -943,7 +943,9 @@ def _check_kernel_def(reader: _Reader, func: cst.FunctionDef, mechanism_before: 
         )
 
 
-def _imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:
+def imports_mechanism(stmt: cst.Import | cst.ImportFrom) -> bool:
+    """Whether ``stmt`` imports MECHANISM (either way Python spells it): the build's rule, and
+    annotate's before it adds the import."""
     if isinstance(stmt, cst.Import):
         return any(_dotted(alias.name) == MECHANISM for alias in stmt.names)
     if stmt.module is None or stmt.relative or isinstance(stmt.names, cst.ImportStar):
