@@ -228,9 +228,12 @@ static int convert(Direct *self, char code, PyObject *value, const uint64_t *kno
                 *(uint8_t *)slot = (uint8_t)u;
             return PyErr_Occurred() ? -1 : 0;
         }
-        long long v = PyLong_AsLongLong(value);
-        if (v == -1 && PyErr_Occurred())
+        int overflow;
+        long long v = as_long_long(value, &overflow);
+        if (overflow) {
+            PyLong_AsLongLong(value); /* (past 64 bits: its OverflowError) */
             return -1;
+        }
         if (code == 'i') {
             if (v < INT32_MIN || v > INT32_MAX) {
                 PyErr_Format(PyExc_OverflowError, "%U: %lld does not fit an int32 argument", self->name, v);

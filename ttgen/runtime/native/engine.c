@@ -116,7 +116,7 @@ static int int_in_range(const Param *p, PyObject *value, long long *out) {
     if (!PyLong_Check(value) || PyBool_Check(value))
         return 0;
     int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    long long v = as_long_long(value, &overflow);
     if (overflow > 0 && p->high > (unsigned long long)LLONG_MAX) {
         unsigned long long u = PyLong_AsUnsignedLongLong(value);
         if (PyErr_Occurred()) {

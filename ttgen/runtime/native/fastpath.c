@@ -153,6 +153,22 @@ static PyObject *dlpack(PyObject *module, PyObject *tensor) {
                          (unsigned long long)((uintptr_t)dl.data + dl.byte_offset));
 }
 
+/* PyLong_AsLongLongAndOverflow for an int (a subclass too, whose digits it reads as that does),
+ * without a call for an int of one digit (below 2**30: sizes, counts, strides), the common case
+ * on every launch. */
+static inline long long as_long_long(PyObject *value, int *overflow) {
+    *overflow = 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyUnstable_Long_IsCompact((PyLongObject *)value))
+        return PyUnstable_Long_CompactValue((PyLongObject *)value);
+#else
+    Py_ssize_t size = Py_SIZE(value); /* the sign and number of digits */
+    if (size >= -1 && size <= 1)
+        return size * (long long)((PyLongObject *)value)->ob_digit[0];
+#endif
+    return PyLong_AsLongLongAndOverflow(value, overflow);
+}
+
 /* A tensor's dimensions as the exchange API read them for the tensor check, kept for the shape
  * check (shapes.c) on the engine's hit: ``shape`` and ``strides`` (NULL: compact, row-major) point
  * into the tensor's own sizes, as DLPack's DLTensor does; ``ndim`` -1: not read through the API. */
@@ -555,14 +571,14 @@ static int grid_dims(PyObject *grid, long long dims[3]) {
         PyObject *dim = PySequence_Fast_GET_ITEM(grid, i);
         int overflow;
         if (PyLong_CheckExact(dim)) {
-            dims[i] = PyLong_AsLongLongAndOverflow(dim, &overflow);
+            dims[i] = as_long_long(dim, &overflow);
         } else if (PyIndex_Check(dim) && !PyFloat_Check(dim)) {
             PyObject *number = PyNumber_Index(dim); /* numpy and 0-d torch integers, as Triton takes them */
             if (number == NULL) {
                 PyErr_Clear();
                 return 0;
             }
-            dims[i] = PyLong_AsLongLongAndOverflow(number, &overflow);
+            dims[i] = as_long_long(number, &overflow);
             Py_DECREF(number);
         } else {
             return 0;

@@ -173,7 +173,7 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
  * `loose_key`. */
 static int loose_int(const Loose *r, PyObject *value, PyObject **part) {
     int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    long long v = as_long_long(value, &overflow);
     unsigned long long bits = (unsigned long long)v;
     PyObject *type;
     if (r->specialize && v == 1 && !overflow)

@@ -123,7 +123,7 @@ static int64_t int_size(PyObject *value) {
     if (!PyLong_Check(value) || PyBool_Check(value))
         return ANY_SIZE;
     int overflow;
-    long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    long long number = as_long_long(value, &overflow);
     return overflow || number < 0 ? NO_SIZE : number;
 }
 
