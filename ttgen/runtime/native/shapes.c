@@ -23,7 +23,10 @@
  * Built once, the program becomes a table of sizes that a call fills in: every dimension checked
  * names a slot of it, one per int parameter (first: read once a call, its value, or any size
  * where it is None), one per symbol (unbound until a tensor binds it) and one per literal.  A
- * checked dimension is then one comparison with its slot, whatever it names.
+ * checked dimension is then one comparison with its slot, whatever it names.  Each tensor's
+ * dimensions are laid out those counted from the start first (for a tensor without an ellipsis,
+ * all of them: its count is known), then those counted from the end, so that neither loop tests
+ * an index's sign.
  *
  * On the engine's hit (`check_shaped` in engine.c) no tensor is read twice: the tensor check's
  * DLPack read keeps each tensor's dimensions (fastpath.c's `Dims`: its ndim, and its shape and
@@ -32,18 +35,23 @@
  * getters) is read here as above.
  */
 
+enum { SHAPE_DIMS = 64 }; /* more than torch's tensors have (64 is its limit) */
+
 /* What a slot holds besides a size (sizes are >= 0): no tensor bound its symbol yet; any size
  * (an int parameter given None); no size (a negative int parameter, or one past int64). */
 enum { UNBOUND = -1, ANY_SIZE = -2, NO_SIZE = -3 };
 
 typedef struct {
-    Py_ssize_t index, slot;
+    Py_ssize_t index, slot; /* index: from the start, or where < 0 from the end */
 } ShapeDim;
 
 typedef struct {
-    Py_ssize_t value, count; /* value: the tensor's index among the kernel's parameters */
-    int ellipsis, strides;
-    Py_ssize_t first, ndims; /* its dimensions checked: Shapes.dims[first:first + ndims] */
+    Py_ssize_t value; /* the tensor's index among the kernel's parameters */
+    int count, span;  /* it has count to count + span dimensions: span 0, or SHAPE_DIMS with an ellipsis */
+    int strides;
+    /* its dimensions checked, in Shapes.dims: those counted from the start [head, tail), from the
+     * end [tail, end) (only after an ellipsis: without one every index counts from the start) */
+    const ShapeDim *head, *tail, *end;
 } ShapedTensor;
 
 typedef struct {
@@ -57,8 +65,6 @@ typedef struct {
     PyObject *explain, *exact;
     const DLPackExchangeAPI *api;
 } Shapes;
-
-enum { SHAPE_DIMS = 64 }; /* more than torch's tensors have (64 is its limit) */
 
 static PyObject *shape_name, *stride_name;
 
@@ -127,6 +133,17 @@ static int64_t int_size(PyObject *value) {
     return overflow || number < 0 ? NO_SIZE : number;
 }
 
+/* Whether a tensor's dimension of ``size`` holds its slot ``want``, which it binds where unbound. */
+static inline int size_holds(int64_t *want, int64_t size) {
+    if (*want == size)
+        return 1;
+    if (*want == UNBOUND) {
+        *want = size;
+        return 1;
+    }
+    return *want == ANY_SIZE;
+}
+
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
  * error that is no Exception.  ``values``: the kernel's parameters (those `uses` names are read);
  * ``read``, where not NULL, holds each value's dimensions as the tensor check read them (the
@@ -150,18 +167,15 @@ static inline __attribute__((always_inline)) int shapes_hold(const Shapes *self,
             dims = &own;
         }
         int ndim = dims->ndim;
-        if (tensor->ellipsis ? ndim < tensor->count : ndim != tensor->count)
+        if ((unsigned)(ndim - tensor->count) > (unsigned)tensor->span)
             return 0;
-        for (const ShapeDim *dim = &self->dims[tensor->first], *end = dim + tensor->ndims; dim < end; dim++) {
-            int64_t size = dims->shape[dim->index < 0 ? ndim + dim->index : dim->index];
-            int64_t *want = &sizes[dim->slot];
-            if (*want != size) {
-                if (*want == UNBOUND)
-                    *want = size;
-                else if (*want != ANY_SIZE)
-                    return 0;
-            }
-        }
+        const ShapeDim *dim = tensor->head;
+        for (; dim < tensor->tail; dim++)
+            if (!size_holds(&sizes[dim->slot], dims->shape[dim->index]))
+                return 0;
+        for (const int64_t *end = dims->shape + ndim; dim < tensor->end; dim++)
+            if (!size_holds(&sizes[dim->slot], end[dim->index]))
+                return 0;
         if (tensor->strides != 0 && !strides_hold(tensor->strides, dims))
             return 0;
     }
@@ -245,32 +259,47 @@ static Py_ssize_t dim_slot(Shapes *self, int how, PyObject *what) {
 
 /* The program's entry ``t`` into self->tensors[t], its dimensions from *first on (*first moved
  * past them): counted (`count_dim`) while self->dims is NULL, else into self->dims with their
- * slots.  0, or -1 with an error set. */
+ * slots, those counted from the start first.  0, or -1 with an error set. */
 static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t *first, Py_ssize_t *nsymbols) {
     ShapedTensor *tensor = &self->tensors[t];
     PyObject *dims, *what;
-    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &tensor->count, &tensor->ellipsis,
+    Py_ssize_t count;
+    int ellipsis;
+    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &count, &ellipsis,
                           &tensor->strides, &PyTuple_Type, &dims))
         return -1;
-    if (tensor->value < 0 || tensor->value >= self->nuses) {
-        PyErr_Format(PyExc_ValueError, "tensor %zd is value %zd of %zd", t, tensor->value, self->nuses);
+    if (tensor->value < 0 || tensor->value >= self->nuses || count < 0 || count > SHAPE_DIMS) {
+        PyErr_Format(PyExc_ValueError, "tensor %zd is value %zd of %zd, of %zd dimensions", t, tensor->value,
+                     self->nuses, count);
         return -1;
     }
     tensor->value = self->uses[tensor->value];
-    tensor->first = *first;
-    tensor->ndims = PyTuple_GET_SIZE(dims);
-    *first += tensor->ndims;
-    for (Py_ssize_t d = 0; d < tensor->ndims; d++) {
+    tensor->count = (int)count;
+    tensor->span = ellipsis ? SHAPE_DIMS : 0;
+    Py_ssize_t start = *first, head = start, tail = start + PyTuple_GET_SIZE(dims);
+    *first = tail;
+    for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(dims); d++) {
         Py_ssize_t index;
         int how;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(dims, d), "niO", &index, &how, &what))
             return -1;
+        if (index < -count || index >= count) {
+            PyErr_Format(PyExc_ValueError, "tensor %zd checks dimension %zd of %zd", t, index, count);
+            return -1;
+        }
         if (self->dims == NULL) {
             if (count_dim(self, how, what, nsymbols) < 0)
                 return -1;
+        } else if (index >= 0 || !ellipsis) {
+            self->dims[head++] = (ShapeDim){index >= 0 ? index : count + index, dim_slot(self, how, what)};
         } else {
-            self->dims[tensor->first + d] = (ShapeDim){index, dim_slot(self, how, what)};
+            self->dims[--tail] = (ShapeDim){index, dim_slot(self, how, what)};
         }
+    }
+    if (self->dims != NULL) {
+        tensor->head = &self->dims[start];
+        tensor->tail = &self->dims[head];
+        tensor->end = &self->dims[*first];
     }
     return 0;
 }
