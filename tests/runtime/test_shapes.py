@@ -263,6 +263,8 @@ def test_a_negative_size_is_the_python_rule_s_to_judge() -> None:
     (((0, 1, False, 0, ((0, 2, -1),)),), (0,)),  # a symbol below 0
     (((1, 1, False, 0, ()),), (0,)),  # a tensor that is no value
     (((0, 1, False, 0, ()),), (2, 1)),  # uses out of the kernel's order
+    (((0, 1, False, 0, ((1, 0, 5),)),), (0,)),  # a dimension past the tensor's
+    (((0, 1, True, 0, ((-2, 0, 5),)),), (0,)),  # one before them, from the end
 ])
 def test_a_program_that_names_nothing_is_refused_when_built(program: Any, uses: Any) -> None:
     from ttgen.runtime import _native
