@@ -171,11 +171,11 @@ static PyObject *bool_of(int truth) {
 
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
  * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
- * the launch takes as read, and where ``dims`` is not NULL, a tensor's dimensions as read there
- * (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised may
+ * the launch takes as read, and where ``dims`` is not NULL, a tensor as the exchange API read it
+ * there (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised may
  * be set), -1 error. */
 static inline int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
-                              PyObject **part, Dims *dims) {
+                              PyObject **part, DLTensor *dims) {
     TensorCheck *tc = (TensorCheck *)self->tensors;
     *part = NULL;
     switch (p->kind) {
@@ -276,11 +276,11 @@ static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
  * passed, else the first result that was not 1.  An argument the body converts is replaced in
  * ``values`` by what it converts it to, a new reference in ``owned``.  Where ``dims`` is not NULL,
- * each tensor's dimensions as read into its entry (`check_shaped`); inlined into `check_params`
+ * each tensor as the exchange API read it into its entry (`check_shaped`); inlined into `check_params`
  * with NULL, so that a kernel without shapes has none of it. */
 static inline __attribute__((always_inline)) int check_params_as(Engine *self, int supplied, PyObject **values,
                                                                 PyObject **owned, long device, uint64_t *ptrs,
-                                                                char *have, PyObject **parts, Dims *dims) {
+                                                                char *have, PyObject **parts, DLTensor *dims) {
     for (Py_ssize_t i = 0; i < self->count; i++) {
         const Param *p = &self->params[i];
         if (p->supplied != supplied)
@@ -304,7 +304,7 @@ static int check_params(Engine *self, int supplied, PyObject **values, PyObject 
  * (shapes.c) on the dimensions those reads found: no tensor is read twice.  As `check_params`. */
 static __attribute__((noinline)) int check_shaped(Engine *self, PyObject **values, PyObject **owned, long device,
                                                   uint64_t *ptrs, char *have, PyObject **parts) {
-    Dims dims[ON_STACK];
+    DLTensor dims[ON_STACK];
     int result = check_params_as(self, 0, values, owned, device, ptrs, have, parts, dims);
     const Shapes *shapes = ((TensorCheck *)self->tensors)->shapes;
     return result <= 0 ? result : shapes_hold(shapes, values, dims);

@@ -169,14 +169,6 @@ static inline long long as_long_long(PyObject *value, int *overflow) {
     return PyLong_AsLongLongAndOverflow(value, overflow);
 }
 
-/* A tensor's dimensions as the exchange API read them for the tensor check, kept for the shape
- * check (shapes.c) on the engine's hit: ``shape`` and ``strides`` (NULL: compact, row-major) point
- * into the tensor's own sizes, as DLPack's DLTensor does; ``ndim`` -1: not read through the API. */
-typedef struct {
-    int ndim;
-    const int64_t *shape, *strides;
-} Dims;
-
 #include "shapes.c"
 
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
@@ -244,24 +236,26 @@ static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
  * new reference) and its index in ``self->dtypes`` in *at (-1 where its encoding is not there),
  * the index get_device() gives (-1 for the host) and its address; 0 where the API does not read
  * it (another type or device type, no API, or torch refused: torch's getters then decide); -1
- * when a read raised something other than an Exception (left set).  Its dimensions into *dims
- * where that is not NULL and the API read it (else left as they were). */
+ * when a read raised something other than an Exception (left set).  The API reads the tensor
+ * into *dl, the caller's (the engine keeps it for the shape check: its shape and strides point
+ * into the tensor's own sizes while the call holds the tensor); its ndim is -1 where the API
+ * did not read it. */
 static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
-                       uint64_t *ptr, Dims *dims) {
-    if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact)
+                       uint64_t *ptr, DLTensor *dl) {
+    if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact) {
+        dl->ndim = -1;
         return 0;
-    DLTensor dl;
-    if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) != 0) {
+    }
+    if (self->api->dltensor_from_py_object_no_sync(tensor, dl) != 0) {
+        dl->ndim = -1;
         if (!PyErr_ExceptionMatches(PyExc_Exception))
             return -1; /* KeyboardInterrupt and the like go on up */
         PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
         return 0;
     }
-    if (dims != NULL)
-        *dims = (Dims){dl.ndim, dl.shape, dl.strides};
-    if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDA)
+    if (dl->device.device_type != kDLCPU && dl->device.device_type != kDLCUDA)
         return 0;
-    *at = index_of(self, encoding(dl.dtype));
+    *at = index_of(self, encoding(dl->dtype));
     if (*at >= 0) {
         *dtype = Py_NewRef(self->dtypes[*at].dtype);
     } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
@@ -269,8 +263,8 @@ static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dty
         if (*dtype == NULL)
             return PyErr_ExceptionMatches(PyExc_Exception) ? (PyErr_Clear(), 0) : -1;
     }
-    *device = dl.device.device_type == kDLCPU ? -1 : dl.device.device_id;
-    *ptr = (uint64_t)((uintptr_t)dl.data + dl.byte_offset);
+    *device = dl->device.device_type == kDLCPU ? -1 : dl->device.device_id;
+    *ptr = (uint64_t)((uintptr_t)dl->data + dl->byte_offset);
     return 1;
 }
 
@@ -302,18 +296,17 @@ static long torch_device(const TensorCheck *self, PyObject *tensor, long device)
 
 /* One tensor argument tested and read: 1 with ``*ptr`` (and ``*dtype``, a new reference, where
  * asked) when it passes, 0 when it fails a test or a read raises (the error is left set).  Where
- * ``dims`` is not NULL, the dimensions the exchange API read into it (ndim -1: it did not);
- * inlined into `read_tensor` and `read_tensor_dims`, so that a check without shapes (NULL) has
- * none of it. */
+ * ``dl`` is not NULL, the exchange API reads the tensor there, kept for the shape check (ndim -1:
+ * it did not read it); inlined into `read_tensor` and `read_tensor_dims`, so that a check without
+ * shapes (NULL: its own DLTensor) has none of it. */
 static inline __attribute__((always_inline)) int read_tensor_as(const TensorCheck *self, const Kind *kind,
                                                                PyObject *tensor, long device, uint64_t *ptr,
-                                                               PyObject **dtype_out, Dims *dims) {
+                                                               PyObject **dtype_out, DLTensor *dl) {
     PyObject *dtype = NULL;
     long found;
     Py_ssize_t at;
-    if (dims != NULL)
-        dims->ndim = -1;
-    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr, dims);
+    DLTensor own;
+    int ok = dlpack_read(self, tensor, &dtype, &at, &found, ptr, dl != NULL ? dl : &own);
     if (ok < 0)
         return 0;
     if (ok > 0) { /* the dtype's test made once, at init, for the dtypes of the table */
@@ -347,11 +340,11 @@ static int read_tensor(const TensorCheck *self, const Kind *kind, PyObject *tens
     return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, NULL);
 }
 
-/* `read_tensor` that keeps the dimensions it read in *dims, for the shape check (out of line as
- * `read_tensor` is, which the compiler keeps so: the exchange API's read inlined in both). */
+/* `read_tensor` that keeps the tensor as the exchange API read it in *dl, for the shape check
+ * (out of line as `read_tensor` is, which the compiler keeps so: the API's read inlined in both). */
 static __attribute__((noinline, nonnull(7))) int read_tensor_dims(const TensorCheck *self, const Kind *kind, PyObject *tensor,
-                                                      long device, uint64_t *ptr, PyObject **dtype_out, Dims *dims) {
-    return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, dims);
+                                                      long device, uint64_t *ptr, PyObject **dtype_out, DLTensor *dl) {
+    return read_tensor_as(self, kind, tensor, device, ptr, dtype_out, dl);
 }
 
 /* The pointer of one tensor argument as a new int; NULL when it fails a test (error or not). */

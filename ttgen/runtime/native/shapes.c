@@ -29,7 +29,7 @@
  * an index's sign.
  *
  * On the engine's hit (`check_shaped` in engine.c) no tensor is read twice: the tensor check's
- * DLPack read keeps each tensor's dimensions (fastpath.c's `Dims`: its ndim, and its shape and
+ * DLPack read fills a DLTensor per tensor that the engine keeps (its ndim, and its shape and
  * strides as pointers into the tensor's own sizes, valid while the call holds the tensor), and
  * `shapes_hold` compares them in place; a tensor that read did not cover (a subclass, torch's
  * getters) is read here as above.
@@ -68,17 +68,14 @@ typedef struct {
 
 static PyObject *shape_name, *stride_name;
 
-/* A tensor's dimensions read for the check: through the exchange API for ``exact``'s type (then
- * pointing into the tensor, as `Dims`), else through its ``shape`` and ``stride()`` into ``shape``
- * and ``strides`` (SHAPE_DIMS each).  Its number of dimensions, or -1 where it cannot be read (an
- * error may be set) or a size is negative (no tensor's is: the full check decides). */
-static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides, Dims *dims) {
+/* A tensor's dimensions read for the check into *dl: through the exchange API for ``exact``'s
+ * type, else through its ``shape`` and ``stride()`` into ``shape`` and ``strides`` (SHAPE_DIMS
+ * each), where dl's shape and strides then point.  Its number of dimensions, or -1 where it cannot
+ * be read (an error may be set) or a size is negative (no tensor's is: the full check decides). */
+static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides, DLTensor *dl) {
     if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
-        DLTensor dl;
-        if (self->api->dltensor_from_py_object_no_sync(tensor, &dl) == 0) {
-            *dims = (Dims){dl.ndim, dl.shape, dl.strides};
-            return dl.ndim;
-        }
+        if (self->api->dltensor_from_py_object_no_sync(tensor, dl) == 0)
+            return dl->ndim;
         PyErr_Clear(); /* torch's getters decide */
     }
     PyObject *sizes = PyObject_GetAttr(tensor, shape_name);
@@ -96,12 +93,14 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
     }
     Py_XDECREF(sizes);
     Py_XDECREF(steps);
-    *dims = (Dims){ndim, shape, strides};
+    dl->ndim = ndim;
+    dl->shape = shape;
+    dl->strides = strides;
     return ndim;
 }
 
 /* Whether a tensor's strides hold ``rule``, 1 or 2 (``strides`` NULL: compact, row-major). */
-static int strides_hold(int rule, const Dims *dims) {
+static int strides_hold(int rule, const DLTensor *dims) {
     int ndim = dims->ndim;
     const int64_t *shape = dims->shape, *strides = dims->strides;
     if (ndim == 0 || strides == NULL || (rule == 2 && (shape[ndim - 1] <= 1 || strides[ndim - 1] == 1)))
@@ -150,14 +149,14 @@ static inline int size_holds(int64_t *want, int64_t size) {
  * engine's `check_shaped`, indexed as ``values``; ndim -1 for a None too): a tensor it read is
  * not read again. */
 static inline __attribute__((always_inline)) int shapes_hold(const Shapes *self, PyObject *const *values,
-                                                             const Dims *read) {
+                                                             const DLTensor *read) {
     int64_t sizes[self->nslots + 1];
     for (Py_ssize_t k = 0; k < self->nslots; k++) /* (one loop: two made a call of memcpy) */
         sizes[k] = k < self->nints ? int_size(values[self->ints[k]]) : self->slots[k];
     int64_t shape[SHAPE_DIMS], strides[SHAPE_DIMS];
     for (const ShapedTensor *tensor = self->tensors, *last = tensor + self->ntensors; tensor < last; tensor++) {
-        Dims own;
-        const Dims *dims = read != NULL ? &read[tensor->value] : &own;
+        DLTensor own;
+        const DLTensor *dims = read != NULL ? &read[tensor->value] : &own;
         if (read == NULL || dims->ndim < 0) { /* not read (None: not checked) */
             PyObject *value = values[tensor->value];
             if (value == Py_None)
