@@ -240,8 +240,8 @@ static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
  * into *dl, the caller's (the engine keeps it for the shape check: its shape and strides point
  * into the tensor's own sizes while the call holds the tensor); its ndim is -1 where the API
  * did not read it. */
-static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
-                       uint64_t *ptr, DLTensor *dl) {
+static __attribute__((nonnull(7))) int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype,
+                                                  Py_ssize_t *at, long *device, uint64_t *ptr, DLTensor *dl) {
     if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact) {
         dl->ndim = -1;
         return 0;

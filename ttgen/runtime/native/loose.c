@@ -217,7 +217,8 @@ static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, co
     long found = -2;
     uint64_t address = 0;
     Py_ssize_t at;
-    int read = dlpack_read(tc, value, &dtype, &at, &found, &address, NULL);
+    DLTensor dl;
+    int read = dlpack_read(tc, value, &dtype, &at, &found, &address, &dl);
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
