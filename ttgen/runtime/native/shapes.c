@@ -57,10 +57,13 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     Py_ssize_t ntensors, nuses, nints, nslots;
+    /* What a call reads, in one allocation (``block``) once built, so that a launch touches a few
+     * neighbouring cache lines rather than an allocation of each size in a page of its own: */
+    char *block;
+    int64_t *slots;   /* slots[nints:]: each one's size before a call, UNBOUND or a literal */
     ShapedTensor *tensors;
     ShapeDim *dims;
     Py_ssize_t *ints; /* slot k < nints: the int parameter ints[k] (its index among the kernel's) */
-    int64_t *slots;   /* slots[nints:]: each one's size before a call, UNBOUND or a literal */
     Py_ssize_t *uses;
     PyObject *explain, *exact;
     const DLPackExchangeAPI *api;
@@ -203,16 +206,38 @@ static PyObject *shapes_check(Shapes *self, PyObject *const *args, Py_ssize_t na
 }
 
 static void shapes_free(Shapes *self) {
-    PyMem_Free(self->tensors);
-    PyMem_Free(self->dims);
-    PyMem_Free(self->ints);
-    PyMem_Free(self->slots);
+    if (self->block == NULL) { /* (failed while counting: the tensors and ints are on their own) */
+        PyMem_Free(self->tensors);
+        PyMem_Free(self->ints);
+    }
+    PyMem_Free(self->block);
     PyMem_Free(self->uses);
+    self->block = NULL;
+    self->slots = NULL;
     self->tensors = NULL;
     self->dims = NULL;
     self->ints = NULL;
-    self->slots = NULL;
     self->uses = NULL;
+}
+
+/* After the counting pass: self->block holds the slots (``nslots`` of them), then the tensors,
+ * the ``ndims`` dimensions and the ints, these two moved there.  0, or -1 out of memory. */
+static int lay_out(Shapes *self, Py_ssize_t nslots, Py_ssize_t ndims) {
+    size_t slots = (size_t)nslots * sizeof(int64_t), tensors = (size_t)self->ntensors * sizeof(ShapedTensor),
+           dims = (size_t)ndims * sizeof(ShapeDim), ints = (size_t)self->nints * sizeof(Py_ssize_t);
+    char *block = PyMem_Calloc(slots + tensors + dims + ints + 1, 1);
+    if (block == NULL)
+        return -1;
+    memcpy(block + slots, self->tensors, tensors);
+    memcpy(block + slots + tensors + dims, self->ints, ints);
+    PyMem_Free(self->tensors);
+    PyMem_Free(self->ints);
+    self->block = block;
+    self->slots = (int64_t *)block;
+    self->tensors = (ShapedTensor *)(block + slots);
+    self->dims = (ShapeDim *)(block + slots + tensors);
+    self->ints = (Py_ssize_t *)(block + slots + tensors + dims);
+    return 0;
 }
 
 /* The slot of int parameter ``param`` (its index among the kernel's), or nints where it has none. */
@@ -331,9 +356,7 @@ static int shapes_init(Shapes *self, PyObject *args, PyObject *kwargs) {
         read_entry(self, program, t, &total, &nsymbols);
     if (PyErr_Occurred())
         goto failed;
-    self->dims = PyMem_Calloc(total ? total : 1, sizeof(ShapeDim));
-    self->slots = PyMem_Calloc(self->nints + nsymbols + total + 1, sizeof(int64_t));
-    if (self->dims == NULL || self->slots == NULL)
+    if (lay_out(self, self->nints + nsymbols + total, total) < 0)
         goto no_memory;
     for (self->nslots = self->nints; self->nslots < self->nints + nsymbols; self->nslots++)
         self->slots[self->nslots] = UNBOUND;
