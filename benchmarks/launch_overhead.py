@@ -26,7 +26,8 @@ Shapes (issue 33): a 3-tensor and a 19-argument kernel with shapes in their anno
 the same kernels without, in paired rounds (`paired_times`: a burst of each back to back, the
 difference taken within the round; the median difference with its 95% confidence interval), in
 ``--shape-processes`` fresh processes (`shapes_in_processes`: the spread between them is the
-error bar), so that one run gives the cost per checked dimension with an honest error bar.
+error bar), so that one run gives the cost per checked dimension with an honest error bar; and a
+control, k3 against its twin c3 without shapes, which shows the floor of such a difference.
 ``--shapes-only`` runs that block alone (about a minute).
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
@@ -182,6 +183,8 @@ def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
 # Shapes in the annotations (issue 33): a 3-tensor kernel (3 dimensions checked) and a
 # 19-argument kernel (6 tensors, 12 dimensions checked), each beside its twin without shapes.
 SHAPE_PAIRS = (("k3", "s3", 3), ("w19", "w19s", 12))  # (without, with, dimensions checked)
+# The control: k3 against c3, the same kernel without shapes under another name, timed as the
+# pairs are.  What it measures is the measure's own floor: two launchers, no check either side.
 SHAPES = '''from typing import Literal  # noqa: F401
 
 import triton
@@ -209,6 +212,11 @@ def {name}({tensors}, n: int, {ints}, BLOCK: tl.constexpr[int]):
 '''
 
 
+def twin_source() -> str:
+    """c3: k3 (`kernel_source`) under another name, for the shapes block's control."""
+    return "\n\n" + kernel_source(3).split("\n\n\n", 1)[1].replace("def k3(", "def c3(")
+
+
 def wide_source(name: str, shaped: bool) -> str:
     """19 arguments: 6 fp32 tensors (``1 n`` each where ``shaped``), n, 11 ints and BLOCK."""
     shape = ', "R n"' if shaped else ""
@@ -230,7 +238,8 @@ def build(folder: Path, shapes_only: bool = False) -> None:
     if not shapes_only:
         (kernels / "tuned.py").write_text(AUTOTUNED)
         (kernels / "variants.py").write_text(VARIANTS)
-    (kernels / "shapes.py").write_text(SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True)))
+    (kernels / "shapes.py").write_text(
+        SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True) + twin_source()))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
     sys.path.insert(0, str(folder))
@@ -336,6 +345,11 @@ def shapes_report(runs: list[dict[str, dict[str, float]]]) -> str:
                      f"(processes {low:+.1f} to {high:+.1f}), per dimension ({dims}) {middle / dims:+.1f} ns "
                      f"({low / dims:+.1f} to {high / dims:+.1f})")
         lines.append(f"       each process, median [95% CI]: {each}")
+    if "control" in runs[0]:
+        medians = [run["control"]["median"] for run in runs]
+        each = ", ".join(f"{run['control']['median']:+.1f}" for run in runs)
+        lines.append(f"  control: k3 -> c3, the same kernel without shapes: {statistics.median(medians):+.1f} ns "
+                     f"(processes {min(medians):+.1f} to {max(medians):+.1f}; each: {each})")
     return "\n".join(lines)
 
 
@@ -476,7 +490,8 @@ def measure_variants(bursts: int) -> dict[str, float]:
 def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
     """Issue 33's cost: ttgen's hit with shapes against the same kernel without, for 3 tensors
     (k3 and s3: 3 dimensions checked) and 19 arguments (w19 and w19s: 12), in ``rounds`` paired
-    rounds (`difference` of `paired_times`, keyed by the kernel without shapes)."""
+    rounds (`difference` of `paired_times`, keyed by the kernel without shapes), and the control
+    (k3 and c3, no shapes either side: "control")."""
     import benchgen.shapes_launch as generated
 
     p = [torch.randn(1, BLOCK, device="cuda") for _ in range(6)]
@@ -490,6 +505,8 @@ def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
                                                    BLOCK=BLOCK, grid=(1,))),
                 repeated(lambda: generated.w19s.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n,
                                                     **ints, BLOCK=BLOCK, grid=(1,)))),
+        "control": (repeated(lambda: k3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
+                    repeated(lambda: generated.c3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,)))),
     }
     return {name: difference(*sides) for name, sides in paired_times(pairs, rounds).items()}
 
