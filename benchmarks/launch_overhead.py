@@ -26,8 +26,9 @@ Shapes (issue 33): a 3-tensor and a 19-argument kernel with shapes in their anno
 the same kernels without, in paired rounds (`paired_times`: a burst of each back to back, the
 difference taken within the round; the median difference with its 95% confidence interval), in
 ``--shape-processes`` fresh processes (`shapes_in_processes`: the spread between them is the
-error bar), so that one run gives the cost per checked dimension with an honest error bar; and a
-control, k3 against its twin c3 without shapes, which shows the floor of such a difference.
+error bar), so that one run gives the cost per checked dimension with an honest error bar; the
+3-tensor kernel against its twin c3 in its own module too, and a control, k3 against c3 (no
+shapes either side), which shows the floor of such a difference.
 ``--shapes-only`` runs that block alone (about a minute).
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
@@ -183,8 +184,9 @@ def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
 # Shapes in the annotations (issue 33): a 3-tensor kernel (3 dimensions checked) and a
 # 19-argument kernel (6 tensors, 12 dimensions checked), each beside its twin without shapes.
 SHAPE_PAIRS = (("k3", "s3", 3), ("w19", "w19s", 12))  # (without, with, dimensions checked)
-# The control: k3 against c3, the same kernel without shapes under another name, timed as the
-# pairs are.  What it measures is the measure's own floor: two launchers, no check either side.
+# Beside them, s3 against c3, k3 under another name in s3's own module: the same kernel with and
+# without shapes, launchers built alike; and the control, k3 against c3, which measures the
+# measure's own floor: two launchers of one kernel, no check either side.
 SHAPES = '''from typing import Literal  # noqa: F401
 
 import triton
@@ -197,7 +199,10 @@ def s3(p0: tl.tensor[tl.float32, "n"], p1: tl.tensor[tl.float32, "n"], p2: tl.te
        BLOCK: tl.constexpr[int]):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    acc += tl.load(p0 + offs, mask=mask)
+    acc += tl.load(p1 + offs, mask=mask)
+    tl.store(p2 + offs, acc, mask=mask)
 
 {wide}
 '''
@@ -345,11 +350,16 @@ def shapes_report(runs: list[dict[str, dict[str, float]]]) -> str:
                      f"(processes {low:+.1f} to {high:+.1f}), per dimension ({dims}) {middle / dims:+.1f} ns "
                      f"({low / dims:+.1f} to {high / dims:+.1f})")
         lines.append(f"       each process, median [95% CI]: {each}")
-    if "control" in runs[0]:
-        medians = [run["control"]["median"] for run in runs]
-        each = ", ".join(f"{run['control']['median']:+.1f}" for run in runs)
-        lines.append(f"  control: k3 -> c3, the same kernel without shapes: {statistics.median(medians):+.1f} ns "
-                     f"(processes {min(medians):+.1f} to {max(medians):+.1f}; each: {each})")
+    for name, label, dims in (("twin", "c3 -> s3, the same kernel in one module", 3),
+                              ("control", "control: k3 -> c3, the same kernel without shapes", 0)):
+        if name in runs[0]:
+            medians = [run[name]["median"] for run in runs]
+            middle, low, high = statistics.median(medians), min(medians), max(medians)
+            per = f", per dimension ({dims}) {middle / dims:+.1f} ns ({low / dims:+.1f} to {high / dims:+.1f})" \
+                if dims else ""
+            each = ", ".join(f"{m:+.1f}" for m in medians)
+            lines.append(f"  {label}: {middle:+.1f} ns (processes {low:+.1f} to {high:+.1f}){per}")
+            lines.append(f"       each process: {each}")
     return "\n".join(lines)
 
 
@@ -490,8 +500,8 @@ def measure_variants(bursts: int) -> dict[str, float]:
 def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
     """Issue 33's cost: ttgen's hit with shapes against the same kernel without, for 3 tensors
     (k3 and s3: 3 dimensions checked) and 19 arguments (w19 and w19s: 12), in ``rounds`` paired
-    rounds (`difference` of `paired_times`, keyed by the kernel without shapes), and the control
-    (k3 and c3, no shapes either side: "control")."""
+    rounds (`difference` of `paired_times`, keyed by the kernel without shapes), with c3 and s3
+    ("twin") and the control (k3 and c3, no shapes either side: "control")."""
     import benchgen.shapes_launch as generated
 
     p = [torch.randn(1, BLOCK, device="cuda") for _ in range(6)]
@@ -505,6 +515,8 @@ def measure_shapes(rounds: int) -> dict[str, dict[str, float]]:
                                                    BLOCK=BLOCK, grid=(1,))),
                 repeated(lambda: generated.w19s.run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n,
                                                     **ints, BLOCK=BLOCK, grid=(1,)))),
+        "twin": (repeated(lambda: generated.c3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
+                 repeated(lambda: generated.s3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,)))),
         "control": (repeated(lambda: k3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))),
                     repeated(lambda: generated.c3.run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,)))),
     }
