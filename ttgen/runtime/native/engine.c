@@ -172,8 +172,8 @@ static PyObject *bool_of(int truth) {
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
  * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
  * the launch takes as read, and where ``dims`` is not NULL, a tensor as the exchange API read it
- * there (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised may
- * be set), -1 error. */
+ * there (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised
+ * may be set), -1 error. */
 static inline int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
                               PyObject **part, DLTensor *dims) {
     TensorCheck *tc = (TensorCheck *)self->tensors;
@@ -276,8 +276,8 @@ static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p
 /* `check_param` for each parameter the caller gave (``supplied`` 0) or a layer gave (1): 1 all
  * passed, else the first result that was not 1.  An argument the body converts is replaced in
  * ``values`` by what it converts it to, a new reference in ``owned``.  Where ``dims`` is not NULL,
- * each tensor as the exchange API read it into its entry (`check_shaped`); inlined into `check_params`
- * with NULL, so that a kernel without shapes has none of it. */
+ * each tensor as the exchange API read it into its entry (`check_shaped`); inlined into
+ * `check_params` with NULL, so that a kernel without shapes has none of it. */
 static inline __attribute__((always_inline)) int check_params_as(Engine *self, int supplied, PyObject **values,
                                                                 PyObject **owned, long device, uint64_t *ptrs,
                                                                 char *have, PyObject **parts, DLTensor *dims) {

@@ -148,9 +148,9 @@ static inline int size_holds(int64_t *want, int64_t size) {
 
 /* 1: every tensor holds, 0: one does not or cannot be read (an Exception may be set), -1: an
  * error that is no Exception.  ``values``: the kernel's parameters (those `uses` names are read);
- * ``read``, where not NULL, holds each value's dimensions as the tensor check read them (the
- * engine's `check_shaped`, indexed as ``values``; ndim -1 for a None too): a tensor it read is
- * not read again. */
+ * ``read``, where not NULL, holds each value as the tensor check's exchange API read it (the
+ * engine's `check_shaped`, indexed as ``values``; ndim -1 where it did not, a None too): a
+ * tensor it read is not read again. */
 static inline __attribute__((always_inline)) int shapes_hold(const Shapes *self, PyObject *const *values,
                                                              const DLTensor *read) {
     int64_t sizes[self->nslots + 1];
