@@ -114,16 +114,21 @@ PyMODINIT_FUNC PyInit_ttgen_bench_floor(void) { return PyModule_Create(&module);
 
 
 def kernel_source(count: int) -> str:
-    """A kernel with ``count`` fp32 tensors, an int and a constexpr: sums the inputs."""
-    params = ", ".join(f"p{i}: tl.tensor[tl.float32]" for i in range(count))
-    loads = "\n".join(f"    acc += tl.load(p{i} + offs, mask=mask)" for i in range(count - 1))
+    """A module of one kernel, k<count>: `kernel_def`'s."""
     return f'''import triton
 import triton.language as tl
 import ttgen.annotations  # noqa: F401
+{kernel_def(count, f"k{count}")}'''
 
+
+def kernel_def(count: int, name: str) -> str:
+    """A kernel ``name`` with ``count`` fp32 tensors, an int and a constexpr: sums the inputs."""
+    params = ", ".join(f"p{i}: tl.tensor[tl.float32]" for i in range(count))
+    loads = "\n".join(f"    acc += tl.load(p{i} + offs, mask=mask)" for i in range(count - 1))
+    return f'''
 
 @triton.jit
-def k{count}({params}, n: int, BLOCK: tl.constexpr[int]):
+def {name}({params}, n: int, BLOCK: tl.constexpr[int]):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     acc = tl.zeros([BLOCK], dtype=tl.float32)
@@ -186,7 +191,10 @@ def loose_global(p0, p1, p2, n, BLOCK: tl.constexpr):
 SHAPE_PAIRS = (("k3", "s3", 3), ("w19", "w19s", 12))  # (without, with, dimensions checked)
 # Beside them, s3 against c3, k3 under another name in s3's own module: the same kernel with and
 # without shapes, launchers built alike; and the control, k3 against c3, which measures the
-# measure's own floor: two launchers of one kernel, no check either side.
+# measure's own floor: two launchers of one kernel, no check either side.  (key, without, with,
+# dimensions checked, what the report says of it)
+SHAPE_CONTROLS = (("twin", "c3", "s3", 3, " (the same kernel, in s3's module)"),
+                  ("control", "k3", "c3", 0, " (control: one kernel, no shapes either side)"))
 SHAPES = '''from typing import Literal  # noqa: F401
 
 import triton
@@ -217,11 +225,6 @@ def {name}({tensors}, n: int, {ints}, BLOCK: tl.constexpr[int]):
 '''
 
 
-def twin_source() -> str:
-    """c3: k3 (`kernel_source`) under another name, for the shapes block's control."""
-    return "\n\n" + kernel_source(3).split("\n\n\n", 1)[1].replace("def k3(", "def c3(")
-
-
 def wide_source(name: str, shaped: bool) -> str:
     """19 arguments: 6 fp32 tensors (``1 n`` each where ``shaped``), n, 11 ints and BLOCK."""
     shape = ', "R n"' if shaped else ""
@@ -244,7 +247,7 @@ def build(folder: Path, shapes_only: bool = False) -> None:
         (kernels / "tuned.py").write_text(AUTOTUNED)
         (kernels / "variants.py").write_text(VARIANTS)
     (kernels / "shapes.py").write_text(
-        SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True) + twin_source()))
+        SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True) + kernel_def(3, "c3")))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
     assert code == 0, code
     sys.path.insert(0, str(folder))
@@ -338,28 +341,20 @@ def shapes_report(runs: list[dict[str, dict[str, float]]]) -> str:
     confidence interval."""
     lines = [f"shapes in the annotations (issue 33: at most 15 ns per checked dimension; {len(runs)} processes "
              f"of {runs[0][SHAPE_PAIRS[0][0]]['rounds']:.0f} paired rounds each):"]
-    for plain, checked, dims in SHAPE_PAIRS:
-        if plain not in runs[0]:
+    rows = [(plain, plain, checked, dims, "") for plain, checked, dims in SHAPE_PAIRS] + list(SHAPE_CONTROLS)
+    for key, plain, checked, dims, what in rows:
+        if key not in runs[0]:
             continue
-        found = [run[plain] for run in runs]
+        found = [run[key] for run in runs]
         medians = [d["median"] for d in found]
         middle, low, high = statistics.median(medians), min(medians), max(medians)
         first, second = (statistics.median(d[side] for d in found) / 1000 for side in ("first", "second"))
+        per = f", per dimension ({dims}) {middle / dims:+.1f} ns ({low / dims:+.1f} to {high / dims:+.1f})" \
+            if dims else ""
         each = ", ".join(f"{d['median']:+.1f} [{d['low']:+.1f}, {d['high']:+.1f}]" for d in found)
         lines.append(f"  {plain:4s} {first:6.2f} us, {checked:4s} {second:6.2f} us: {middle:+.1f} ns "
-                     f"(processes {low:+.1f} to {high:+.1f}), per dimension ({dims}) {middle / dims:+.1f} ns "
-                     f"({low / dims:+.1f} to {high / dims:+.1f})")
+                     f"(processes {low:+.1f} to {high:+.1f}){per}{what}")
         lines.append(f"       each process, median [95% CI]: {each}")
-    for name, label, dims in (("twin", "c3 -> s3, the same kernel in one module", 3),
-                              ("control", "control: k3 -> c3, the same kernel without shapes", 0)):
-        if name in runs[0]:
-            medians = [run[name]["median"] for run in runs]
-            middle, low, high = statistics.median(medians), min(medians), max(medians)
-            per = f", per dimension ({dims}) {middle / dims:+.1f} ns ({low / dims:+.1f} to {high / dims:+.1f})" \
-                if dims else ""
-            each = ", ".join(f"{m:+.1f}" for m in medians)
-            lines.append(f"  {label}: {middle:+.1f} ns (processes {low:+.1f} to {high:+.1f}){per}")
-            lines.append(f"       each process: {each}")
     return "\n".join(lines)
 
 
