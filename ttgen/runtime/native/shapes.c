@@ -206,10 +206,8 @@ static PyObject *shapes_check(Shapes *self, PyObject *const *args, Py_ssize_t na
 }
 
 static void shapes_free(Shapes *self) {
-    if (self->block == NULL) { /* (failed while counting: the tensors and ints are on their own) */
-        PyMem_Free(self->tensors);
+    if (self->block == NULL) /* (failed while counting: the ints are on their own) */
         PyMem_Free(self->ints);
-    }
     PyMem_Free(self->block);
     PyMem_Free(self->uses);
     self->block = NULL;
@@ -220,17 +218,15 @@ static void shapes_free(Shapes *self) {
     self->uses = NULL;
 }
 
-/* After the counting pass: self->block holds the slots (``nslots`` of them), then the tensors,
- * the ``ndims`` dimensions and the ints, these two moved there.  0, or -1 out of memory. */
+/* After the counting pass: self->block holds the slots (``nslots`` of them), the tensors, the
+ * ``ndims`` dimensions and the ints, these moved there.  0, or -1 out of memory. */
 static int lay_out(Shapes *self, Py_ssize_t nslots, Py_ssize_t ndims) {
     size_t slots = (size_t)nslots * sizeof(int64_t), tensors = (size_t)self->ntensors * sizeof(ShapedTensor),
            dims = (size_t)ndims * sizeof(ShapeDim), ints = (size_t)self->nints * sizeof(Py_ssize_t);
     char *block = PyMem_Calloc(slots + tensors + dims + ints + 1, 1);
     if (block == NULL)
         return -1;
-    memcpy(block + slots, self->tensors, tensors);
     memcpy(block + slots + tensors + dims, self->ints, ints);
-    PyMem_Free(self->tensors);
     PyMem_Free(self->ints);
     self->block = block;
     self->slots = (int64_t *)block;
@@ -281,25 +277,21 @@ static Py_ssize_t dim_slot(Shapes *self, int how, PyObject *what) {
     return how == 2 ? self->nints + number : int_slot(self, self->uses[number]);
 }
 
-/* The program's entry ``t`` into self->tensors[t], its dimensions from *first on (*first moved
- * past them): counted (`count_dim`) while self->dims is NULL, else into self->dims with their
+/* The program's entry ``t``, its dimensions from *first on (*first moved past them): counted
+ * (`count_dim`) while self->dims is NULL, else into self->tensors[t] and self->dims with their
  * slots, those counted from the start first.  0, or -1 with an error set. */
 static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t *first, Py_ssize_t *nsymbols) {
-    ShapedTensor *tensor = &self->tensors[t];
     PyObject *dims, *what;
-    Py_ssize_t count;
-    int ellipsis;
-    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &tensor->value, &count, &ellipsis,
-                          &tensor->strides, &PyTuple_Type, &dims))
+    Py_ssize_t value, count;
+    int ellipsis, strides;
+    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(program, t), "nnpiO!", &value, &count, &ellipsis, &strides, &PyTuple_Type,
+                          &dims))
         return -1;
-    if (tensor->value < 0 || tensor->value >= self->nuses || count < 0 || count > SHAPE_DIMS) {
-        PyErr_Format(PyExc_ValueError, "tensor %zd is value %zd of %zd, of %zd dimensions", t, tensor->value,
-                     self->nuses, count);
+    if (value < 0 || value >= self->nuses || count < 0 || count > SHAPE_DIMS) {
+        PyErr_Format(PyExc_ValueError, "tensor %zd is value %zd of %zd, of %zd dimensions", t, value, self->nuses,
+                     count);
         return -1;
     }
-    tensor->value = self->uses[tensor->value];
-    tensor->count = (int)count;
-    tensor->span = ellipsis ? SHAPE_DIMS : 0;
     Py_ssize_t start = *first, head = start, tail = start + PyTuple_GET_SIZE(dims);
     *first = tail;
     for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(dims); d++) {
@@ -320,11 +312,9 @@ static int read_entry(Shapes *self, PyObject *program, Py_ssize_t t, Py_ssize_t 
             self->dims[--tail] = (ShapeDim){index, dim_slot(self, how, what)};
         }
     }
-    if (self->dims != NULL) {
-        tensor->head = &self->dims[start];
-        tensor->tail = &self->dims[head];
-        tensor->end = &self->dims[*first];
-    }
+    if (self->dims != NULL)
+        self->tensors[t] = (ShapedTensor){self->uses[value], (int)count, ellipsis ? SHAPE_DIMS : 0, strides,
+                                          &self->dims[start], &self->dims[head], &self->dims[*first]};
     return 0;
 }
 
@@ -334,16 +324,15 @@ static int shapes_init(Shapes *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOO!", names, &PyTuple_Type, &program, &explain, &exact,
                                      &PyTuple_Type, &uses))
         return -1;
-    if (self->tensors != NULL) {
+    if (self->uses != NULL) {
         PyErr_SetString(PyExc_TypeError, "Shapes is initialized once");
         return -1;
     }
     self->ntensors = PyTuple_GET_SIZE(program);
     self->nuses = PyTuple_GET_SIZE(uses);
-    self->tensors = PyMem_Calloc(self->ntensors ? self->ntensors : 1, sizeof(ShapedTensor));
     self->uses = PyMem_Calloc(self->nuses ? self->nuses : 1, sizeof(Py_ssize_t));
     self->ints = PyMem_Calloc(self->nuses ? self->nuses : 1, sizeof(Py_ssize_t));
-    if (self->tensors == NULL || self->uses == NULL || self->ints == NULL)
+    if (self->uses == NULL || self->ints == NULL)
         goto no_memory;
     for (Py_ssize_t j = 0; j < self->nuses && !PyErr_Occurred(); j++) {
         self->uses[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(uses, j));
