@@ -160,9 +160,12 @@ class Row:
 
 
 def _token(word: str) -> str:
-    """A kernel line's token for a call line's value (fp32 tensors, int32 ints)."""
+    """A kernel line's token for a call line's value (fp32 tensors, int32 ints; 1 is Triton's
+    constant)."""
     value = manifest.call_value(word)
-    return "*fp32" if isinstance(value, manifest.Sizes) else "i32" if isinstance(value, int) else str(value)
+    if isinstance(value, manifest.Sizes):
+        return "*fp32"
+    return "i32" if isinstance(value, int) and value != 1 else str(value)
 
 
 MATMUL = ("a=[4,8]:[8,1] b=[8,6]:[6,1] M=4 N=6 K=8", "a=[5,16]:[16,1] b=[16,3]:[3,1] M=5 N=3 K=16")
@@ -189,9 +192,41 @@ ROWS = [
     Row("sizes of 0 and 1 are no evidence, nor a size the same in every call", "x, y, n",
         "x: tl.tensor[tl.float32], y: tl.tensor[tl.float32], n: int",
         ("x=[1,8,1]:[8,1,1] y=[1,5]:[8,8] n=3", "x=[1,8,1]:[8,1,1] y=[0,7]:[8,8] n=5")),
-    Row("a size the same in every call, shared by two tensors, is a relation", "x, w",
+    Row("a size the same in every call, shared by two tensors, is no relation: it could not have differed", "x, w",
+        'x: tl.tensor[tl.float32, "...", "inner-contiguous"], w: tl.tensor[tl.float32, "...", "inner-contiguous"]',
+        ("x=[2,64]:[64,1] w=[64]:[1]", "x=[3,64]:[64,1] w=[64]:[1]"),
+        ("'k': parameter 'x': dimension 1 left '_': it equals dimension 0 of 'w' in every recorded call, but only "
+         "ever as 64: record calls where they take other sizes to write the relation",
+         "'k': parameter 'w': dimension 0 left '_': it equals dimension 1 of 'x' in every recorded call, but only "
+         "ever as 64: record calls where they take other sizes to write the relation")),
+    Row("a size shared by two tensors, varied across calls, is a relation", "x, w",
         'x: tl.tensor[tl.float32, "_ D0", "inner-contiguous"], w: tl.tensor[tl.float32, "D0", "inner-contiguous"]',
-        ("x=[2,64]:[64,1] w=[64]:[1]", "x=[3,64]:[64,1] w=[64]:[1]")),
+        ("x=[2,64]:[64,1] w=[64]:[1]", "x=[3,32]:[32,1] w=[32]:[1]")),
+    Row("one call with batch == heads: no relation, and a note for each size", "logits, starts, n_cols",
+        'logits: tl.tensor[tl.float32, "_ _ n_cols", "inner-contiguous"], starts: tl.tensor[tl.float32, "...", '
+        '"inner-contiguous"], n_cols: int',
+        ("logits=[2,4,16]:[64,16,1] starts=[2]:[1] n_cols=16", "logits=[2,4,32]:[128,32,1] starts=[2]:[1] n_cols=32"),
+        ("'k': parameter 'logits': dimension 0 left '_': it equals dimension 0 of 'starts' in every recorded call, "
+         "but only ever as 2: record calls where they take other sizes to write the relation",
+         "'k': parameter 'starts': dimension 0 left '_': it equals dimension 0 of 'logits' in every recorded call, "
+         "but only ever as 2: record calls where they take other sizes to write the relation")),
+    Row("a size equal to an int parameter with one value only is not named after it", "weight, ids, vocab_end, dim",
+        'weight: tl.tensor[tl.float32, "_ dim", "inner-contiguous"], ids: tl.tensor[tl.float32, "...", '
+        '"inner-contiguous"], vocab_end: int, dim: int',
+        ("weight=[100,8]:[8,1] ids=[3]:[1] vocab_end=100 dim=8", "weight=[100,16]:[16,1] ids=[3]:[1] vocab_end=100 dim=16"),
+        ("'k': parameter 'weight': dimension 0 left '_': it equals 'vocab_end' in every recorded call, but only "
+         "ever as 100: record calls where they take other sizes to write the relation",)),
+    Row("the same, recorded with varied sizes: named", "weight, ids, vocab_end, dim",
+        'weight: tl.tensor[tl.float32, "vocab_end dim", "inner-contiguous"], ids: tl.tensor[tl.float32, "...", '
+        '"inner-contiguous"], vocab_end: int, dim: int',
+        ("weight=[100,8]:[8,1] ids=[3]:[1] vocab_end=100 dim=8", "weight=[50,16]:[16,1] ids=[3]:[1] vocab_end=50 dim=16")),
+    Row("a tensor whose last stride the kernel is handed is not 'inner-contiguous'", "x, n, stride_xn",
+        'x: tl.tensor[tl.float32, "n"], n: int, stride_xn',
+        ("x=[4]:[1] n=4 stride_xn=1", "x=[6]:[1] n=6 stride_xn=1"),
+        ("'k': parameter 'x': not 'inner-contiguous': the kernel is handed its last stride ('stride_xn', equal to it "
+         "in every recorded call), so a caller may pass another",
+         "'k': parameter 'stride_xn' left as it is: seen equal to 1, which Triton compiles as a constant; an int "
+         "annotation would compile it as an argument")),
     Row("the number of dimensions differs across calls: none written, contiguity still", "x, n",
         'x: tl.tensor[tl.float32, "...", "inner-contiguous"], n: int', ("x=[4,8]:[8,1] n=4", "x=[4]:[1] n=4"),
         ("'k': parameter 'x': no dimensions written: it has 1 or 2 dimensions in different recorded calls",)),
@@ -203,7 +238,7 @@ ROWS = [
     Row("a dimension shared only where a tensor is given is not shared where it is not", "x, y, z",
         'x: tl.tensor[tl.float32, "D0", "inner-contiguous"], y: tl.tensor[tl.float32, "D0", "inner-contiguous"] | None, '
         'z: tl.tensor[tl.float32, "...", "inner-contiguous"]',
-        ("x=[4]:[1] y=[4]:[1] z=[4]:[1]", "x=[6]:[1] y=None z=[5]:[1]")),
+        ("x=[4]:[1] y=[4]:[1] z=[4]:[1]", "x=[6]:[1] y=None z=[5]:[1]", "x=[8]:[1] y=[8]:[1] z=[3]:[1]")),
     Row("an existing annotation stays as it is, and its int is a name", "x, y: tl.tensor[tl.float32], n: tl.int64",
         'x: tl.tensor[tl.float32, "n", "inner-contiguous"], y: tl.tensor[tl.float32], n: tl.int64',
         ("x=[4]:[1] y=[4]:[1] n=4", "x=[6]:[1] y=[6]:[1] n=6")),
@@ -296,3 +331,109 @@ def test_every_written_shape_passes_pyright(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["summary"]["filesAnalyzed"] == len(ROWS), report["summary"]
     assert [d for d in report["generalDiagnostics"] if d["severity"] == "error"] == []
+
+
+COINCIDENCES = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_starts(logits, starts, n_cols, BLOCK: tl.constexpr):
+    # one row of logits (batch, heads, n_cols) a program; starts holds a value a head
+    row = tl.program_id(0)
+    head = tl.program_id(1)
+    cols = tl.arange(0, BLOCK)
+    first = tl.load(logits + (row * tl.num_programs(1) + head) * n_cols + cols, mask=cols < 1)
+    tl.store(starts + head + cols, tl.sum(first, axis=0) + cols, mask=cols < 1)
+
+
+@triton.jit
+def embed(weight, ids, out, vocab_start, vocab_end, dim, BLOCK: tl.constexpr):
+    # the rows of a slice [vocab_start, vocab_end) of the vocabulary that this shard holds
+    i = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    token = tl.load(ids + i)
+    mine = (token >= vocab_start) & (token < vocab_end)
+    row = tl.load(weight + (token - vocab_start) * dim + cols, mask=(cols < dim) & mine, other=0.0)
+    tl.store(out + i * dim + cols, row, mask=cols < dim)
+"""
+
+ONE_CALL = """\
+import torch
+import kern
+
+logits = torch.rand(2, 2, 16)
+starts = torch.empty(2)
+kern.row_starts[(2, 2)](logits, starts, 16, BLOCK=16)
+weight, ids = torch.rand(100, 8), torch.tensor([3, 99, 7])
+out = torch.empty(3, 8)
+kern.embed[(3,)](weight, ids, out, 0, 100, 8, BLOCK=8)
+assert torch.equal(out, weight[ids])
+"""
+
+VARIED = ONE_CALL + """\
+logits = torch.rand(3, 4, 32)
+starts = torch.empty(4)
+kern.row_starts[(3, 4)](logits, starts, 32, BLOCK=32)
+weight, ids = torch.rand(60, 16), torch.tensor([3, 59])
+out = torch.empty(2, 16)
+kern.embed[(2,)](weight, ids, out, 0, 60, 16, BLOCK=16)
+"""
+
+# How the library calls them in production: 3 sequences of 2 heads; the second shard of a
+# vocabulary of 200 (rows 100 to 199, so vocab_end is 200 and the weight has 100 rows).
+PRODUCTION = """\
+import torch
+from gen.kern_launch import embed, row_starts
+
+logits = torch.rand(3, 2, 16)
+starts = torch.empty(2)
+row_starts.run(logits=logits, starts=starts, n_cols=16, BLOCK=16, grid=(3, 2))
+weight, ids = torch.rand(100, 8), torch.tensor([103, 150, 7])
+out = torch.empty(3, 8)
+embed.run(weight=weight, ids=ids, out=out, vocab_start=100, vocab_end=200, dim=8, BLOCK=8, grid=(3,))
+assert torch.equal(out[:2], weight[ids[:2] - 100]) and not out[2].any()
+print("production ran")
+"""
+
+
+@pytest.mark.parametrize("workload", ["one call", "varied"])
+def test_a_relation_seen_with_one_value_refuses_no_later_call(workload: str, tmp_path: Path) -> None:
+    """issue 45: a softmax recorded once with batch == heads == 2, an embedding whose vocabulary
+    slice started at 0: annotated from one call, the library's production calls (batch 3, a
+    slice from 100) run through the launchers; recorded with varied sizes, the relations are
+    written (the embedding's weight rows equal vocab_end there too, so the production call,
+    which breaks that, is refused as a relation the recording proved)."""
+    (tmp_path / "kern.py").write_text(COINCIDENCES)
+    (tmp_path / "main.py").write_text(ONE_CALL if workload == "one call" else VARIED)
+    (tmp_path / "prod.py").write_text(PRODUCTION)
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True, text=True, env=env)
+
+    recorded = run("-m", "ttgen", "record", "--out", "launches.txt", "--", sys.executable, "main.py")
+    assert recorded.returncode == 0, recorded.stderr
+    annotated = run("-m", "ttgen", "annotate", "launches.txt", "kern.py", "--write")
+    assert annotated.returncode == 0, annotated.stderr
+    source = (tmp_path / "kern.py").read_text()
+    generated = run("-m", "ttgen", "kern.py", "--out", "gen")
+    assert generated.returncode == 0, generated.stderr
+    production = run("prod.py")
+    summary = annotated.stderr.splitlines()[-1]
+    if workload == "one call":
+        assert "def row_starts(logits: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
+        assert "def embed(weight: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
+        assert "0 shape relations written, 9 left for want of evidence" in summary, summary
+        assert "dimension 0 left '_': it equals 'vocab_end' in every recorded call, but only ever as 100" in (
+            annotated.stderr)
+        assert production.returncode == 0, production.stderr
+        assert production.stdout == "production ran\n"
+    else:
+        assert "def row_starts(logits: tl.tensor[tl.float32, \"Literal['_ D0 n_cols']\"" in source, source
+        assert "def embed(weight: tl.tensor[tl.float32, \"Literal['vocab_end dim']\"" in source, source
+        assert "8 shape relations written, 0 left for want of evidence" in summary, summary
+        assert production.returncode != 0
+        assert "ValueError: embed: argument 'weight' has shape (100, 8): dimension 0 is 'vocab_end', which is 200" in (
+            production.stderr), production.stderr

@@ -88,8 +88,11 @@ def main(argv: Sequence[str]) -> int:
     lines = [note for result in results for note in result.notes]
     edits, alone = sum(result.edits for result in results), sum(f": {ONE_DTYPE}: " in note for note in lines)
     notes = len(lines) - alone
+    related, unproven = (sum(result.relations[i] for result in results) for i in (0, 1))
     tally = (f"{len(seen)} {'kernel' if len(seen) == 1 else 'kernels'} recorded, {edits} "
-             f"{'parameter' if edits == 1 else 'parameters'} annotated, {notes} {'note' if notes == 1 else 'notes'}"
+             f"{'parameter' if edits == 1 else 'parameters'} annotated, {related} shape "
+             f"{'relation' if related == 1 else 'relations'} written, {unproven} left for want of evidence, "
+             f"{notes} {'note' if notes == 1 else 'notes'}"
              + (f", {alone} {'kernel' if alone == 1 else 'kernels'} seen with one dtype only" if alone else ""))
     code = runner.finish("annotate", results, options.write, tally)
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
@@ -120,6 +123,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     annotations: dict[tuple[int, int], str] = {}
     notes: list[str] = []
     mechanism = literal = False  # (literal: a shape written, whose strings name typing.Literal)
+    related = unproven = 0  # shape relations written, and left for want of evidence
     alias = language_alias(tree)
     uses = _uses(data)
     for kernel in parsed.kernels:
@@ -170,6 +174,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             if decision.annotation is not None:
                 shaped = decision.annotation.replace("]", shape.items + "]", 1)  # (a tensor's: after its dtypes)
                 annotations[(param.position.line, param.position.column)] = shaped.format(tl=alias)
+                related, unproven = related + shape.related, unproven + shape.unproven
                 mechanism = mechanism or decision.needs_mechanism
                 literal = literal or bool(shape.items)
                 dtypes = {token[1:].partition(":")[0] for token in widened[param.name] if token.startswith("*")}
@@ -186,7 +191,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             tree = _with_mechanism(tree)
         if literal:
             tree = _with_literal(tree)
-    return runner.rewritten(path, text, tree.code, tree.encoding, tuple(notes), len(annotations))
+    return runner.rewritten(path, text, tree.code, tree.encoding, tuple(notes), len(annotations), (related, unproven))
 
 
 # the line of a kernel whose tensor parameters, some of them, were seen with one dtype only

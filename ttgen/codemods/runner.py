@@ -28,13 +28,17 @@ class Result:
     notes: tuple[str, ...] = ()  # whole lines: ``path:line:col: note: ...``
     error: str | None = None
     edits: int = 0  # how many things the codemod changed (annotations, call sites)
+    # annotate's shape relations: dimensions written with a name, and those left '_' for want of
+    # evidence (ttgen.codemods.shapes)
+    relations: tuple[int, int] = (0, 0)
 
     @property
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
 
 
-def rewritten(path: Path, before: str, after: str, encoding: str, notes: tuple[str, ...] = (), edits: int = 0) -> Result:
+def rewritten(path: Path, before: str, after: str, encoding: str, notes: tuple[str, ...] = (), edits: int = 0,
+              relations: tuple[int, int] = (0, 0)) -> Result:
     """A codemod's new text of ``path``, checked by Python's parser: a rewrite that is not Python
     is ttgen's bug (the codemods make libcst's nodes unchecked), so the file stays as it is and
     the result says so."""
@@ -44,7 +48,7 @@ def rewritten(path: Path, before: str, after: str, encoding: str, notes: tuple[s
     except SyntaxError as exc:
         return Result(path, before, None, error=f"ttgen's rewrite would not parse (line {exc.lineno}: {exc.msg}); "
                                                 "left as it is: please report it")
-    return Result(path, before, after, encoding, notes, edits=edits)
+    return Result(path, before, after, encoding, notes, edits=edits, relations=relations)
 
 
 def finish(command: str, results: list[Result], write: bool, tally: str) -> int:
