@@ -179,6 +179,16 @@ def test_a_kernel_under_a_condition_launches_when_it_exists_and_explains_when_no
     torch.testing.assert_close(out, 5 * x)
     with pytest.raises(KernelMissingError, match=r"absent_kernel: .* does not exist .*under 'not \(HAS_FEATURE\)'"):
         module.absent_kernel.run(x=x, out=out, n=8, BLOCK=8, grid=(1,))
+    # A launcher of its own kind, whole: a wrong call gets Python's error first, as any run()'s,
+    # and torch.compile's traced run() binds and explains alike.
+    assert type(module._absent_kernel).__name__ == "MissingKernel"
+    with pytest.raises(TypeError, match=r"run\(\) got an unexpected keyword argument 'y'"):
+        module.absent_kernel.run(x=x, y=x, out=out, n=8, BLOCK=8, grid=(1,))
+    traced = getattr(module.absent_kernel.run, "__original_fn")
+    with pytest.raises(TypeError, match=r"run\(\) missing 1 required keyword-only argument: 'grid'"):
+        traced(x=x, out=out, n=8, BLOCK=8)
+    with pytest.raises(KernelMissingError, match=r"absent_kernel: .* does not exist"):
+        traced(x=x, out=out, n=8, BLOCK=8, grid=(1,))
 
 
 def test_loose_annotations_are_keyed_as_triton_reads_them(built: tuple[Path, list[str]]) -> None:

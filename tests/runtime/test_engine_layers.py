@@ -133,7 +133,7 @@ class Primed:
     def tune(self, tune_key: tuple[Any, ...], grid: Any, stream: int, given: Any, options: Any) -> tuple[Any, ...]:
         self.tune_keys.append(tune_key)
         tuner = self.state.layers[self.state.layer_kinds.index("autotune")]
-        self.state.tuned[tune_key] = autotune.tuned_entry(self.state, tuner.configs[0])
+        self.state.tuned[tune_key] = self.state.tuned_entry(tuner.configs[0])
         return self.state.tuned[tune_key]  # type: ignore[no-any-return]
 
     def launch_slow(self, key: tuple[Any, ...], *rest: Any) -> None:

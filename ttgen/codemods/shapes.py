@@ -186,8 +186,9 @@ class _Inference:
     def coincidences(self, dim: Dim) -> None:
         """A note for an unnamed dimension that equalled an int parameter or another tensor's
         dimension in every call, but with one value only: what to record to prove it."""
-        found: dict[int, list[str]] = {}
-        for other in [*self.ints, *(d for d in self.dims if d[0] != dim[0])]:
+        found: dict[int, list[str]] = {}  # the value shared -> what shared it
+        candidates: list[Dim | str] = [*self.ints, *(d for d in self.dims if d[0] != dim[0])]
+        for other in candidates:
             value = self.coincident(dim, other)
             if value is not None:
                 found.setdefault(value, []).append(f"'{other}'" if isinstance(other, str)
@@ -195,8 +196,8 @@ class _Inference:
         if not found:
             return
         self.shapes[dim[0]].unproven += 1
-        value, others = min(found.items())
-        self.note(dim, f"left '_': it equals {_both(others)} in every recorded call, but only ever as {value}: "
+        value, words = min(found.items())
+        self.note(dim, f"left '_': it equals {_both(words)} in every recorded call, but only ever as {value}: "
                        "record calls where they take other sizes to write the relation")
 
     def disagreement(self, dim: Dim, named: bool) -> None:

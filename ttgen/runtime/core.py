@@ -56,6 +56,22 @@ class KernelMissingError(RuntimeError):
     defines it under a condition that did not hold), or it needs another Triton."""
 
 
+def missing(module: ModuleType, name: str, params: Sequence[Spec], condition: str | None) -> str | None:
+    """Why kernel ``name`` of ``module`` cannot be launched in this process, or None: it is made
+    under a module-level ``condition`` that did not hold (absent, or not made a kernel), or it
+    takes ``*args``, which Triton passes from 3.9 on.  (Absent without a condition, it is a
+    stale launcher's: `LauncherCore` raises.)"""
+    where = f"{module.__name__}.{name}"
+    found = live.chain(getattr(module, name, None))
+    if found is None and condition is not None:
+        return (f"{name}: {where} does not exist in this process as a kernel (it is made under '{condition}' in "
+                f"{module.__name__}, which did not run it)")
+    if found is not None and VERSION < (3, 9) and any(getattr(spec, "variadic", False) for spec in params):
+        return (f"{name}: Triton {triton.__version__} passes no *args to a kernel (3.9 passes a tuple): this "
+                "launcher needs Triton 3.9")
+    return None
+
+
 class LauncherCore:
     """Everything a generated launcher needs that is not on its inline fast path, but for
     autotune, heuristics and the engine (`ttgen.runtime.launcher.Launcher`)."""
@@ -86,19 +102,11 @@ class LauncherCore:
         where = f"{module.__name__}.{name}"
         outer = getattr(module, name, None)
         found = live.chain(outer)
-        if found is None and condition is not None:  # absent, or not (yet) made a kernel
-            self._absent(f"{name}: {where} does not exist in this process as a kernel (it is made "
-                         f"under '{condition}' in {module.__name__}, which did not run it)")
-            return
         if found is None:
             what = "missing" if outer is None else describe(outer)
             raise StaleLauncherError(
                 f"{where} is not the Triton kernel its launcher was generated for (found: {what}); re-run ttgen"
             )
-        if VERSION < (3, 9) and any(getattr(spec, "variadic", False) for spec in params):
-            self._absent(f"{name}: Triton {triton.__version__} passes no *args to a kernel (3.9 passes a "
-                         "tuple): this launcher needs Triton 3.9")
-            return
         live.check_layers(where, found[:-1], layers)
         # The autotune key's names as the source wrote them: the body's autotune key holds these
         # (none where key= is not a literal list); check_layers held the live ones to them.
@@ -127,7 +135,7 @@ class LauncherCore:
         signature_params = inspect.signature(self.kernel.fn).parameters.values()
         self.defaults = {p.name: p.default for p in signature_params}
         # Parameters Triton receives by name only; and those named like a launch option, which
-        # set the option when passed by name (`_arguments`).
+        # set the option when passed by name (`arguments`).
         self.keyword_only = {p.name for p in signature_params if p.kind is p.KEYWORD_ONLY}
         self.variadic = next((p.name for p in signature_params if p.kind is p.VAR_POSITIONAL), None)
         self.option_named = {p.name for p in signature_params if p.name in OPTIONS}
@@ -138,18 +146,6 @@ class LauncherCore:
             live.key_rule(self.kernel, i, spec, _specialize, _backend) if isinstance(spec, Dynamic) else None
             for i, spec in enumerate(self.params)
         ]
-
-    def _absent(self, message: str) -> None:
-        """A kernel defined under a module-level condition that did not hold: every launch
-        explains (the inline tests and the slow paths all end in this error)."""
-
-        def fail(*args: Any, **kwargs: Any) -> Any:
-            raise KernelMissingError(message)
-
-        self.tensors = fail
-        self.pre_run_hooks = []
-        for method in ("accept", "launch_slow", "tune", "heuristics", "run_loose", "dynamic_key"):
-            setattr(self, method, fail)
 
     def dynamic_key(self, index: int, value: object) -> object:
         """The key of loosely typed parameter ``index``: as Triton's binder keys it."""
@@ -338,8 +334,8 @@ class LauncherCore:
             self._interpret(grid, args)
             return
         state = key[0]
-        positional, keywords, options = self._arguments([spec.name for spec in self.params], list(args), options)
-        with self._on_stream(state[0], stream):
+        positional, keywords, options = self.arguments([spec.name for spec in self.params], list(args), options)
+        with self.on_stream(state[0], stream):
             if key in self.cache or state[1] is HOOKED:
                 self._jit_run(positional, grid, keywords, options)
                 self._reguard(key)
@@ -379,7 +375,7 @@ class LauncherCore:
         except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
             raise device.explained(self.name, False, exc)
 
-    def _arguments(
+    def arguments(
         self, names: list[str], values: list[Any], options: dict[str, Any] | None = None,
     ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
         """Positional values up to the first parameter that is not given or that Triton must
@@ -402,7 +398,7 @@ class LauncherCore:
             positional.append(given.pop(name))
         return positional, given, {k: v for k, v in options.items() if k not in self.option_named}
 
-    def _on_stream(self, index: int, stream: int) -> AbstractContextManager[Any]:
+    def on_stream(self, index: int, stream: int) -> AbstractContextManager[Any]:
         if stream == device.current_stream(index):
             return nullcontext()
         return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=index))  # type: ignore[no-untyped-call]
@@ -413,7 +409,7 @@ class LauncherCore:
         given = self.accept(device.current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
         checked = iter(given)
         values = self.for_interpreter(self.params, [next(checked) if s in self.given else v for s, v in zip(self.params, args)])
-        positional, keywords, _ = self._arguments([s.name for s in self.params], values)
+        positional, keywords, _ = self.arguments([s.name for s in self.params], values)
         with device.INTERPRETER_LOCK:
             self.kernel[grid](*positional, **keywords)
 

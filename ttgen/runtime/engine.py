@@ -30,9 +30,9 @@ def bind(launcher: LauncherCore, function: _F) -> _F:
     launch, with no Python frame; ``function``, the generated Python run(), stays its
     definition and runs for everything else.  Kernels the engine does not cover (parameters
     that take an option's or ``stream``'s name, decorators `_layers` does not describe, a
-    kernel that does not exist in this process) get the `keyword_call` of ``function``."""
+    ) get the `keyword_call` of ``function``."""
     code = function.__code__
-    if getattr(launcher, "kernel", None) is None or launcher.loose:  # (absent: see `_absent`)
+    if launcher.loose:
         return keyword_call(function)
     layers = _layers(launcher)
     options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
@@ -118,10 +118,12 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
     return ("d", index, loose_rule(params[index] if params is not None else None), scalar)
 
 
-def keyword_call(function: _F) -> _F:
+def keyword_call(function: _F, body: Callable[..., Any] | None = None) -> _F:
     """``function`` (keyword-only parameters, like every run()) as a `KeywordCall` (see
-    fastpath.c): its keywords mapped to slots once per call shape instead of on every call."""
-    body, defaults = _positional(function)
+    fastpath.c): its keywords mapped to slots once per call shape instead of on every call;
+    ``body`` (positional, in their order) runs in place of ``function``'s own where given."""
+    positional, defaults = _positional(function)
+    body = body if body is not None else positional
     names = function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]
     return _wrapped(_native.KeywordCall(body, function, names, defaults, _REQUIRED), function)
 

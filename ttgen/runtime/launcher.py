@@ -1,27 +1,40 @@
 """`Launcher`: what a generated launcher module builds for each kernel (``_rt.Launcher(...)``).
 
 A `LauncherCore` (ttgen.runtime.core: import-time checks, the cache, the full rules' errors, the
-slow path through Triton) with the paths a generated run() reaches through it on top: run() bound
-to the C engine (ttgen.runtime.engine) and marked for torch.compile (ttgen.runtime.traced), and
-autotune and heuristics (ttgen.runtime.autotune).
+slow path through Triton) with autotune and heuristics on top (ttgen.runtime.autotune's
+`Autotuning`), and run() bound to the C engine (ttgen.runtime.engine) and marked for
+torch.compile (ttgen.runtime.traced).  A kernel that does not exist in this process gets a
+`MissingKernel` instead, whose run() binds its arguments and explains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any, TypeVar
 
-from ttgen.runtime import autotune, engine, live, traced
-from ttgen.runtime.core import LauncherCore
+from ttgen.runtime import engine, traced
+from ttgen.runtime.autotune import Autotuning
+from ttgen.runtime.core import KernelMissingError, missing
+from ttgen.runtime.specs import Spec
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-class Launcher(LauncherCore):
+class Launcher(Autotuning):
     """One per kernel: everything a generated launcher needs that is not on its inline fast path."""
 
-    tune = autotune.tune
-    run_loose = autotune.run_loose
+    def __new__(  # type: ignore[misc]  # (a MissingKernel where the kernel cannot be launched)
+        cls,
+        module: ModuleType,
+        name: str,
+        signature: str,
+        params: Sequence[Spec],
+        layers: Sequence[tuple[Any, ...]] = (),
+        condition: str | None = None,
+    ) -> Launcher | MissingKernel:
+        why = missing(module, name, params, condition)
+        return MissingKernel(why) if why is not None else super().__new__(cls)
 
     def engine(self, function: _F) -> _F:
         """run() as the C `Engine` (see ttgen.runtime.engine), which torch.compile traces as
@@ -30,9 +43,20 @@ class Launcher(LauncherCore):
         traced.mark(call, function, self)
         return call
 
-    def heuristics(self, index: int, values: dict[str, Any], grid: object) -> tuple[Any, ...]:
-        """Layer ``index``'s heuristic values, each seeing the arguments and the earlier ones."""
-        return live.heuristic_values(self.layers[index], values, grid)
 
-    def run_pre_hook(self, choice: autotune.Choice, values: dict[str, Any], grid: object) -> None:
-        autotune.run_pre_hook(choice, values, grid)
+class MissingKernel:
+    """The launcher of a kernel that cannot be launched in this process (its module defines it
+    under a condition that did not hold, or it needs another Triton): its run() binds the
+    arguments as every run() does, so a wrong call gets Python's own error, then raises
+    `KernelMissingError` (eagerly, and where torch.compile traces it)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def engine(self, function: _F) -> _F:
+        def fail(*args: Any, **kwargs: Any) -> None:
+            raise KernelMissingError(self.message)
+
+        call = engine.keyword_call(function, fail)
+        traced.mark(call, function, fail)
+        return call

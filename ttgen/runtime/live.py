@@ -68,7 +68,7 @@ def config_settings(config: Any, params: Sequence[str]) -> dict[str, Any]:
     """What a live ``triton.Config`` sets besides the kernel's parameters ``params`` (num_warps,
     ...), as its ``all_kwargs()`` gives them to the kernel: a num_warps in its dict, say, gives
     way to its num_warps= keyword, as in Triton.  A launch option stays even where a parameter
-    has its name: Triton's keyword sets both (`LauncherCore._arguments` passes it so)."""
+    has its name: Triton's keyword sets both (`LauncherCore.arguments` passes it so)."""
     return {k: v for k, v in config.all_kwargs().items() if k not in params or k in OPTIONS}
 
 

@@ -41,22 +41,29 @@ from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non
 from ttgen.runtime.core import LauncherCore
 
 
-def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore) -> None:
+def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore | Callable[..., None]) -> None:
     """Give ``call`` (``launcher``'s generated run() ``function`` as an `Engine` or a
-    `KeywordCall`) the function Dynamo traces instead."""
+    `KeywordCall`) the function Dynamo traces instead.  ``launcher`` a function instead (a
+    `MissingKernel`'s): the traced run() binds the call, then calls it with nothing."""
     code = function.__code__
     names = code.co_varnames[: code.co_kwonlyargcount]
     defaults = dict(function.__kwdefaults__ or {})
     qualname = function.__qualname__
-    # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner), else
-    # the JITFunction.  (None where the kernel is absent: `Launcher.accept` raises first.)
-    kernel = None
-    if hasattr(launcher, "kernel"):
-        kinds = zip(launcher.layers, launcher.layer_kinds)
-        kernel = plain(next((l for l, k in kinds if k != "heuristics"), launcher.kernel))
+    if not isinstance(launcher, LauncherCore):
+        explain = launcher
 
-    def traced_run(*args: Any, **kwargs: Any) -> None:
-        launch(launcher, kernel, bind(qualname, names, defaults, args, kwargs))
+        def traced_run(*args: Any, **kwargs: Any) -> None:
+            bind(qualname, names, defaults, args, kwargs)
+            explain()
+    else:
+        core = launcher
+        # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner),
+        # else the JITFunction.
+        kinds = zip(core.layers, core.layer_kinds)
+        kernel = plain(next((l for l, k in kinds if k != "heuristics"), core.kernel))
+
+        def traced_run(*args: Any, **kwargs: Any) -> None:
+            launch(core, kernel, bind(qualname, names, defaults, args, kwargs))
 
     setattr(call, "__original_fn", traced_run)
     setattr(call, "__script_if_tracing_wrapper", True)
@@ -125,7 +132,7 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
             break
         supplied = launcher.layers[index].values
         arguments.update(zip(supplied, live.heuristic_values(launcher.layers[index], arguments, grid)))
-    positional, keywords, options = launcher._arguments(list(arguments), list(arguments.values()), non_default(options))
+    positional, keywords, options = launcher.arguments(list(arguments), list(arguments.values()), non_default(options))
     launch_kernel(kernel, grid, positional, {**keywords, **options})
 
 
