@@ -46,6 +46,7 @@ LAUNCHER = "    import gen.kern_launch as kern_launch\n"
 REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
 STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
            "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
+DRIVER = "ops = make()\n\n\nclass Driver:\n    def set(self, device):\n        {}\n"
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -203,17 +204,36 @@ ROWS = [
     Row("a kernel chosen at run time: a module variable", function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
         function("k[grid](x, y, out, n)\n", IMPORT + "k = add or tuned\n"),
         ("the kernel is chosen at run time ('k' is assigned, not defined or imported)",)),
-    Row("a kernel chosen at run time: an expression", function("[add][0][grid](x, y, out, n)\n"),
-        function("[add][0][grid](x, y, out, n)\n"),
-        ("the kernel is chosen at run time (the subscripted object is not a name)",)),
+    Row("a kernel chosen at run time: an attribute of a module variable",
+        function("ops.k[grid](x, y, out, n)\n", IMPORT + "ops = make()\n"),
+        function("ops.k[grid](x, y, out, n)\n", IMPORT + "ops = make()\n"),
+        ("the kernel is chosen at run time ('ops.k' is an attribute of 'ops', which is assigned, not defined or "
+         "imported)",)),
+    Row("a kernel chosen at run time: an attribute of a parameter (the reason names it as written)",
+        DRIVER.format("self.kernel[grid](device)"), DRIVER.format("self.kernel[grid](device)"),
+        ("the kernel is chosen at run time ('self.kernel' is an attribute of 'self', which is a local name or "
+         "parameter)",)),
+    Row("a kernel chosen at run time: an expression",
+        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\n"),
+        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\n"),
+        ("the kernel is chosen at run time ('[add][0]' is not a name or an attribute of one)",
+         "the kernel is chosen at run time ('make().k' is not a name or an attribute of one)")),
+    Row("an object not known here subscripted with what no grid is (a string, a number, a slice) is no call site: "
+        "a table of functions (ctypes' self.funcs['cudaSetDevice'](device)), not counted",
+        DRIVER.format("self.funcs['cudaSetDevice'](device)\n        self.funcs[0](device)\n"
+                      "        make()[1:](device)\n        ops.table[f'{{device}}'](device)"),
+        DRIVER.format("self.funcs['cudaSetDevice'](device)\n        self.funcs[0](device)\n"
+                      "        make()[1:](device)\n        ops.table[f'{{device}}'](device)")),
     Row("a name bound twice", function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         ("'add' is bound more than once here (the kernel may be chosen at run time)",)),
     Row("a name not defined", function("nowhere[grid](x)\n"), function("nowhere[grid](x)\n"),
         ("'nowhere' is not defined or imported in this module",)),
-    Row("a builtin", function("dict[grid](x)\n"), function("dict[grid](x)\n"), ("'dict' is a builtin, not a kernel",)),
+    Row("a builtin is no call site (list[int](x) makes a list), not counted", function("dict[grid](x)\nlist[int](x)\n"),
+        function("dict[grid](x)\nlist[int](x)\n")),
     Row("an object of another package", function("other[grid](x)\n", "from elsewhere import other\n"),
-        function("other[grid](x)\n", "from elsewhere import other\n"), ("'elsewhere.other' is not a kernel of the PATHs given",)),
+        function("other[grid](x)\n", "from elsewhere import other\n"),
+        ("'other' (elsewhere.other) is not a kernel of the PATHs given",)),
     Row("its result is used", function("k = add[grid](x, y, out, n)\nreturn add[grid](x, y, out, n)\n"),
         function("k = add[grid](x, y, out, n)\nreturn add[grid](x, y, out, n)\n"),
         ("its result is used (run() returns None; kernel[grid](...) returns the compiled kernel)",) * 2),

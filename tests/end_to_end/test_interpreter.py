@@ -14,6 +14,7 @@ run the GPU.  CI runs this on Triton 3.6 and 3.9 (tox -e triton39).
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import sys
@@ -210,3 +211,17 @@ def test_each_annotated_kernel_launches_alike_through_triton_and_run(
     source = getattr(importlib.import_module(f"tests.{module}"), kernel)
     launcher = getattr(importlib.import_module(f"{generated}.{module}_launch"), kernel)
     _same_launch(source, launcher, arguments(), grid)
+
+
+def test_a_loop_to_a_bound_given_at_run_time_sums_as_torch_does(generated: str) -> None:
+    """row_sum's ``for off in range(0, N, BLOCK_SIZE)``, through kernel[grid](...) and run(): under
+    Triton 3.6's interpreter, with numpy 2.4 or later, both raise (``TypeError: only
+    0-dimensional arrays can be converted to Python scalars``; constraints/ pins numpy 2.2.6)."""
+    from tests.interpreter_kernels.loops import row_sum
+
+    launcher = importlib.import_module(f"{generated}.interpreter_kernels.loops_launch").row_sum
+    x = torch.randn(3, 100, generator=torch.Generator().manual_seed(0)).to(DEVICE)
+    for launch in (row_sum[(3,)], functools.partial(launcher.run, grid=(3,))):
+        out = torch.full((3,), float("nan"), device=DEVICE)
+        launch(x=x, out=out, N=100, BLOCK_SIZE=32)
+        torch.testing.assert_close(out, x.sum(dim=1))

@@ -150,3 +150,16 @@ def test_the_plugin_refuses_a_mypy_that_mishandles_it() -> None:
     assert mypy_plugin.plugin("1.20.2") is mypy_plugin.plugin("2.4.1+dev.0123abc") is mypy_plugin.ShapesPlugin
     with pytest.raises(RuntimeError, match=r"ttgen.mypy_plugin needs mypy 1.20 or later, not 1.19.1"):
         mypy_plugin.plugin("1.19.1")
+
+
+def test_the_typing_extra_asks_for_the_first_mypy_the_plugin_loads_in() -> None:
+    """pyproject.toml's ``typing = ["mypy>=X.Y"]``: the plugin loads in X.Y, and refuses the
+    minor version before it."""
+    from ttgen import mypy_plugin
+
+    bound = re.search(r'^typing = \["mypy>=(\d+)\.(\d+)"\]$', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    assert bound is not None
+    major, minor = int(bound[1]), int(bound[2])
+    assert mypy_plugin.plugin(f"{major}.{minor}.0") is mypy_plugin.ShapesPlugin
+    with pytest.raises(RuntimeError, match="needs mypy"):
+        mypy_plugin.plugin(f"{major}.{minor - 1}.0")

@@ -102,16 +102,44 @@ def test_files_and_folders_mix_and_folders_are_searched_recursively_in_sorted_or
     code, out = run(capsys, "src", "matmul.py", "--out", "gen", "-v")
     assert code == 0, out
     package = " (package __init__.py, not a launcher)"
-    assert out[:-1] == [
+    assert out[:-1] == [  # (two PATHs: each module's launcher at its dotted name, src.vector_add and matmul)
         f"{Path(p)}: written{package if p.endswith('__init__.py') else ''}"
         for p in [
-            "gen/__init__.py", "gen/matmul_launch.py", "gen/nested/__init__.py",
-            "gen/nested/a_layer_norm_launch.py", "gen/nested/softmax_launch.py",
-            "gen/vector_add_launch.py",
+            "gen/__init__.py", "gen/matmul_launch.py", "gen/src/__init__.py", "gen/src/nested/__init__.py",
+            "gen/src/nested/a_layer_norm_launch.py", "gen/src/nested/softmax_launch.py",
+            "gen/src/vector_add_launch.py",
         ]
     ]
     # The summary counts what -v lists as launchers; helpers.py and the __init__.py files have none.
     assert out[-1].startswith("ttgen: 4 kernel modules, 4 launchers written")
+
+
+def test_several_paths_are_laid_out_by_dotted_name_and_clash_only_where_modules_share_one(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Folders ``a/ops`` and ``b/ops`` of packages ``a`` and ``b`` both hold a ``vector_add.py``:
+    their launchers go to ``a/ops`` and ``b/ops`` under --out (the PATHs share no package), each
+    importing its own module.  Where ``a`` and ``b`` are no packages, both modules are
+    ``ops.vector_add``: their launchers clash."""
+    for name in ("a", "b"):
+        (Path(name) / "ops").mkdir(parents=True)
+        for package in (Path(name), Path(name) / "ops"):
+            (package / "__init__.py").write_text("")
+        shutil.copy(EXAMPLES / "vector_add.py", Path(name) / "ops" / "vector_add.py")
+    code, out = run(capsys, "a/ops", "b/ops", "--out", "gen")
+    assert code == 0, out
+    assert launchers(Path("gen")) == ["a/ops/vector_add_launch.py", "b/ops/vector_add_launch.py"]
+    for name in ("a", "b"):
+        assert f'import_module("{name}.ops.vector_add")' in (Path("gen") / name / "ops" / "vector_add_launch.py").read_text()
+    assert run(capsys, "a/ops", "--out", "one")[0] == 0  # (one PATH: its tree is --out's)
+    assert launchers(Path("one")) == ["vector_add_launch.py"]
+    Path("a/__init__.py").unlink()
+    Path("b/__init__.py").unlink()
+    code, out = run(capsys, "a/ops", "b/ops", "--out", "gen")
+    assert code == 2 and out[0] == (
+        f"{Path('b/ops/vector_add.py')}:1:1: error: its launcher {Path('gen/vector_add_launch.py')} would "
+        f"overwrite the one of {Path('a/ops/vector_add.py')}  [output-clash]"
+    ), out
 
 
 def test_generated_package_imports_and_launches(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:

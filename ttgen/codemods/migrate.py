@@ -20,7 +20,9 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
 * the call is a statement of its own inside a function (``run()`` returns None where
   ``kernel[grid](...)`` returns the compiled kernel), not marked ``# ttgen: keep``.
 
-A call of an item of a dict, list or set (``cache[key](...)``) is no call site.  A rewritten call
+A call of what cannot be a kernel is no call site: an item of a dict, list or set
+(``cache[key](...)``), a builtin's (``list[int](...)``), and an item of an object not known to be
+a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)``).  A rewritten call
 too long for its line (black's or ruff's line length, 88 if none is set) is laid out one
 keyword a line.  The grid comes first, as Python evaluates it first.  Each function that
 launches imports the launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
@@ -250,8 +252,12 @@ class Skip(Exception):
     """A call site left as it is; ``args[0]`` says why."""
 
 
+class Unknown(Skip):
+    """A call site whose subscripted object is not known here to be a kernel, nor not to be one."""
+
+
 class NotACallSite(Exception):
-    """A call of an item of a dict, list or set (``cache[key](...)``): not a kernel's launch."""
+    """A call of what cannot be a kernel (`Migrate._target`, `_no_grid`): not a kernel's launch."""
 
 
 class Kept(Exception):
@@ -332,7 +338,12 @@ class Migrate(cst.CSTTransformer):
         (each value the original's node, where the call gives it as it is); or NotACallSite,
         Kept or Skip."""
         self.pending, self.unpacked = [], []
-        target = self._target(original.func.value)  # type: ignore[attr-defined]
+        try:
+            target = self._target(original.func.value)  # type: ignore[attr-defined]
+        except Unknown:
+            if _no_grid(original.func):  # type: ignore[arg-type]  # (a table of functions, not a kernel)
+                raise NotACallSite from None
+            raise
         line = self.get_metadata(PositionProvider, original).start.line
         if _KEEP in self.lines[line - 1] or [text.strip() for text in self.lines[line - 2:line - 1]] == [_KEEP]:
             raise Kept
@@ -341,31 +352,35 @@ class Migrate(cst.CSTTransformer):
         return target, function, grid, self._arguments(target, self._expanded(original.args, target), function)
 
     def _target(self, value: cst.BaseExpression) -> Target:
-        """The kernel ``value`` names, or Skip."""
-        if not isinstance(value, (cst.Name, cst.Attribute)):
-            raise Skip("the kernel is chosen at run time (the subscripted object is not a name)")
+        """The kernel ``value`` names; Unknown where it may be one not known here, Skip where it is
+        one that cannot be launched so, NotACallSite where it cannot be one."""
+        base = _base(value)
+        if base is None:
+            raise Unknown(f"the kernel is chosen at run time ('{_code(value)}' is not a name or an attribute of one)")
         if isinstance(value, cst.Name) and self._bound_to_container(value):
             raise NotACallSite
         qualified = self.get_metadata(QualifiedNameProvider, value, set())
         if len(qualified) != 1:
-            raise Skip(f"'{_code(value)}' is bound more than once here (the kernel may be chosen at run time)"
-                       if qualified else f"'{_code(value)}' is not defined or imported in this module")
+            raise Unknown(f"'{_code(value)}' is bound more than once here (the kernel may be chosen at run time)"
+                          if qualified else f"'{_code(value)}' is not defined or imported in this module")
         (name,) = qualified
         if "<locals>" in name.name:
-            raise Skip(f"the kernel is chosen at run time ('{_code(value)}' is a local name or parameter)")
+            raise Unknown(f"the kernel is chosen at run time ({_named(value, base)} is a local name or parameter)")
         if name.source is QualifiedNameSource.IMPORT:
             dotted = self._absolute(name.name)
         elif name.source is QualifiedNameSource.LOCAL:
             dotted = f"{self.module}.{name.name}"
         else:
-            raise Skip(f"'{_code(value)}' is a builtin, not a kernel")
+            raise NotACallSite  # (a builtin: list[int](...) makes a list)
         target = self.targets.get(dotted)
         if target is CONTAINER:
             raise NotACallSite
         if target is None:
-            if isinstance(value, cst.Name) and name.source is QualifiedNameSource.LOCAL and self._assigned(value):
-                raise Skip(f"the kernel is chosen at run time ('{_code(value)}' is assigned, not defined or imported)")
-            raise Skip(f"'{dotted}' is not a kernel of the PATHs given")
+            if name.source is QualifiedNameSource.LOCAL and self._assigned(base):
+                raise Unknown(
+                    f"the kernel is chosen at run time ({_named(value, base)} is assigned, not defined or imported)")
+            written = f"'{_code(value)}'" + (f" ({dotted})" if _code(value) != dotted else "")
+            raise Unknown(f"{written} is not a kernel of the PATHs given")
         if isinstance(target, str):
             raise Skip(target)
         return target
@@ -658,6 +673,15 @@ class Migrate(cst.CSTTransformer):
         return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 
 
+def _no_grid(subscript: cst.Subscript) -> bool:
+    """Whether ``subscript`` holds what no grid is: a slice, a string or a number (Triton takes
+    ``len()`` of a grid, then its items as ints)."""
+    elements = subscript.slice
+    index = elements[0].slice if len(elements) == 1 else None
+    return any(isinstance(element.slice, cst.Slice) for element in elements) or (
+        isinstance(index, cst.Index) and isinstance(index.value, (cst.BaseString, cst.BaseNumber)))
+
+
 def _grid(subscript: cst.Subscript) -> cst.BaseExpression:
     """The grid of ``kernel[...]``: the expression, or the tuple ``kernel[a, b]`` stands for."""
     values = []
@@ -715,6 +739,20 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def _base(value: cst.BaseExpression) -> cst.Name | None:
+    """The name ``value`` is, or that the attribute chain ``value`` starts from (``self`` of
+    ``self.funcs``); None for another expression."""
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return value if isinstance(value, cst.Name) else None
+
+
+def _named(value: cst.BaseExpression, base: cst.Name) -> str:
+    """How a reason names ``value`` (``base``: `_base`), as written, before what it says of the
+    name: ``'k'``, ``'self.funcs' is an attribute of 'self', which``."""
+    return f"'{_code(value)}'" if value is base else f"'{_code(value)}' is an attribute of '{base.value}', which"
 
 
 def _parameters(function: cst.FunctionDef) -> set[str]:

@@ -68,12 +68,13 @@ def discover(paths: list[str], out: str | None) -> Discovery:
     if out_dir is not None and os.path.exists(out_dir) and not os.path.isdir(out_dir):
         found.diagnostics.append(_problem(out_dir, "--out must name a directory", "path"))
         return found
+    places = _places(paths, found.packages)
     for given in paths:
         root = Path(given)
         if not os.path.lexists(root):
             found.diagnostics.append(_problem(root, "no such file or directory", "path"))
         elif not os.path.isdir(root):
-            _add_file(found, root, out_dir)
+            _add_file(found, root, out_dir / places[given] if out_dir is not None else None)
         elif out_dir is not None and _inside(out_dir, root):
             found.diagnostics.append(
                 _problem(
@@ -83,9 +84,24 @@ def discover(paths: list[str], out: str | None) -> Discovery:
                 )
             )
         else:
-            _add_folder(found, root, out_dir)
+            _add_folder(found, root, out_dir, out_dir / places[given] if out_dir is not None else None)
     found.sources = list(dict.fromkeys(found.sources))  # a file named twice is read once
     return found
+
+
+def _places(paths: list[str], packages: dict[str, tuple[bool, str]]) -> dict[str, Path]:
+    """Where under --out each PATH's tree goes: at the dotted name of the package its modules are
+    in (a folder's own, a file's folder's), less the packages all PATHs are in.  One PATH's tree
+    is --out's, as is that of files of one folder; ``a/ops`` and ``b/ops`` of packages ``a`` and
+    ``b`` go to ``a/ops`` and ``b/ops``, so launchers clash only where modules share a name."""
+    names: dict[str, list[str]] = {}
+    for given in paths:
+        if os.path.lexists(given):
+            folder = os.path.abspath(given) if os.path.isdir(given) else os.path.dirname(os.path.abspath(given))
+            name = _folder(folder, packages)[1]
+            names[given] = name.split(".") if name else []
+    shared = len(os.path.commonprefix(list(names.values())))
+    return {given: Path(*name[shared:]) for given, name in names.items()}
 
 
 def _add_file(found: Discovery, path: Path, out_dir: Path | None) -> None:
@@ -98,11 +114,12 @@ def _add_file(found: Discovery, path: Path, out_dir: Path | None) -> None:
         found.owned.append(source.output)
 
 
-def _add_folder(found: Discovery, root: Path, out_dir: Path | None) -> None:
+def _add_folder(found: Discovery, root: Path, out_dir: Path | None, place: Path | None) -> None:
+    """The modules under ``root``, their launchers under ``place`` (in ``out_dir``: `_places`)."""
     found.owned.append(out_dir if out_dir is not None else root)
     for path in _walk(root, found.diagnostics):
         if not is_generated(path):
-            found.sources.append(_source(path, root, out_dir, found.packages))
+            found.sources.append(_source(path, root, place, found.packages))
 
 
 def _source(path: Path, base: Path, out_dir: Path | None, packages: dict[str, tuple[bool, str]]) -> Source:
