@@ -18,6 +18,8 @@ from ttgen.vocabulary import kinds
 from ttgen.runtime import live
 from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword, kept_types
 from ttgen.runtime import device
+from ttgen.runtime.autotune import Autotuning
+from ttgen.runtime.body import Body
 from ttgen.runtime.core import LauncherCore
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
 from ttgen.runtime.state import HOOKED, launch_state
@@ -25,22 +27,23 @@ from ttgen.runtime.state import HOOKED, launch_state
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def bind(launcher: LauncherCore, function: _F) -> _F:
+def bind(launcher: Autotuning, function: _F) -> _F:
     """run() as the C `Engine` (see engine.c): its cache-hit path, checks, key, lookup and
-    launch, with no Python frame; ``function``, the generated Python run(), stays its
-    definition and runs for everything else.  Kernels the engine does not cover (parameters
-    that take an option's or ``stream``'s name, decorators `_layers` does not describe, a
-    ) get the `keyword_call` of ``function``."""
+    launch, with no Python frame; `Body`, the Python interpreter of the same plan, runs for
+    everything else.  ``function``, the generated run(), gives the keywords and their defaults.
+    Kernels the engine does not cover (parameters that take an option's or ``stream``'s name,
+    decorators `_layers` does not describe) get a `keyword_call` of the `Body`."""
     code = function.__code__
+    body = Body(launcher, code.co_varnames[: code.co_kwonlyargcount])
     if launcher.loose:
-        return keyword_call(function)
+        return keyword_call(function, body)
     layers = _layers(launcher)
     options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
     grid = grid_keyword(spec.name for spec in launcher.params)
     names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
     if layers is None or code.co_varnames[: code.co_kwonlyargcount] != names:
-        return keyword_call(function)
-    body, defaults = _positional(function)
+        return keyword_call(function, body)
+    _, defaults = _positional(function)
     plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
     call = _native.Engine(
         body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,

@@ -1,0 +1,175 @@
+"""run()'s Python body: one interpreter of a launcher's plan, for every kernel.
+
+A generated run() is a signature and nothing more; what it does is the launcher's plan, the
+literal specs of the generated module (`ttgen.runtime.specs`: what each parameter checks and
+contributes to the key) with the decorators' layers and the option tables
+(`ttgen.vocabulary.options`).  Two interpreters read that plan: the C engine (engine.c), which
+runs the cache-hit path, and `Body`, which runs everything the engine hands back (a refused
+argument, a tune-key or cache miss, a config's pre-hook, hooks, a stream object) and every call
+of a kernel the engine does not cover.  Both build the same key, so they share the launcher's
+``cache`` and ``tuned``; the differential and parity tests hold them to Triton's.
+
+`Body` takes run()'s keywords positionally, in the order ``names`` gives (the order
+`engine.bind` maps the keywords to): the parameters the caller gives, the grid's keyword, the
+launch options, the compile options, for each parameter named like a launch option the keyword
+that says whether it sets the option (`options.sets_option_keyword`), and ``stream`` where no
+parameter takes that name.  It checks every argument with the full rules (`LauncherCore.accept`,
+`check_options`, the shapes), which give back each value a hit would launch with, so a call the
+engine refused is explained and one it could not finish launches as the engine would have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ttgen.runtime import device, live
+from ttgen.runtime.autotune import Autotuning
+from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
+from ttgen.runtime.state import grid3, launch_state
+from ttgen.vocabulary import kinds
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, RUN_OPTIONS, grid_keyword, sets_option_keyword
+
+
+def key_part(launcher: Autotuning, index: int, spec: Spec) -> Callable[[Any], Any] | None:
+    """How parameter ``index`` adds to the specialization key, as engine.c's plan entry for it
+    says (`engine._plan_entry`); None where it adds nothing."""
+    if isinstance(spec, Tensor):
+        if len(spec.dtypes) != 1:  # its dtype (None if None)
+            return (lambda x: None if x is None else x.dtype) if spec.optional else (lambda x: x.dtype)
+        return (lambda x: x is None) if spec.optional else None  # the dtype is known: whether it is None
+    if isinstance(spec, Scalar):
+        if not isinstance(spec.rule, kinds.Int) or not spec.specialize:
+            return None  # Triton specializes no float or bool scalar
+        return (lambda n: None if n == 1 else n & 15 == 0) if spec.align else (lambda n: n == 1)
+    if isinstance(spec, Constexpr):
+        return lambda value: value  # as it came: Triton keys a constexpr by its value
+    assert isinstance(spec, Dynamic)
+    return lambda value: launcher.dynamic_key(index, value)
+
+
+class Body:
+    """run()'s body for ``launcher``, whose run() takes the keywords ``names`` (see the module's
+    docstring).  ``loose``: the decorators' names are known only at run time, and run() checks
+    and launches through them (`Autotuning.run_loose`)."""
+
+    def __init__(self, launcher: Autotuning, names: Sequence[str]) -> None:
+        self.launcher = launcher
+        self.names = tuple(names)
+        params = [spec.name for spec in launcher.params]
+        self.grid = grid_keyword(params)
+        split = self.names.index(self.grid)
+        self.given = self.names[:split]
+        rest = self.names[split + 1:]
+        self.options = tuple(name for name in rest if name in OPTIONS)  # run()'s own launch options
+        self.compile = tuple(name for name in rest if name in COMPILE_OPTIONS)
+        self.stream = "stream" in rest
+        # Parameters named like a launch option, and run()'s keyword that says whether each sets it
+        flags = {name: sets_option_keyword(name, params) for name in self.given if name in OPTIONS}
+        self.option_named = {name: flag for name, flag in flags.items() if flag in rest}
+        self.params = tuple(params)
+        if launcher.loose:
+            return
+        autotuned = "autotune" in launcher.layer_kinds
+        self.option_names = RUN_OPTIONS if autotuned else tuple(OPTIONS)  # the key's, in its order
+        self.tensors = tuple(spec.name for spec in launcher.tensor_specs)
+        self.aligned = any(spec.aligned for spec in launcher.tensor_specs)
+        self.parts = [(spec.name, part) for i, spec in enumerate(launcher.params)
+                      if (part := key_part(launcher, i, spec)) is not None]
+        self.layers = _layers(launcher)
+
+    def run(self, *slots: Any) -> None:
+        """run() called with ``slots``, its keywords' values in `names`' order."""
+        launcher = self.launcher
+        values = dict(zip(self.names, slots))
+        if launcher.loose:
+            launcher.run_loose(
+                {name: values[name] for name in self.given}, values[self.grid],
+                values["stream"] if self.stream else None,
+                {name: values[name] for name in (*self.options, *self.compile)},
+                {name: values[flag] for name, flag in self.option_named.items()},
+            )
+            return
+        set_by: dict[str, Any] = {}  # the options that parameters named like them set
+        for name, flag in self.option_named.items():
+            values[name], set_by[name] = launcher.option_parameter(name, values[name], values[flag])
+        state = launch_state()
+        index = state[0]
+        values.update(zip(self.given, launcher.accept(index, tuple(values[name] for name in self.given))))
+        aligned, *pointers = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors \
+            else (None,)
+        if self.options:
+            values.update(launcher.check_options({name: values[name] for name in self.options}))
+        launcher.shapes(*(values[name] for name in launcher.shape_names))
+        given = values["stream"] if self.stream else None
+        stream = device.current_stream(index) if given is None else launcher.as_stream(given)
+        compiled = tuple(values[name] for name in self.compile)
+        grid = values[self.grid]
+        choice = None
+        known = list(self.given)
+        for layer, (kind, supplies) in enumerate(self.layers):
+            if kind == "heuristics":
+                found = launcher.heuristics(layer, {name: values[name] for name in known}, grid)
+                values.update(zip(supplies, found))
+            else:
+                tuned = launcher.tuned.get(self.tune_key(index, known, values))
+                if tuned is None:
+                    options = {name: values[name] for name in (*self.options, *self.compile)}
+                    tuned = launcher.tune(self.tune_key(index, known, values), grid, stream,
+                                          tuple(values[name] for name in known), options)
+                    if tuned is None:
+                        return  # Triton's Autotuner tuned and launched
+                *chosen, choice = tuned
+                values.update(zip(supplies, chosen))
+                if choice.pre_hook is not None:
+                    launcher.run_pre_hook(choice, {name: values[name] for name in (*known, *supplies)}, grid)
+            known += [name for name in supplies if name not in known]
+        if grid.__class__ is not tuple:
+            grid = launcher.call_grid(grid, {name: values[name] for name in self.params})
+        g0, g1, g2 = grid3(grid) or launcher.checked_grid(grid)
+        options = {name: set_by.get(name, values.get(name)) for name in self.option_names}
+        key = (
+            state,
+            *((choice,) if choice is not None else ()),
+            *options.values(),
+            *((compiled == launcher.unset or launcher.compile_key(compiled),) if self.compile else ()),
+            *((aligned,) if self.aligned else ()),
+            *(part(values[name]) for name, part in self.parts),
+        )
+        launch = launcher.cache.get(key)
+        if launch is None or launcher.pre_run_hooks:
+            options.update((name, values[name]) for name in self.compile)
+            launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), options,
+                                 *((choice.settings,) if choice is not None else ()))
+        else:
+            passed = iter(pointers)
+            launch(g0, g1, g2, stream, *(next(passed) if name in self.tensors else values[name] for name in self.params))
+
+    __call__ = run
+
+    def tune_key(self, index: int, known: list[str], values: dict[str, Any]) -> tuple[Any, ...]:
+        """The autotune key: the device, the key arguments known by then, then what Triton
+        appends for each known argument with a dtype (`engine._tune_recipe`)."""
+        launcher = self.launcher
+        specs = {spec.name: spec for spec in launcher.params}
+        parts: list[Any] = [index, *(values[name] for name in launcher.tune_keys if name in known)]
+        for name in known:
+            spec = specs[name]
+            if isinstance(spec, Tensor):
+                if len(spec.dtypes) != 1 or spec.optional:
+                    value = values[name]
+                    parts.append((None if value is None else value.dtype) if len(spec.dtypes) != 1 else value is None)
+            elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
+                parts.append(getattr(values[name], "dtype", None))
+        return tuple(parts)
+
+
+def _layers(launcher: Autotuning) -> list[tuple[str, tuple[str, ...]]]:
+    """Each decorator, outermost first, and the parameters it supplies in the order its values
+    come: a heuristics dict's; the kernel's for an autotuner (`Autotuning.tuned_entry`)."""
+    params = [spec.name for spec in launcher.params]
+    found = []
+    for layer, kind in zip(launcher.layers, launcher.layer_kinds):
+        names = live.supplied_names(layer)
+        found.append((kind, tuple(names) if kind == "heuristics" else tuple(n for n in params if n in names)))
+    return found
