@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.codemods.formatted import assert_laid_out_as_black
+from tests.importing import importable
 from ttgen.codemods import annotate
 from ttgen.generate import workers
 
@@ -357,13 +358,8 @@ def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
             tl.store(x + tl.arange(0, BLOCK), n)
         """))
     (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*i32:16 n=1 BLOCK=16\n")
-    import sys
-
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path):
         _, _, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
-    finally:
-        sys.path.remove(str(tmp_path))
     assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
                                              "(its annotation or do_not_specialize say so)"]
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ttgen.vocabulary import atomic
 from ttgen.vocabulary import keys
 from ttgen.vocabulary import manifest
 from ttgen.runtime import precompiled
@@ -168,18 +169,11 @@ def save(folder: Path, index: dict[str, Any], objects: dict[str, bytes]) -> None
     (folder / "objects").mkdir(parents=True, exist_ok=True)
     for name, data in objects.items():
         if not (folder / name).exists():  # content-addressed: an existing file holds these bytes
-            _replace(folder / name, data)
-    _replace(folder / precompiled.INDEX, (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
+            atomic.write(folder / name, data)
+    atomic.write(folder / precompiled.INDEX, (json.dumps(index, indent=1, sort_keys=True) + "\n").encode())
     for path in (folder / "objects").iterdir():
         if f"objects/{path.name}" not in objects:
             path.unlink()
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """``path`` holds ``data`` whole, or what it held before: written beside it, then renamed."""
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_bytes(data)
-    os.replace(temp, path)
 
 
 @contextmanager
