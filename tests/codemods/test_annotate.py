@@ -354,7 +354,7 @@ def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
 
     sys.path.insert(0, str(tmp_path))
     try:
-        _, _, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
+        _, _, problems, _ = bundle.build([tmp_path / "launches.txt"], None, 1)
     finally:
         sys.path.remove(str(tmp_path))
     assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
