@@ -535,3 +535,45 @@ def test_bundle_merge_is_the_subcommand_where_a_manifest_is_called_merge(
     assert err.startswith("ttgen bundle: 'merge' is taken as the subcommand; for the path ./merge write "
                           "'ttgen bundle ./merge'\n")
     assert "usage: ttgen bundle merge" in err and "the following arguments are required: SHARD_DIR" in err
+
+
+def test_the_documented_ci_matrix() -> None:
+    """docs/bundles.md's workflow: each job's ttgen command as the CLI reads it, the shards it
+    names 1 to N, and each shard's folder reaching merge (upload-artifact's path, download-artifact's
+    shards/NAME) as the recipe's manifest and launcher folder."""
+    import fnmatch
+
+    import yaml
+
+    from tests.end_to_end.test_docs import BUNDLES, blocks, commands, document
+    from ttgen.bundle import merge
+
+    _, recipe = commands(document(BUNDLES))
+    recipe_options = bundle._arguments().parse_args(shlex.split(recipe)[2:])
+    (workflow,) = blocks(document(BUNDLES), "yaml")
+    jobs = yaml.safe_load(workflow)["jobs"]
+    shard_job, merge_job = jobs["bundle-shard"], jobs["bundle"]
+    assert merge_job["needs"] == "bundle-shard"
+    numbers = shard_job["strategy"]["matrix"]["shard"]
+    steps = {step.get("uses", "run").split("@")[0]: step for step in shard_job["steps"]}
+    (build,) = [step["run"] for step in shard_job["steps"] if step.get("run", "").startswith("ttgen bundle ")]
+    uploaded = []
+    for number in numbers:
+        words = shlex.split(build.replace("${{ matrix.shard }}", str(number)))
+        options = bundle._arguments().parse_args(words[2:])
+        assert options.shard == shards.Shard(number, len(numbers))
+        assert options.manifests == recipe_options.manifests
+        upload = steps["actions/upload-artifact"]["with"]
+        assert Path(upload["path"]) == options.out
+        uploaded.append(upload["name"].replace("${{ matrix.shard }}", str(number)))
+    assert numbers == list(range(1, len(numbers) + 1))
+    download = next(s for s in merge_job["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))["with"]
+    (joined,) = [step["run"] for step in merge_job["steps"] if step.get("run", "").startswith("ttgen bundle merge ")]
+    options = merge._arguments().parse_args(shlex.split(joined)[3:])
+    (pattern,) = options.shards
+    assert fnmatch.filter([f"{download['path']}/{name}" for name in uploaded], str(pattern)) == [
+        f"{download['path']}/{name}" for name in uploaded]
+    assert fnmatch.filter(uploaded, download["pattern"]) == uploaded
+    assert options.out == recipe_options.out
+    final = merge_job["steps"][-1]
+    assert final["uses"].startswith("actions/upload-artifact@") and Path(final["with"]["path"]) == options.out / "ttgen-bundle"
