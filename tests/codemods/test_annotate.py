@@ -359,7 +359,7 @@ def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
         """))
     (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*i32:16 n=1 BLOCK=16\n")
     with importable(tmp_path):
-        _, _, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
+        _, _, problems, _ = bundle.build([tmp_path / "launches.txt"], None, 1)
     assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
                                              "(its annotation or do_not_specialize say so)"]
 

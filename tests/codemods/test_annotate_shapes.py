@@ -312,7 +312,7 @@ def test_bundle_skips_call_lines(tmp_path: Path) -> None:
     from ttgen.bundle import compile as bundle
 
     (tmp_path / "launches.txt").write_text("call mod:k x=[4]:[1] n=4\n")
-    index, objects, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
+    index, objects, problems, _ = bundle.build([tmp_path / "launches.txt"], None, 1)
     assert (index["kernels"], objects, problems) == ({}, {}, [])
 
 
