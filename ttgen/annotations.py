@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable, Sequence
-from importlib.abc import Loader, MetaPathFinder
-from importlib.machinery import ModuleSpec
+from collections.abc import Callable
 from types import ModuleType
 
 import triton.language as _tl
+
+from ttgen.vocabulary.on_import import patch_on_import
 
 
 def _same_class(cls: type, _params: object) -> type:
@@ -92,53 +92,11 @@ def _patch_interpreter(interpreter: ModuleType) -> None:
 
 # Importing the code generator costs ~30 ms (it loads all of Triton's Gluon), the interpreter
 # ~60 ms, and only a compile or an interpreted launch needs them, so each is patched when
-# Triton first imports it, or now if it has been imported.
+# Triton first imports it, or now if it has been imported (each patch applies once).
 _PATCHES = {
     "triton.compiler.code_generator": _add_builtins,
     "triton.runtime.interpreter": _patch_interpreter,
 }
 
 
-class _PatchingLoader(Loader):
-    """Runs a patched module with its own loader, then patches it.  The module keeps its own
-    loader: this one stands in only while it loads."""
-
-    def __init__(self, loader: Loader) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        self.loader.exec_module(module)
-        _PATCHES[module.__name__](module)
-
-
-class _TritonFinder(MetaPathFinder):
-    """Finds the patched modules with the other finders and gives them the `_PatchingLoader`."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if fullname not in _PATCHES:
-            return None
-        for finder in sys.meta_path:
-            if finder is not self and hasattr(finder, "find_spec"):
-                spec = finder.find_spec(fullname, path, target)
-                if spec is not None:
-                    if spec.loader is not None:
-                        spec.loader = _PatchingLoader(spec.loader)
-                    return spec
-        return None
-
-
-# The finder first, then the check: a thread that imports a patched module meanwhile is seen by
-# one of the two (or both: each patch applies once).  It stays installed: importlib.reload finds
-# the module again and the reloaded module is patched too.
-sys.meta_path.insert(0, _TritonFinder())
-for _name, _patch in _PATCHES.items():
-    if _name in sys.modules:
-        _patch(sys.modules[_name])
+patch_on_import(_PATCHES)

@@ -2,12 +2,14 @@
 
     ttgen [generate] PATH... [--out DIR] ...       generate launchers (ttgen.generate.command)
     ttgen bundle MANIFEST... --out DIR ...         precompile recorded launches (ttgen.bundle.compile)
+    ttgen bundle merge SHARD_DIR... --out DIR      join a bundle built in shards (ttgen.bundle.shards)
     ttgen record --out FILE -- COMMAND...          record a workload's launches (ttgen.codemods.record)
     ttgen annotate FILE PATH... [--write]          annotate kernels from a recording (ttgen.codemods.annotate)
     ttgen migrate PATH... [--out DIR] [--write]    rewrite call sites into run() (ttgen.codemods.migrate)
 
 The first word picks the subcommand; anything else is the first PATH to generate launchers for.  A subcommand's
-name that is also a path here is taken as the subcommand, with a note on how to name the path.
+name that is also a path here is taken as the subcommand, with a note on how to name the path (`subcommand`: the
+rule ``ttgen bundle merge`` follows too).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 # name -> (module whose main(argv) runs it, what it does): `ttgen --help` lists them.
 COMMANDS = {
@@ -27,18 +29,33 @@ COMMANDS = {
 }
 
 
+# A subcommand's own subcommands: name -> the module whose main(argv) runs ``ttgen SUBCOMMAND NAME``.
+NESTED = {"bundle": {"merge": "ttgen.bundle.merge"}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    name = argv[0] if argv and argv[0] in COMMANDS else "generate"
-    if argv[:1] == [name]:
-        argv = argv[1:]
-        if os.path.lexists(name):
-            print(f"ttgen: '{name}' is taken as the subcommand; for the path ./{name} write "
-                  f"'ttgen ./{name}'", file=sys.stderr)
+    name, argv = subcommand("ttgen", argv, COMMANDS)
+    name = name or "generate"
+    nested, rest = subcommand(f"ttgen {name}", argv, NESTED.get(name, {}))
+    if nested:
+        return int(importlib.import_module(NESTED[name][nested]).main(rest))
     command = importlib.import_module(COMMANDS[name][0])
     if name == "generate":
         return int(command.main(argv, _subcommands()))
     return int(command.main(argv))
+
+
+def subcommand(prog: str, argv: Sequence[str], names: Iterable[str]) -> tuple[str | None, list[str]]:
+    """The subcommand ``argv``'s first word names (None if it names none) and the words after it.
+    A name that is also a path here is the subcommand, with a note on how to name the path."""
+    if not argv or argv[0] not in names:
+        return None, list(argv)
+    name = argv[0]
+    if os.path.lexists(name):
+        print(f"{prog}: '{name}' is taken as the subcommand; for the path ./{name} write "
+              f"'{prog} ./{name}'", file=sys.stderr)
+    return name, list(argv[1:])
 
 
 def _subcommands() -> str:

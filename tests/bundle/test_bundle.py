@@ -26,6 +26,7 @@ import pytest
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen.bundle import compile as bundle
+from ttgen.bundle import shards
 from ttgen.runtime import precompiled
 from ttgen.vocabulary import manifest
 from ttgen.cli import main as ttgen
@@ -407,3 +408,172 @@ def test_an_intact_bundle_object_is_loaded_and_launched(package: Path, stubcuda_
     records = run_recorded(TAMPERED.format(package=str(package)), session=stubcuda_lib)
     report = _last_json(records.stdout)
     assert report["warnings"] == [] and report["compiled"] == 0 and len(records) == 3
+
+
+# -- a bundle built in shards (issue 47) -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sharded(recorded: tuple[Path, dict[str, list[str]]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples' manifest built as 2 and as 3 shards: folder/N-I is shard I/N's --out."""
+    folder = tmp_path_factory.mktemp("shards")
+    for count in (2, 3):
+        for index in range(1, count + 1):
+            out = folder / f"{count}-{index}"
+            assert bundle.main([str(recorded[0]), "--out", str(out), "--shard", f"{index}/{count}", "-j", "2", "-q"]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_merged_shards_are_the_one_run_bundle_byte_for_byte(
+    sharded: Path, built: Path, tmp_path: Path, count: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parts = [sharded / f"{count}-{index}" for index in range(1, count + 1)]
+    units = [set(json.loads((part / "ttgen-bundle" / "shard.json").read_text())["seconds"]) for part in parts]
+    assert all(units) and sum(map(len, units)) == len(set().union(*units)) == 13  # 12 binaries, 1 choice
+    times = tmp_path / "times.json"
+    assert ttgen(["bundle", "merge", *map(str, reversed(parts)), "--out", str(tmp_path), "--times", str(times)]) == 0
+    assert _files(tmp_path / "ttgen-bundle") == _files(built)  # every file's bytes, and no other file
+    assert f"ttgen bundle merge: {count} shards into {tmp_path / 'ttgen-bundle'}" in capsys.readouterr().err
+    assert set(json.loads(times.read_text())) == set().union(*units)  # every unit's measured seconds
+
+
+def _refused(argv: list[str], out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert ttgen(["bundle", "merge", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("ttgen bundle merge: error: "), err
+    assert not out.exists()  # nothing written
+    return err.strip().removeprefix("ttgen bundle merge: error: ")
+
+
+def _edited(shard: Path, into: Path, file: str, field: str, value: object) -> Path:
+    """A copy of ``shard`` at ``into`` with one field of its index or shard record changed."""
+    shutil.copytree(shard, into)
+    path = into / "ttgen-bundle" / file
+    path.write_text(json.dumps({**json.loads(path.read_text()), field: value}))
+    return into
+
+
+def test_merge_refuses_what_is_not_one_build_s_shards(
+    sharded: Path, built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, two = sharded / "2-1", sharded / "2-2"
+    out = tmp_path / "out"
+    assert _refused([str(one)], out, capsys) == f"shard 2/2 is missing (given: {one} (1/2))"
+    assert _refused([str(one), str(two), str(one)], out, capsys) == f"shard 1/2 is given twice: {one}, {one}"
+    assert _refused([str(one), str(sharded / "3-2"), str(sharded / "3-3")], out, capsys) == (
+        f"the shards were built as different numbers of shards: of 2 ({one}); of 3 ({sharded / '3-2'}, {sharded / '3-3'})")
+    assert _refused([str(one), str(built.parent)], out, capsys).startswith(
+        f"{built.parent} is not a shard (ttgen bundle ... --out {built.parent} --shard I/N writes one)")
+    other = _edited(two, tmp_path / "triton", "index.json", "triton", "0.0")
+    assert _refused([str(one), str(other)], out, capsys).startswith(
+        f"the shards were built with different Triton versions: 3.")
+    assert _refused([str(one), str(other)], out, capsys).endswith(f" ({one}); 0.0 ({other})")
+    other = _edited(two, tmp_path / "ttgen", "shard.json", "ttgen", "0.0")
+    assert _refused([str(one), str(other)], out, capsys).startswith("the shards were built with different ttgen versions")
+    other = _edited(two, tmp_path / "plan", "shard.json", "plan", "0" * 64)
+    assert _refused([str(one), str(other)], out, capsys).startswith(
+        "the shards were built from different manifests, --target or --times: split ")
+    damaged = tmp_path / "damaged"
+    shutil.copytree(two, damaged)
+    cubin = next((damaged / "ttgen-bundle" / "objects").glob("*.cubin"))
+    cubin.write_bytes(cubin.read_bytes()[:-1])
+    assert _refused([str(one), str(damaged)], out, capsys) == (
+        f"{cubin}: its bytes are not the ones the shard's index records (a damaged shard)")
+
+
+def test_merge_refuses_shards_built_from_other_sources(package: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel edited between the shards' builds: each shard fingerprints every kernel's source,
+    its own part's or not."""
+    Path("two.txt").write_text(f"{KERNEL_LINE}\n{KERNEL_LINE.replace('BLOCK=1024', 'BLOCK=512')}\n")
+    assert bundle.main(["two.txt", "--out", "one", "--shard", "1/2", "-j", "1", "-q"]) == 0
+    source = package / "pkg" / "vadd.py"
+    source.write_text(source.read_text().replace("tl.store(", "tl.store(  # changed\n        ", 1))
+    assert bundle.main(["two.txt", "--out", "two", "--shard", "2/2", "-j", "1", "-q"]) == 0
+    assert _refused(["one", "two"], package / "out", capsys).startswith(
+        "the shards were built from different kernel sources: sources ")
+
+
+def test_a_tune_conflict_fails_every_shard(package: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two lines choosing differently for one key fail the whole build: so they fail each shard,
+    though the split puts them in different shards."""
+    tune = "tune examples.kernels.matmul_autotuned:matmul_autotuned cuda:90 a=*fp32 b=*fp32 c=*fp32 M=40 N=30 K=50 -> "
+    Path("tunes.txt").write_text(f"{tune}BLOCK_K=32 BLOCK_M=32 BLOCK_N=32 num_ctas=1 num_stages=2 num_warps=4\n"
+                                 f"{tune}BLOCK_K=32 BLOCK_M=64 BLOCK_N=64 num_ctas=1 num_stages=2 num_warps=4\n")
+    entries, _ = manifest.read(Path("tunes.txt"))
+    assert sorted(shards.split(entries, 2, {}).values()) == [1, 2]
+    for index in (1, 2):
+        assert bundle.main(["tunes.txt", "--out", "out", "--shard", f"{index}/2", "-q"]) == 2
+        assert "tunes.txt:2:1: error: another line chose BLOCK_K=32 BLOCK_M=32" in capsys.readouterr().err
+    assert not Path("out").exists()
+
+
+def test_the_split_is_longest_compile_first_and_the_same_in_any_order() -> None:
+    lines = [KERNEL_LINE.replace("BLOCK=1024", f"BLOCK={2 ** n}") for n in range(4, 11)]
+    entries = [manifest.parse_line(line) for line in lines]
+    times = {shards.unit(entries[0]): 6.0}  # measured: longer than the others together
+    split = shards.split(entries, 2, times)
+    assert [split[shards.unit(e)] for e in entries] == [1, 2, 2, 2, 2, 2, 2]
+    assert shards.split(entries[::-1], 2, times) == split
+    # No times: estimated; ties broken by text, the lowest shard first: round robin on sorted units.
+    assert shards.split(entries, 3, {}) == {u: 1 + n % 3 for n, u in enumerate(sorted(map(shards.unit, entries)))}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.syspath_prepend(str(REPO))
+        small, large = (shards.estimate(manifest.parse_line(f"kernel examples.kernels.{name} cuda:90 x=i32"))
+                        for name in ("vector_add:add_kernel", "layer_norm:layer_norm_fwd"))
+    assert shards.COMPILE_SECONDS < small < large
+
+
+def test_bundle_merge_is_the_subcommand_where_a_manifest_is_called_merge(
+    package: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("merge").write_text(f"{KERNEL_LINE}\n")
+    with pytest.raises(SystemExit):
+        ttgen(["bundle", "merge", "--out", "x"])
+    err = capsys.readouterr().err
+    assert err.startswith("ttgen bundle: 'merge' is taken as the subcommand; for the path ./merge write "
+                          "'ttgen bundle ./merge'\n")
+    assert "usage: ttgen bundle merge" in err and "the following arguments are required: SHARD_DIR" in err
+
+
+def test_the_documented_ci_matrix() -> None:
+    """docs/bundles.md's workflow: each job's ttgen command as the CLI reads it, the shards it
+    names 1 to N, and each shard's folder reaching merge (upload-artifact's path, download-artifact's
+    shards/NAME) as the recipe's manifest and launcher folder."""
+    import fnmatch
+
+    import yaml
+
+    from tests.end_to_end.test_docs import BUNDLES, blocks, commands, document
+    from ttgen.bundle import merge
+
+    _, recipe = commands(document(BUNDLES))
+    recipe_options = bundle._arguments().parse_args(shlex.split(recipe)[2:])
+    (workflow,) = blocks(document(BUNDLES), "yaml")
+    jobs = yaml.safe_load(workflow)["jobs"]
+    shard_job, merge_job = jobs["bundle-shard"], jobs["bundle"]
+    assert merge_job["needs"] == "bundle-shard"
+    numbers = shard_job["strategy"]["matrix"]["shard"]
+    steps = {step.get("uses", "run").split("@")[0]: step for step in shard_job["steps"]}
+    (build,) = [step["run"] for step in shard_job["steps"] if step.get("run", "").startswith("ttgen bundle ")]
+    uploaded = []
+    for number in numbers:
+        words = shlex.split(build.replace("${{ matrix.shard }}", str(number)))
+        options = bundle._arguments().parse_args(words[2:])
+        assert options.shard == shards.Shard(number, len(numbers))
+        assert options.manifests == recipe_options.manifests
+        upload = steps["actions/upload-artifact"]["with"]
+        assert Path(upload["path"]) == options.out
+        uploaded.append(upload["name"].replace("${{ matrix.shard }}", str(number)))
+    assert numbers == list(range(1, len(numbers) + 1))
+    download = next(s for s in merge_job["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))["with"]
+    (joined,) = [step["run"] for step in merge_job["steps"] if step.get("run", "").startswith("ttgen bundle merge ")]
+    options = merge._arguments().parse_args(shlex.split(joined)[3:])
+    (pattern,) = options.shards
+    assert fnmatch.filter([f"{download['path']}/{name}" for name in uploaded], str(pattern)) == [
+        f"{download['path']}/{name}" for name in uploaded]
+    assert fnmatch.filter(uploaded, download["pattern"]) == uploaded
+    assert options.out == recipe_options.out
+    final = merge_job["steps"][-1]
+    assert final["uses"].startswith("actions/upload-artifact@") and Path(final["with"]["path"]) == options.out / "ttgen-bundle"

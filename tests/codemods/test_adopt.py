@@ -27,6 +27,7 @@ test_record, test_annotate, test_migrate and tests/bundle.
 
 from __future__ import annotations
 
+import ast
 import collections
 import json
 import os
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.codemods.formatted import assert_laid_out_as_black
 from tests.standins import parse_log, standin_command
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 
@@ -71,7 +73,10 @@ def _entries(path: Path) -> list[str]:
 
 
 def _def_line(source: str, kernel: str) -> str:
-    return next(line for line in source.splitlines() if line.startswith(f"def {kernel}("))
+    """``kernel``'s signature on one line, whatever its layout (tests/codemods/formatted.py checks that)."""
+    function = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == kernel)
+    return ast.unparse(ast.FunctionDef(function.name, function.args, [ast.Pass()], [], function.returns,
+                                       lineno=0)).partition("\n")[0]
 
 
 # -- under Triton's interpreter ------------------------------------------------------------------
@@ -94,6 +99,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
 
     annotated = ttgen("annotate", "launches.txt", "adoptlib", "--write", cwd=library, env=env)
     source = (library / "adoptlib" / "kernels.py").read_text()
+    assert_laid_out_as_black((LIBRARY / "adoptlib" / "kernels.py").read_text(), source)
     assert "import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]\n" in source
     vector = "tl.tensor[tl.float16, tl.float32, \"Literal['n']\", \"Literal['inner-contiguous']\"]"
     assert _def_line(source, "scale_add_kernel") == (
@@ -137,6 +143,7 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     assert skipped == ["the kernel is chosen at run time ('kernel' is a local name or parameter)"]
     assert "14 call sites rewritten, 1 skipped, 1 kept ('# ttgen: keep')" in migrated.stderr
     ops = (library / "adoptlib" / "ops.py").read_text()
+    assert_laid_out_as_black((LIBRARY / "adoptlib" / "ops.py").read_text(), ops)
     assert "    import generated.ops_launch" not in ops and "    import generated.kernels_launch as kernels_launch\n" in ops
     assert ("    kernels_launch.row_sum_kernel.run(\n        grid=(x.shape[1], 1),\n        x=x.t(),\n        out=out,\n"
             "        stride=x.stride(1),\n        n_cols=x.shape[0],\n        BLOCK=triton.next_power_of_2(x.shape[0]),\n"
@@ -144,8 +151,9 @@ def test_the_library_adopts_ttgen_under_the_interpreter(library: Path, tmp_path:
     assert "            x=args[0],\n" in ops and "        x=y if swap else x,\n" in ops and "            num_warps=4,\n" in ops
     assert "    options: ttgen.runtime.LaunchOptions = {" in ops and "        **options,\n" in ops
     assert "    kernels.scale_add_kernel[(triton.cdiv(x.numel(), 128),)](x, y, out, x.numel(), alpha, 128)\n" in ops
-    assert ("    x_row, x_col, o_row, o_col = tuple(x.stride()) + tuple(out.stride() if scaled else (x.shape[1], 1))\n"
-            in ops and "        num_warps=2 if scaled else 1,\n        num_warps_sets_option=False,\n" in ops
+    assert ("    x_row, x_col, o_row, o_col = tuple(x.stride()) + tuple(\n"
+            "        out.stride() if scaled else (x.shape[1], 1)\n    )\n" in ops
+            and "        num_warps=2 if scaled else 1,\n        num_warps_sets_option=False,\n" in ops
             and "        BLOCK=settings['BLOCK'],\n" in ops)
     assert json.loads(run(workload, library, env)) == before
     assert json.loads(run([*workload, "untested"], library, env)) == untested  # run() takes the None

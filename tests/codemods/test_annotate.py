@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.codemods.formatted import assert_laid_out_as_black
+from tests.importing import importable
 from ttgen.codemods import annotate
 from ttgen.generate import workers
 
@@ -55,6 +57,11 @@ NARROWED = ("    if w is not None and n is not None:\n        tl.store(x, tl.loa
 
 def kernel(signature: str, head: str = HEAD) -> str:
     return f"{head}\n\n@triton.jit\ndef k({signature}):\n    pass\n"
+
+
+def one_a_line(*params: str) -> str:
+    """A signature too long for a line as black lays it out (in `kernel`): one parameter a line."""
+    return "".join(f"\n    {param}," for param in params) + "\n"
 
 
 def launching(signature: str, launcher: str, head: str = HEAD) -> str:
@@ -188,8 +195,8 @@ ROWS = [
         kernel("n: tl.int64, B: tl.constexpr, x: tl.tensor"), ("n=i32 B=64 x=*fp32",)),
     Row("--tighten: a bare constexpr takes the type seen, | None with None",
         kernel("A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, D: tl.constexpr = None"),
-        kernel("A: tl.constexpr[int], B: tl.constexpr[bool], C: tl.constexpr[str], D: tl.constexpr[float] | None = None",
-               HEAD + MECHANISM),
+        kernel(one_a_line("A: tl.constexpr[int]", "B: tl.constexpr[bool]", "C: tl.constexpr[str]",
+                          "D: tl.constexpr[float] | None = None"), HEAD + MECHANISM),
         ("A=64 B=True C='gelu' D=None", "A=128 B=False C='tanh' D=1e-05"), tighten=True),
     Row("--tighten: a constexpr of several types stays", kernel("A: tl.constexpr, B: tl.constexpr"),
         kernel("A: tl.constexpr, B: tl.constexpr"), ("A=1 B=?dtype", "A=True B=?dtype"),
@@ -237,8 +244,8 @@ ROWS = [
          widened("y", "tl.tensor[tl.float32] | None", "mod.py:18:5 (and 1 more call site)"))),
     Row("a call site passes parameters that default to None or are typed Optional, a module's None, splats",
         launching("x, n, y, z", PASSED_ON), launching(
-            "x: tl.tensor[tl.float32] | None, n: int | None, y: tl.tensor[tl.float32] | None, z: float | None",
-            PASSED_ON, HEAD + MECHANISM),
+            one_a_line("x: tl.tensor[tl.float32] | None", "n: int | None", "y: tl.tensor[tl.float32] | None",
+                       "z: float | None"), PASSED_ON, HEAD + MECHANISM),
         ("x=*fp32:16 n=i32 y=*fp32 z=fp32",),
         (widened("x", "tl.tensor[tl.float32] | None", "mod.py:20:5"),
          widened("n", "int | None", "mod.py:16:5 (and 1 more call site)"),
@@ -282,6 +289,7 @@ def test_annotate(row: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     after, notes = _run(tmp_path, row, capsys)
     assert after == row.after
     assert notes == list(row.notes)
+    assert_laid_out_as_black(row.before, row.after)
     # The same notes, nothing to add; but that a parameter now annotated takes None (said as written).
     assert _run(tmp_path, row, capsys) == (row.after, [note for note in row.notes if ": annotated '" not in note])
 
@@ -311,16 +319,16 @@ def test_widen_adds_dtypes_the_recording_did_not_see(tmp_path: Path, capsys: pyt
     assert "1 kernel recorded, 3 parameters annotated, 0 shape relations written, 0 left for want of evidence, 0 notes, 1 kernel seen with one dtype only;" in err
     (tmp_path / "mod.py").write_text(kernel("x, w, i"))
     assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write", "--widen", "fp"]) == 0
-    assert (tmp_path / "mod.py").read_text() == kernel(
-        "x: tl.tensor[tl.float16, tl.bfloat16, tl.float32], w: tl.tensor[tl.float16, tl.bfloat16, tl.float32], "
-        "i: tl.tensor[tl.int32]", HEAD + MECHANISM)
+    assert (tmp_path / "mod.py").read_text() == kernel(one_a_line(
+        "x: tl.tensor[tl.float16, tl.bfloat16, tl.float32]", "w: tl.tensor[tl.float16, tl.bfloat16, tl.float32]",
+        "i: tl.tensor[tl.int32]"), HEAD + MECHANISM)
     assert "'k': 'i' (i32);" in capsys.readouterr().err
     (tmp_path / "mod.py").write_text(kernel("x, w, i"))
     assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--write", "--widen", "k.w=bf16",
                           "--widen", "i=i64"]) == 0
-    assert (tmp_path / "mod.py").read_text() == kernel(
-        "x: tl.tensor[tl.float16, tl.float32], w: tl.tensor[tl.bfloat16, tl.float32], i: tl.tensor[tl.int32, tl.int64]",
-        HEAD + MECHANISM)
+    assert (tmp_path / "mod.py").read_text() == kernel(one_a_line(
+        "x: tl.tensor[tl.float16, tl.float32]", "w: tl.tensor[tl.bfloat16, tl.float32]",
+        "i: tl.tensor[tl.int32, tl.int64]"), HEAD + MECHANISM)
     assert "seen with one dtype only" not in capsys.readouterr().err
     with pytest.raises(SystemExit):
         annotate.main([str(tmp_path / "launches.txt"), str(tmp_path), "--widen", "floats"])
@@ -350,13 +358,8 @@ def test_a_wrong_annotation_is_caught(tmp_path: Path) -> None:
             tl.store(x + tl.arange(0, BLOCK), n)
         """))
     (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*i32:16 n=1 BLOCK=16\n")
-    import sys
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        _, _, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
-    finally:
-        sys.path.remove(str(tmp_path))
+    with importable(tmp_path):
+        _, _, problems, _ = bundle.build([tmp_path / "launches.txt"], None, 1)
     assert [p.message for p in problems] == ["parameter 'n': Triton reads such an argument as i32:1, not 1 "
                                              "(its annotation or do_not_specialize say so)"]
 
@@ -415,3 +418,22 @@ def test_call_sites_read_in_several_processes_say_what_one_process_says() -> Non
     alone = nones.passed_none(sources, build, 1)
     assert sorted(alone["adoptlib.kernels:affine_kernel"]) == ["cap", "scale", "shift"]
     assert nones.passed_none(sources, build, 2) == alone
+
+
+@pytest.mark.parametrize("config", ["", "[tool.black]\nline-length = 100\n", "[tool.ruff]\nline-length = 80\n"])
+def test_a_signature_written_is_laid_out_in_the_project_line_length(config: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A signature on one line that gets annotations is laid out as black lays it out in the line
+    length of the nearest pyproject.toml above the module (black's, else ruff's, else 88): on
+    one line in 100 columns, its parameters hugged on a line of their own in 88, one a line in
+    80; a second run changes nothing."""
+    (tmp_path / "pyproject.toml").write_text(config)
+    (tmp_path / "mod.py").write_text(kernel("x, y, out, n"))
+    (tmp_path / "launches.txt").write_text("kernel mod:k cuda:90 x=*fp32 y=*fp32 out=*fp32 n=1\n")
+    params = ["x: tl.tensor[tl.float32]", "y: tl.tensor[tl.float32]", "out: tl.tensor[tl.float32]", "n"]
+    width = int(config.rpartition("= ")[2]) if config else 88
+    signature = {88: f"\n    {', '.join(params)}\n", 100: ", ".join(params), 80: one_a_line(*params)}[width]
+    for _ in range(2):
+        assert annotate.main([str(tmp_path / "launches.txt"), str(tmp_path / "mod.py"), "--write"]) == 0
+        assert (tmp_path / "mod.py").read_text() == kernel(signature, HEAD + MECHANISM)
+    assert_laid_out_as_black(kernel("x, y, out, n"), kernel(signature, HEAD + MECHANISM), width)

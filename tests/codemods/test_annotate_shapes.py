@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.codemods.test_annotate import HEAD, MECHANISM, kernel
+from tests.codemods.formatted import assert_laid_out_as_black
+from tests.codemods.test_annotate import HEAD, MECHANISM, kernel, one_a_line
 from ttgen.codemods import annotate
 from ttgen.vocabulary import manifest
 
@@ -56,15 +57,17 @@ BEFORE = {"scale_rows": "x, w, out, n_cols, stride_x, BLOCK: tl.constexpr",
 AFTER = {
     # rows of any number (shared by x and out), n_cols long, each row contiguous; x's row stride
     # is its own (a slice of a wider tensor in one call)
-    "scale_rows": 'x: tl.tensor[tl.float32, "D0 n_cols", "inner-contiguous"], w: tl.tensor[tl.float32, '
-                  '"n_cols", "inner-contiguous"], out: tl.tensor[tl.float32, "D0 n_cols", "inner-contiguous"], '
-                  "n_cols: int, stride_x: int, BLOCK: tl.constexpr",
+    "scale_rows": one_a_line('x: tl.tensor[tl.float32, "D0 n_cols", "inner-contiguous"]',
+                             'w: tl.tensor[tl.float32, "n_cols", "inner-contiguous"]',
+                             'out: tl.tensor[tl.float32, "D0 n_cols", "inner-contiguous"]',
+                             "n_cols: int", "stride_x: int", "BLOCK: tl.constexpr"),
     # one call adds a prefix only (n smaller than the tensors), and b is strided in one
-    "add": 'a: tl.tensor[tl.float32, "D0", "inner-contiguous"], b: tl.tensor[tl.float32, "D0"], '
-           'out: tl.tensor[tl.float32, "D0", "inner-contiguous"], n: int, stride_b, BLOCK: tl.constexpr',
+    "add": one_a_line('a: tl.tensor[tl.float32, "D0", "inner-contiguous"]', 'b: tl.tensor[tl.float32, "D0"]',
+                      'out: tl.tensor[tl.float32, "D0", "inner-contiguous"]', "n: int", "stride_b",
+                      "BLOCK: tl.constexpr"),
     # seen is None in one call: not counted there
-    "mark": 'out: tl.tensor[tl.float32, "n", "inner-contiguous"], n: int, seen: tl.tensor[tl.float32, "n", '
-            '"inner-contiguous"] | None, BLOCK: tl.constexpr',
+    "mark": one_a_line('out: tl.tensor[tl.float32, "n", "inner-contiguous"]', "n: int",
+                       'seen: tl.tensor[tl.float32, "n", "inner-contiguous"] | None', "BLOCK: tl.constexpr"),
 }
 
 NOTES = [
@@ -140,6 +143,7 @@ def test_a_recording_under_the_interpreter_annotated_with_shapes(tmp_path: Path,
     expected = _spelt(KERNELS.format(**AFTER).replace(HEAD, HEAD + MECHANISM))
     assert (tmp_path / "kern.py").read_text() == expected
     assert _notes(capsys.readouterr().err) == NOTES
+    assert_laid_out_as_black(KERNELS.format(**BEFORE), expected)
     assert annotate.main(args) == 0
     assert (tmp_path / "kern.py").read_text() == expected
     again = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
@@ -172,53 +176,55 @@ MATMUL = ("a=[4,8]:[8,1] b=[8,6]:[6,1] M=4 N=6 K=8", "a=[5,16]:[16,1] b=[16,3]:[
 
 ROWS = [
     Row("dimensions equal to int parameters, whatever their order", "a, b, M, N, K",
-        'a: tl.tensor[tl.float32, "M K", "inner-contiguous"], b: tl.tensor[tl.float32, "K N", "inner-contiguous"], '
-        "M: int, N: int, K: int", MATMUL),
+        one_a_line('a: tl.tensor[tl.float32, "M K", "inner-contiguous"]',
+                   'b: tl.tensor[tl.float32, "K N", "inner-contiguous"]', "M: int", "N: int", "K: int"), MATMUL),
     Row("a dimension equal to two int parameters in every call is not named", "a, b, M, N, K",
-        'a: tl.tensor[tl.float32, "_ K", "inner-contiguous"], b: tl.tensor[tl.float32, "K _", "inner-contiguous"], '
-        "M: int, N: int, K: int", ("a=[4,8]:[8,1] b=[8,4]:[4,1] M=4 N=4 K=8", "a=[6,16]:[16,1] b=[16,6]:[6,1] M=6 N=6 K=16"),
+        one_a_line('a: tl.tensor[tl.float32, "_ K", "inner-contiguous"]',
+                   'b: tl.tensor[tl.float32, "K _", "inner-contiguous"]', "M: int", "N: int", "K: int"),
+        ("a=[4,8]:[8,1] b=[8,4]:[4,1] M=4 N=4 K=8", "a=[6,16]:[16,1] b=[16,6]:[6,1] M=6 N=6 K=16"),
         ("'k': parameter 'a': dimension 0 not named: it equals 'M' and 'N' in every recorded call (record calls "
          "where they differ)",
          "'k': parameter 'b': dimension 1 not named: it equals 'M' and 'N' in every recorded call (record calls "
          "where they differ)")),
     Row("two dimensions of one tensor equal in every call are not named", "x, y, n",
-        'x: tl.tensor[tl.float32, "...", "inner-contiguous"], y: tl.tensor[tl.float32, "n", "inner-contiguous"], n: int',
+        one_a_line('x: tl.tensor[tl.float32, "...", "inner-contiguous"]',
+                   'y: tl.tensor[tl.float32, "n", "inner-contiguous"]', "n: int"),
         ("x=[4,4]:[4,1] y=[4]:[1] n=4", "x=[8,8]:[8,1] y=[8]:[1] n=8"),
         ("'k': parameter 'x': dimension 0 not named, nor dimension 1: they are equal in every recorded call (record "
          "calls where they differ)",)),
     Row("a stride parameter or a constexpr is not taken for a size", "x, stride_x, BLOCK: tl.constexpr",
-        'x: tl.tensor[tl.float32, "...", "inner-contiguous"], stride_x: int, BLOCK: tl.constexpr',
+        one_a_line('x: tl.tensor[tl.float32, "...", "inner-contiguous"]', "stride_x: int", "BLOCK: tl.constexpr"),
         ("x=[4,16]:[16,1] stride_x=16 BLOCK=16", "x=[2,32]:[32,1] stride_x=32 BLOCK=32")),
     Row("sizes of 0 and 1 are no evidence, nor a size the same in every call", "x, y, n",
         "x: tl.tensor[tl.float32], y: tl.tensor[tl.float32], n: int",
         ("x=[1,8,1]:[8,1,1] y=[1,5]:[8,8] n=3", "x=[1,8,1]:[8,1,1] y=[0,7]:[8,8] n=5")),
     Row("a size the same in every call, shared by two tensors, is no relation: it could not have differed", "x, w",
-        'x: tl.tensor[tl.float32, "...", "inner-contiguous"], w: tl.tensor[tl.float32, "...", "inner-contiguous"]',
+        one_a_line('x: tl.tensor[tl.float32, "...", "inner-contiguous"]', 'w: tl.tensor[tl.float32, "...", "inner-contiguous"]'),
         ("x=[2,64]:[64,1] w=[64]:[1]", "x=[3,64]:[64,1] w=[64]:[1]"),
         ("'k': parameter 'x': dimension 1 left '_': it equals dimension 0 of 'w' in every recorded call, but only "
          "ever as 64: record calls where they take other sizes to write the relation",
          "'k': parameter 'w': dimension 0 left '_': it equals dimension 1 of 'x' in every recorded call, but only "
          "ever as 64: record calls where they take other sizes to write the relation")),
     Row("a size shared by two tensors, varied across calls, is a relation", "x, w",
-        'x: tl.tensor[tl.float32, "_ D0", "inner-contiguous"], w: tl.tensor[tl.float32, "D0", "inner-contiguous"]',
+        one_a_line('x: tl.tensor[tl.float32, "_ D0", "inner-contiguous"]', 'w: tl.tensor[tl.float32, "D0", "inner-contiguous"]'),
         ("x=[2,64]:[64,1] w=[64]:[1]", "x=[3,32]:[32,1] w=[32]:[1]")),
     Row("one call with batch == heads: no relation, and a note for each size", "logits, starts, n_cols",
-        'logits: tl.tensor[tl.float32, "_ _ n_cols", "inner-contiguous"], starts: tl.tensor[tl.float32, "...", '
-        '"inner-contiguous"], n_cols: int',
+        one_a_line('logits: tl.tensor[\n        tl.float32, "_ _ n_cols", "inner-contiguous"\n    ]',
+                   'starts: tl.tensor[tl.float32, "...", "inner-contiguous"]', "n_cols: int"),
         ("logits=[2,4,16]:[64,16,1] starts=[2]:[1] n_cols=16", "logits=[2,4,32]:[128,32,1] starts=[2]:[1] n_cols=32"),
         ("'k': parameter 'logits': dimension 0 left '_': it equals dimension 0 of 'starts' in every recorded call, "
          "but only ever as 2: record calls where they take other sizes to write the relation",
          "'k': parameter 'starts': dimension 0 left '_': it equals dimension 0 of 'logits' in every recorded call, "
          "but only ever as 2: record calls where they take other sizes to write the relation")),
     Row("a size equal to an int parameter with one value only is not named after it", "weight, ids, vocab_end, dim",
-        'weight: tl.tensor[tl.float32, "_ dim", "inner-contiguous"], ids: tl.tensor[tl.float32, "...", '
-        '"inner-contiguous"], vocab_end: int, dim: int',
+        one_a_line('weight: tl.tensor[tl.float32, "_ dim", "inner-contiguous"]',
+                   'ids: tl.tensor[tl.float32, "...", "inner-contiguous"]', "vocab_end: int", "dim: int"),
         ("weight=[100,8]:[8,1] ids=[3]:[1] vocab_end=100 dim=8", "weight=[100,16]:[16,1] ids=[3]:[1] vocab_end=100 dim=16"),
         ("'k': parameter 'weight': dimension 0 left '_': it equals 'vocab_end' in every recorded call, but only "
          "ever as 100: record calls where they take other sizes to write the relation",)),
     Row("the same, recorded with varied sizes: named", "weight, ids, vocab_end, dim",
-        'weight: tl.tensor[tl.float32, "vocab_end dim", "inner-contiguous"], ids: tl.tensor[tl.float32, "...", '
-        '"inner-contiguous"], vocab_end: int, dim: int',
+        one_a_line('weight: tl.tensor[\n        tl.float32, "vocab_end dim", "inner-contiguous"\n    ]',
+                   'ids: tl.tensor[tl.float32, "...", "inner-contiguous"]', "vocab_end: int", "dim: int"),
         ("weight=[100,8]:[8,1] ids=[3]:[1] vocab_end=100 dim=8", "weight=[50,16]:[16,1] ids=[3]:[1] vocab_end=50 dim=16")),
     Row("a tensor whose last stride the kernel is handed is not 'inner-contiguous'", "x, n, stride_xn",
         'x: tl.tensor[tl.float32, "n"], n: int, stride_xn',
@@ -228,23 +234,26 @@ ROWS = [
          "'k': parameter 'stride_xn' left as it is: seen equal to 1, which Triton compiles as a constant; an int "
          "annotation would compile it as an argument")),
     Row("the number of dimensions differs across calls: none written, contiguity still", "x, n",
-        'x: tl.tensor[tl.float32, "...", "inner-contiguous"], n: int', ("x=[4,8]:[8,1] n=4", "x=[4]:[1] n=4"),
+        '\n    x: tl.tensor[tl.float32, "...", "inner-contiguous"], n: int\n', ("x=[4,8]:[8,1] n=4", "x=[4]:[1] n=4"),
         ("'k': parameter 'x': no dimensions written: it has 1 or 2 dimensions in different recorded calls",)),
     Row("a tensor always strided has no contiguity and no note", "x, n", 'x: tl.tensor[tl.float32, "n _"], n: int',
         ("x=[4,8]:[1,4] n=4", "x=[6,8]:[1,6] n=6")),
     Row("a tensor or None: the calls with None do not count", "x, y, n",
-        'x: tl.tensor[tl.float32, "n", "inner-contiguous"], y: tl.tensor[tl.float32, "n", "inner-contiguous"] | None, '
-        "n: int", ("x=[4]:[1] y=[4]:[1] n=4", "x=[6]:[1] y=None n=6", "x=[8]:[1] y=[8]:[1] n=8")),
+        one_a_line('x: tl.tensor[tl.float32, "n", "inner-contiguous"]',
+                   'y: tl.tensor[tl.float32, "n", "inner-contiguous"] | None', "n: int"),
+        ("x=[4]:[1] y=[4]:[1] n=4", "x=[6]:[1] y=None n=6", "x=[8]:[1] y=[8]:[1] n=8")),
     Row("a dimension shared only where a tensor is given is not shared where it is not", "x, y, z",
-        'x: tl.tensor[tl.float32, "D0", "inner-contiguous"], y: tl.tensor[tl.float32, "D0", "inner-contiguous"] | None, '
-        'z: tl.tensor[tl.float32, "...", "inner-contiguous"]',
+        one_a_line('x: tl.tensor[tl.float32, "D0", "inner-contiguous"]',
+                   'y: tl.tensor[tl.float32, "D0", "inner-contiguous"] | None',
+                   'z: tl.tensor[tl.float32, "...", "inner-contiguous"]'),
         ("x=[4]:[1] y=[4]:[1] z=[4]:[1]", "x=[6]:[1] y=None z=[5]:[1]", "x=[8]:[1] y=[8]:[1] z=[3]:[1]")),
     Row("an existing annotation stays as it is, and its int is a name", "x, y: tl.tensor[tl.float32], n: tl.int64",
-        'x: tl.tensor[tl.float32, "n", "inner-contiguous"], y: tl.tensor[tl.float32], n: tl.int64',
+        one_a_line('x: tl.tensor[tl.float32, "n", "inner-contiguous"]', "y: tl.tensor[tl.float32]", "n: tl.int64"),
         ("x=[4]:[1] y=[4]:[1] n=4", "x=[6]:[1] y=[6]:[1] n=6")),
     Row("a name of our own avoids the parameters' names", "D0, x, D1: tl.constexpr",
-        'D0: tl.tensor[tl.float32, "D2", "inner-contiguous"], x: tl.tensor[tl.float32, "D2", "inner-contiguous"], '
-        "D1: tl.constexpr", ("D0=[4]:[1] x=[4]:[1] D1=2", "D0=[6]:[1] x=[6]:[1] D1=2")),
+        one_a_line('D0: tl.tensor[tl.float32, "D2", "inner-contiguous"]',
+                   'x: tl.tensor[tl.float32, "D2", "inner-contiguous"]', "D1: tl.constexpr"),
+        ("D0=[4]:[1] x=[4]:[1] D1=2", "D0=[6]:[1] x=[6]:[1] D1=2")),
     Row("--tighten: a bare tl.tensor takes the shapes too", "x: tl.tensor, n: int",
         'x: tl.tensor[tl.float32, "n", "inner-contiguous"], n: int', ("x=[4]:[1] n=4", "x=[6]:[1] n=6"), tighten=True),
     Row("a recording without call lines (before ttgen wrote them): no shapes", "x, n",
@@ -264,6 +273,8 @@ def test_shapes(row: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert annotate.main(args) == 0
     assert (tmp_path / "mod.py").read_text() == _spelt(kernel(row.after, HEAD + MECHANISM))
     assert _notes(capsys.readouterr().err) == list(row.notes)
+    assert_laid_out_as_black(kernel(row.signature, HEAD + MECHANISM if "[" in row.signature else HEAD),
+                             _spelt(kernel(row.after, HEAD + MECHANISM)))
 
 
 def test_literal_joins_a_typing_import_and_keeps_its_comment(tmp_path: Path) -> None:
@@ -301,7 +312,7 @@ def test_bundle_skips_call_lines(tmp_path: Path) -> None:
     from ttgen.bundle import compile as bundle
 
     (tmp_path / "launches.txt").write_text("call mod:k x=[4]:[1] n=4\n")
-    index, objects, problems = bundle.build([tmp_path / "launches.txt"], None, 1)
+    index, objects, problems, _ = bundle.build([tmp_path / "launches.txt"], None, 1)
     assert (index["kernels"], objects, problems) == ({}, {}, [])
 
 
@@ -423,16 +434,16 @@ def test_a_relation_seen_with_one_value_refuses_no_later_call(workload: str, tmp
     production = run("prod.py")
     summary = annotated.stderr.splitlines()[-1]
     if workload == "one call":
-        assert "def row_starts(logits: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
-        assert "def embed(weight: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
+        assert "    logits: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
+        assert "    weight: tl.tensor[tl.float32, \"Literal['...']\"" in source, source
         assert "0 shape relations written, 9 left for want of evidence" in summary, summary
         assert "dimension 0 left '_': it equals 'vocab_end' in every recorded call, but only ever as 100" in (
             annotated.stderr)
         assert production.returncode == 0, production.stderr
         assert production.stdout == "production ran\n"
     else:
-        assert "def row_starts(logits: tl.tensor[tl.float32, \"Literal['_ D0 n_cols']\"" in source, source
-        assert "def embed(weight: tl.tensor[tl.float32, \"Literal['vocab_end dim']\"" in source, source
+        assert "    logits: tl.tensor[\n        tl.float32, \"Literal['_ D0 n_cols']\"" in source, source
+        assert "    weight: tl.tensor[\n        tl.float32, \"Literal['vocab_end dim']\"" in source, source
         assert "8 shape relations written, 0 left for want of evidence" in summary, summary
         assert production.returncode != 0
         assert "ValueError: embed: argument 'weight' has shape (100, 8): dimension 0 is 'vocab_end', which is 200" in (

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.codemods.formatted import assert_laid_out_as_black
 from ttgen.cli import main as ttgen
 from ttgen.codemods import migrate
 
@@ -47,6 +48,7 @@ REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
 STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
            "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
 DRIVER = "ops = make()\n\n\nclass Driver:\n    def set(self, device):\n        {}\n"
+STRIDED3 = "\n\n@triton.jit\ndef copy3(x, y, z, x_a, x_b, x_c, y_a, y_b, y_c, z_a, z_b, z_c, n):\n    pass\n"
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -135,8 +137,7 @@ ROWS = [
         function("if n:\n    d = {'BLOCK': 64, 'num_warps': 1}\nelse:\n    d = {'BLOCK': 32, 'num_warps': 1}\n"
                  "add[grid](x, y, out, n, **d)\n"),
         function("if n:\n    d = {'BLOCK': 64, 'num_warps': 1}\nelse:\n    d = {'BLOCK': 32, 'num_warps': 1}\n"
-                 "kern_launch.add.run(\n    grid=grid,\n    x=x,\n    y=y,\n    out=out,\n    n=n,\n    BLOCK=d['BLOCK'],\n"
-                 "    num_warps=1,\n)\n",
+                 "kern_launch.add.run(\n    grid=grid, x=x, y=y, out=out, n=n, BLOCK=d['BLOCK'], num_warps=1\n)\n",
                  launcher=LAUNCHER)),
     Row("a ** splat of a module's dict: keywords", function("add[grid](x, y, out, n, **OPTS)\n", IMPORT + "OPTS = dict(num_stages=2)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, num_stages=2)\n",
@@ -157,26 +158,26 @@ ROWS = [
                  launcher=LAUNCHER + "    import typing\n")),
     Row("*t.stride() where the parameters tell its length: unpacked before the call",
         STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
-        STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n    grid=grid,\n    x=x,\n"
-                           "    out=out,\n    stride_m=stride_m_,\n    stride_n=stride_n_,\n    n=n,\n    BLOCK=64,\n)\n"
+        STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n"
+                           "    grid=grid, x=x, out=out, stride_m=stride_m_, stride_n=stride_n_, n=n, BLOCK=64\n)\n"
                            "stride_m = 0\n", "", LAUNCHER),
         inside=True),
     Row("several splats the parameters account for: unpacked together, in order",
         STRIDED + function("copy2[grid](x, out, *x.stride(), *(out.stride() if n else (1, 1)), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
         STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
-                           "kern_launch.copy2.run(\n    grid=grid,\n"
-                           "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
-                           "    BLOCK=64,\n)\ncopy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
+                           "kern_launch.copy2.run(\n"
+                           "    grid=grid, x=x, out=out, x_m=x_m_, x_n=x_n_, o_m=o_m_, o_n=o_n_, n=n, BLOCK=64\n)\n"
+                           "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
         ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
     Row("a conditional a call's * takes bare (attorch's), and an argument between splats: a tuple each, joined "
         "(mypy refuses a * item of type Any in a tuple display)",
         STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride() if n else (1, 1), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), y, *kw, BLOCK=64)\n", ""),
         STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
-                           "kern_launch.copy2.run(\n    grid=grid,\n"
-                           "    x=x,\n    out=out,\n    x_m=x_m_,\n    x_n=x_n_,\n    o_m=o_m_,\n    o_n=o_n_,\n    n=n,\n"
-                           "    BLOCK=64,\n)\nx_m__, x_n__, o_m__, o_n__, n_ = tuple(x.stride()) + (y,) + tuple(kw)\n"
+                           "kern_launch.copy2.run(\n"
+                           "    grid=grid, x=x, out=out, x_m=x_m_, x_n=x_n_, o_m=o_m_, o_n=o_n_, n=n, BLOCK=64\n)\n"
+                           "x_m__, x_n__, o_m__, o_n__, n_ = tuple(x.stride()) + (y,) + tuple(kw)\n"
                            "kern_launch.copy2.run(\n    grid=grid,\n"
                            "    x=x,\n    out=out,\n    x_m=x_m__,\n    x_n=x_n__,\n    o_m=o_m__,\n    o_n=o_n__,\n    n=n_,\n"
                            "    BLOCK=64,\n)\n", "", LAUNCHER),
@@ -188,6 +189,25 @@ ROWS = [
         function("if n:\n    kern_launch.add.run(\n        grid=grid,\n        x=x,\n        y=y,\n        out=out,\n"
                  "        n=n,\n        BLOCK=128,\n        num_warps=8,\n        num_stages=2,  # tuned\n"
                  "        num_ctas=1,\n    )\n", launcher=LAUNCHER)),
+    Row("a call's old layout is not kept: it fits its line",
+        function("add[grid](x, y,\n          out, n)\n"),
+        function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
+    Row("a call whose arguments fit a line of their own: hugged, as black writes it",
+        function("add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2)\n"),
+        function("kern_launch.add.run(\n    grid=grid, x=x, y=y, out=out, n=n, BLOCK=128, num_warps=8, num_stages=2\n)\n",
+                 launcher=LAUNCHER)),
+    Row("a comment on a line of its own between arguments stays, at the arguments' indentation",
+        function("add[grid](\n    x,\n        # the output\n    y, out, n)\n"),
+        function("kern_launch.add.run(\n    grid=grid,\n    x=x,\n    # the output\n    y=y,\n    out=out,\n    n=n,\n)\n",
+                 launcher=LAUNCHER)),
+    Row("names unpacked too many for a line: the sum in parentheses, as black writes it",
+        STRIDED3 + function("copy3[grid](x, y, z, *x.stride(), *y.stride(), *z.stride(), n)\n", ""),
+        STRIDED3 + function("x_a_, x_b_, x_c_, y_a_, y_b_, y_c_, z_a_, z_b_, z_c_ = (\n"
+                            "    tuple(x.stride()) + tuple(y.stride()) + tuple(z.stride())\n)\n"
+                            "kern_launch.copy3.run(\n    grid=grid,\n    x=x,\n    y=y,\n    z=z,\n"
+                            "    x_a=x_a_,\n    x_b=x_b_,\n    x_c=x_c_,\n    y_a=y_a_,\n    y_b=y_b_,\n    y_c=y_c_,\n"
+                            "    z_a=z_a_,\n    z_b=z_b_,\n    z_c=z_c_,\n    n=n,\n)\n", "", LAUNCHER),
+        inside=True),
     Row("a call marked '# ttgen: keep' stays, however often migrate runs",
         function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n"),
         function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n")),
@@ -329,6 +349,7 @@ def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.Captu
     expected = (KERNELS + row.after) if row.inside else row.after
     skipped = [reason.format(gen=tmp_path / "gen", pkg=pkg) for reason in row.skipped]
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
+    assert_laid_out_as_black((KERNELS + row.before) if row.inside else row.before, expected)
     if row.inside and row.generate:  # the module changed: its launcher's header holds its hash
         assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == (2 if row.refused else 0)
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
@@ -475,3 +496,48 @@ def test_a_rewrite_that_is_not_python_leaves_the_file_as_it_is(tmp_path: Path) -
     assert broken.error == "ttgen's rewrite would not parse (line 1: '(' was never closed); left as it is: please report it"
     fine = runner.rewritten(path, "x = f()\n", "x = g()\n", "utf-8", ("a note",), 1)
     assert (fine.after, fine.notes, fine.edits, fine.error) == ("x = g()\n", ("a note",), 1, None)
+
+
+def test_the_library_migrated_is_laid_out_as_black(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The adoption library's call sites (tests/codemods/library, unannotated), migrated: every
+    line migrate wrote is as black lays it out, in 88 columns."""
+    shutil.copytree(ROOT / "tests" / "codemods" / "library" / "adoptlib", tmp_path / "adoptlib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = {path.name: path.read_text() for path in (tmp_path / "adoptlib").glob("*.py")}
+    assert ttgen([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "-q"]) == 0
+    assert migrate.main([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "--write"]) == 0
+    assert "14 call sites rewritten" in capsys.readouterr().err
+    for name, text in before.items():
+        assert_laid_out_as_black(text, (tmp_path / "adoptlib" / name).read_text())
+
+
+@pytest.mark.parametrize("config", ["", "[tool.black]\nline-length = 100\n", "[tool.ruff]\nline-length = 100\n",
+                                    "[tool.ruff]\nline-length = 100\n\n[tool.black]\nline-length = 90\n"])
+def test_the_project_line_length_and_a_launcher_import_too_long(config: str, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """black's line length in the nearest pyproject.toml, else ruff's, else 88, lays out what
+    migrate writes; a launcher's ``import ... as ...`` too long for it (black cannot split
+    one) is a ``from`` import, in parentheses where it is still too long, which a second run
+    finds."""
+    width = int(config.rpartition("= ")[2]) if config else 88
+    (tmp_path / "pyproject.toml").write_text(config)
+    long = "a_module_of_kernels_whose_name_is_long"
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNELS)
+    (pkg / f"{long}.py").write_text(KERNELS)
+    body = "add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2)\n"
+    before = function(body + f"def inner():\n    {long}.add[grid](x, y, out, n)\n", f"from pkg import {long}\n" + IMPORT)
+    (pkg / "calls.py").write_text(before)
+    assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    after, _ = _migrate(tmp_path, pkg / "calls.py", capsys)
+    call = "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, BLOCK=128, num_warps=8, num_stages=2)"
+    hugged = "kern_launch.add.run(\n        grid=grid, x=x, y=y, out=out, n=n, BLOCK=128, num_warps=8, num_stages=2\n    )"
+    assert f"    {call if width >= 4 + len(call) else hugged}\n" in after
+    launcher = f"{long}_launch"
+    plain, one_line = f"import gen.{launcher} as {launcher}", f"from gen import {launcher}"
+    assert len(plain) + 8 > 100 and len(one_line) + 8 <= 88  # (in the inner function)
+    assert f"        {one_line}\n" in after
+    assert_laid_out_as_black(before, after, width)
+    assert _migrate(tmp_path, pkg / "calls.py", capsys)[0] == after

@@ -17,7 +17,6 @@ import contextlib
 import functools
 import importlib
 import io
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import triton
 
 from tests.cases import AXPY, EXAMPLES, MATMUL_AUTOTUNED, Example
 from tests.conftest import DEVICE
+from tests.importing import importable
 from ttgen import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,11 +41,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with contextlib.redirect_stdout(io.StringIO()):
             assert cli.main([str(ROOT / "tests" / folder), "--out", str(out / folder), "-q", "--no-cache"]) == 0
     (out / "__init__.py").write_text("")
-    sys.path.insert(0, str(out.parent))
-    yield "gen_interpreted"
-    sys.path.remove(str(out.parent))
-    for name in [m for m in sys.modules if m.startswith("gen_interpreted")]:
-        del sys.modules[name]
+    with importable(out.parent):
+        yield "gen_interpreted"
 
 
 def _copy(arguments: dict[str, Any]) -> dict[str, Any]:

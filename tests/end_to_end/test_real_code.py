@@ -14,7 +14,6 @@ import importlib
 import io
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 import torch
 
+from tests.importing import importable
 from ttgen import cli
 
 REAL = os.environ.get("TTGEN_REAL_CODE")
@@ -42,10 +42,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             code = cli.main([str(Path(REAL) / package), "--out", str(out / target), "-q", "--no-cache"])
         assert code == 0, printed.getvalue()
     (out / "__init__.py").write_text("")
-    sys.path[:0] = [str(out.parent), REAL]
-    yield out
-    sys.path.remove(str(out.parent))
-    sys.path.remove(REAL)
+    with importable(out.parent, REAL):
+        yield out
 
 
 def test_every_launcher_imports_where_its_kernel_module_imports(generated: Path) -> None:

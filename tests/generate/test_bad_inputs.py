@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import sys
@@ -39,6 +40,7 @@ from ttgen.generate import emit
 from ttgen.generate import write
 from ttgen.generate.discover import is_generated
 from ttgen.generate.parse import parse_module
+from ttgen.vocabulary import atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).resolve().parents[1] / "bad_inputs"
@@ -396,6 +398,19 @@ def test_a_failed_write_removes_its_temporary_file(tmp_path: Path, monkeypatch: 
         write.write_atomic(target, "new\n")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x_launch.py"]
+
+
+def test_a_replaced_file_keeps_its_permissions_and_a_new_one_is_readable_by_all(tmp_path: Path) -> None:
+    """One writer for launchers, the cache, the codemods and bundles: a file chmod'ed by hand stays
+    so when it is rewritten, and a new one is not mkstemp's owner-only file."""
+    kept, new = tmp_path / "kept.py", tmp_path / "new.py"
+    kept.write_text("old\n")
+    kept.chmod(0o750)
+    atomic.write(kept, b"new\n")
+    atomic.write(new, b"new", b"\n")
+    assert [kept.read_bytes(), new.read_bytes()] == [b"new\n", b"new\n"]
+    assert [stat.S_IMODE(kept.stat().st_mode), stat.S_IMODE(new.stat().st_mode)] == [0o750, 0o644]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.py", "new.py"]
 
 
 def test_a_file_that_cannot_be_written_is_a_diagnostic(

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.importing import importable
 from ttgen import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,13 +167,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     package ``fuzz_gen``; both folders are on sys.path."""
     folder = tmp_path_factory.mktemp("fuzz")
     (folder / "src").mkdir()
-    paths = [str(folder), str(folder / "src")]
-    sys.path[:0] = paths
-    yield folder
-    for path in paths:
-        sys.path.remove(path)
-    for name in [m for m in sys.modules if m.startswith("fuzz_")]:
-        del sys.modules[name]
+    with importable(folder, folder / "src"):
+        yield folder
 
 
 def build(workspace: Path, text: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str], Path]:

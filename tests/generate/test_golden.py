@@ -7,11 +7,11 @@ import difflib
 import importlib
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.importing import importable
 from ttgen.generate import plan as build
 from ttgen.cli import main as ttgen
 from ttgen.runtime import StaleLauncherError
@@ -32,8 +32,7 @@ def test_examples_generated_is_what_ttgen_writes(monkeypatch: pytest.MonkeyPatch
             pytest.fail(f"{path} is stale:\n{diff}\nUpdate with: {UPDATE}")
 
 
-def _edited_after_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, module: str,
-                             old: str, new: str) -> Exception:
+def _edited_after_generation(tmp_path: Path, package: str, module: str, old: str, new: str) -> Exception:
     """An example copied into ``package``, its launcher generated and imported, then ``old``
     replaced by ``new`` in the kernel's source: what importing the launcher afresh raises."""
     folder = tmp_path / package
@@ -43,33 +42,26 @@ def _edited_after_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pa
     assert old in source
     (folder / f"{module}.py").write_text(source)
     assert ttgen([str(folder), "-q"]) == 0
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def forget() -> None:
-        for name in [m for m in sys.modules if m.startswith(package)]:
-            del sys.modules[name]
-
-    importlib.import_module(f"{package}.{module}_launch")  # fresh: imports
-    forget()
+    with importable(tmp_path):
+        importlib.import_module(f"{package}.{module}_launch")  # fresh: imports
     (folder / f"{module}.py").write_text(source.replace(old, new))
     try:
-        with pytest.raises(StaleLauncherError) as caught:
+        with importable(tmp_path), pytest.raises(StaleLauncherError) as caught:
             importlib.import_module(f"{package}.{module}_launch")
     finally:
-        forget()
         shutil.rmtree(folder)
     return caught.value
 
 
-def test_launcher_of_a_changed_kernel_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    error = _edited_after_generation(tmp_path, monkeypatch, "stalepkg", "vector_add", "n: int,", "n: tl.int64,")
+def test_launcher_of_a_changed_kernel_refuses_to_import(tmp_path: Path) -> None:
+    error = _edited_after_generation(tmp_path, "stalepkg", "vector_add", "n: int,", "n: tl.int64,")
     assert re.search("add_kernel.*changed since its launcher was generated.*re-run ttgen", str(error))
 
 
-def test_launcher_of_a_kernel_whose_autotune_key_changed_refuses_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_launcher_of_a_kernel_whose_autotune_key_changed_refuses_to_import(tmp_path: Path) -> None:
     """The autotune key is not in the signature: the launcher checks the live Autotuner's key
     names against the ones it was generated with (its tune key holds them)."""
-    error = _edited_after_generation(tmp_path, monkeypatch, "stalekeys", "matmul_autotuned",
+    error = _edited_after_generation(tmp_path, "stalekeys", "matmul_autotuned",
                                      'key=["M", "N", "K"],', 'key=["M", "K"],')
     assert re.search(r"autotune key is \['M', 'K'\] at run time, but ttgen read \['M', 'N', 'K'\].*re-run ttgen",
                      str(error))

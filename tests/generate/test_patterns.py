@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +19,7 @@ import pytest
 import torch
 
 from tests.conftest import DEVICE
+from tests.importing import importable
 from ttgen import cli
 from ttgen.runtime import KernelMissingError
 
@@ -38,11 +38,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list
     with contextlib.redirect_stderr(printed):
         code = cli.main([str(PATTERNS), "--out", str(out), "--no-cache"])
     assert code == 0, printed.getvalue()
-    sys.path.insert(0, str(out.parent))
-    yield out, printed.getvalue().splitlines()
-    sys.path.remove(str(out.parent))
-    for name in [m for m in sys.modules if m.startswith("gen_patterns")]:
-        del sys.modules[name]
+    with importable(out.parent):
+        yield out, printed.getvalue().splitlines()
 
 
 def launchers(name: str) -> ModuleType:

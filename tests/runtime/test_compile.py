@@ -28,6 +28,7 @@ import ttgen.runtime.traced
 from tests import references as ref
 from tests.cases import EXAMPLES, assert_outputs
 from tests.conftest import CUDA, DEVICE
+from tests.importing import importable
 from ttgen import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,11 +105,8 @@ def _built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """tests/compile_kernels' launchers, importable as the package ``gen_compile``."""
     out = tmp_path_factory.mktemp("compile") / BUILT
     assert cli.main([str(ROOT / "tests" / "compile_kernels"), "--out", str(out), "-q"]) == 0
-    sys.path.insert(0, str(out.parent))
-    yield out
-    sys.path.remove(str(out.parent))
-    for name in [m for m in sys.modules if m.startswith(BUILT)]:
-        del sys.modules[name]
+    with importable(out.parent):
+        yield out
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ import torch
 import ttgen.runtime._native as fastpath
 from tests.cases import EXAMPLES
 from tests.conftest import DEVICE
+from tests.importing import launcher
 
 
 class Recorder:
@@ -133,41 +134,29 @@ def test_a_stream_object_and_launch_hooks_take_the_body(monkeypatch: pytest.Monk
 def test_a_wide_run_called_with_a_dict_of_keywords_takes_the_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """A kernel of 20 tensors: every literal call site builds a dict of keywords, which the
     engine reads directly (bind_dict); it finds the entry the body filed, as for short calls."""
-    import sys
-
-    from ttgen.cli import main
-
     names = [f"t{i}" for i in range(20)]
-    package = tmp_path / "widekernels"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "wide.py").write_text(
-        "import triton\nimport triton.language as tl\nimport ttgen.annotations  # noqa: F401\n\n\n"
-        f"@triton.jit\ndef wide({', '.join(f'{n}: tl.tensor[tl.float32]' for n in names)}, n: int, "
-        "BLOCK: tl.constexpr[int]):\n    offs = tl.arange(0, BLOCK)\n"
-        "    tl.store(t19 + offs, tl.load(t0 + offs, mask=offs < n), mask=offs < n)\n"
-    )
-    assert main([str(package), "--out", str(tmp_path / "widegen"), "-q"]) == 0
-    monkeypatch.syspath_prepend(str(tmp_path))
-    generated = importlib.import_module("widegen.wide_launch")
-    run, state = generated.wide.run, generated._wide
-    recorder = primed(monkeypatch, state)
-    tensors = [torch.zeros(16, device=DEVICE) for _ in names]
-    namespace: dict[str, Any] = {}
-    exec(f"def call(run, t):\n    run({', '.join(f'{n}=t[{i}]' for i, n in enumerate(names))}, n=16, BLOCK=16, "
-         "grid=(1,))", namespace)
-    namespace["call"](run.__wrapped__, tensors)  # the body: a miss, filed
+    text = ("import triton\nimport triton.language as tl\nimport ttgen.annotations  # noqa: F401\n\n\n"
+            f"@triton.jit\ndef wide({', '.join(f'{n}: tl.tensor[tl.float32]' for n in names)}, n: int, "
+            "BLOCK: tl.constexpr[int]):\n    offs = tl.arange(0, BLOCK)\n"
+            "    tl.store(t19 + offs, tl.load(t0 + offs, mask=offs < n), mask=offs < n)\n")
+    with launcher(tmp_path, "widekernels", "wide", text, "widegen") as generated:
+        run, state = generated.wide.run, generated._wide
+        recorder = primed(monkeypatch, state)
+        tensors = [torch.zeros(16, device=DEVICE) for _ in names]
+        namespace: dict[str, Any] = {}
+        exec(f"def call(run, t):\n    run({', '.join(f'{n}=t[{i}]' for i, n in enumerate(names))}, n=16, BLOCK=16, "
+             "grid=(1,))", namespace)
+        namespace["call"](run.__wrapped__, tensors)  # the body: a miss, filed
 
-    def twice() -> None:  # the engine, from the call site's dict
-        namespace["call"](run, tensors)
-        namespace["call"](run, tensors)
+        def twice() -> None:  # the engine, from the call site's dict
+            namespace["call"](run, tensors)
+            namespace["call"](run, tensors)
 
-    assert python_runs(twice) == 0  # no Python frame of run(): the engine served both
-    assert len(recorder.calls) == 2 and recorder.calls[0] == recorder.calls[1]
-    assert recorder.calls[0][4:6] == (tensors[0].data_ptr(), tensors[1].data_ptr())
-    with pytest.raises(TypeError, match="wide: argument 't3' expected a torch.float32 tensor"):
-        namespace["call"](run, [*tensors[:3], torch.zeros(16, dtype=torch.int32, device=DEVICE), *tensors[4:]])
-    sys.modules.pop("widegen.wide_launch", None)
+        assert python_runs(twice) == 0  # no Python frame of run(): the engine served both
+        assert len(recorder.calls) == 2 and recorder.calls[0] == recorder.calls[1]
+        assert recorder.calls[0][4:6] == (tensors[0].data_ptr(), tensors[1].data_ptr())
+        with pytest.raises(TypeError, match="wide: argument 't3' expected a torch.float32 tensor"):
+            namespace["call"](run, [*tensors[:3], torch.zeros(16, dtype=torch.int32, device=DEVICE), *tensors[4:]])
 
 
 def python_runs(call: Callable[[], Any]) -> int:

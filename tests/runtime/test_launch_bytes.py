@@ -22,6 +22,7 @@ import torch
 
 from tests.standins import LaunchRecord, StubSession, run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from tests.importing import importable
 from ttgen import cli
 from ttgen.runtime import KernelMissingError
 from ttgen.runtime.launch import VERSION
@@ -350,15 +351,10 @@ def test_variadic_args_are_passed_as_triton_3_9_passes_them(stubcuda_lib, tmp_pa
 @pytest.mark.skipif(VERSION >= (3, 9), reason="Triton 3.9 passes *args")
 def test_a_variadic_kernel_s_launcher_says_it_needs_triton_3_9(tmp_path: Path) -> None:
     assert cli.main([str(REPO / "tests" / "patterns" / "variadic.py"), "--out", str(tmp_path / "gen_variadic"), "-q"]) == 0
-    sys.path.insert(0, str(tmp_path))
-    try:
+    with importable(tmp_path):
         module = importlib.import_module("gen_variadic.variadic_launch")
         with pytest.raises(KernelMissingError, match=r"variadic_kernel: Triton 3\.6\.\d+ passes no \*args to a kernel"):
             module.variadic_kernel.run(x=torch.zeros(64), out=torch.zeros(64), terms=(2, 3.5), grid=(1,))
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m.startswith("gen_variadic")]:
-            del sys.modules[name]
 
 
 def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811

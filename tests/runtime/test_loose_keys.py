@@ -26,7 +26,6 @@ for the device (device -1, as under the interpreter).
 from __future__ import annotations
 
 import enum
-import importlib
 import math
 import sys
 import warnings
@@ -41,14 +40,13 @@ import triton
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
-from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import make_backend
 from triton.runtime.jit import JITFunction
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 import ttgen.runtime._native as fastpath
-from ttgen.cli import main as ttgen_main
+from tests.importing import launcher
 from ttgen.runtime.specs import pointer_types
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the host stands in for the device")
@@ -195,22 +193,8 @@ EDGES = [0, 1, 2, 15, 16, 17, 32, -1, -16, -17, 2**31 - 16, 2**31 - 1, 2**31, 2*
 def loose(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The generated launcher module of `KERNEL`, its kernel a JITFunction."""
     root = tmp_path_factory.mktemp("loose")
-    (root / "loosekernels").mkdir()
-    (root / "loosekernels" / "__init__.py").write_text("")
-    (root / "loosekernels" / "loose.py").write_text(KERNEL)
-    assert ttgen_main([str(root / "loosekernels"), "--out", str(root / "loosegen"), "-q"]) == 0
-    sys.path.insert(0, str(root))
-    saved = knobs.runtime.interpret
-    knobs.runtime.interpret = False  # triton.jit reads it as it decorates: a JITFunction, as on a GPU
-    try:
-        importlib.import_module("loosekernels.loose")
-    finally:
-        knobs.runtime.interpret = saved
-    generated = importlib.import_module("loosegen.loose_launch")
-    yield generated
-    sys.path.remove(str(root))
-    for name in ("loosekernels", "loosekernels.loose", "loosegen", "loosegen.loose_launch"):
-        sys.modules.pop(name, None)
+    with launcher(root, "loosekernels", "loose", KERNEL, "loosegen", interpret=False) as generated:
+        yield generated
 
 
 class Recorder:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 from triton.runtime.jit import JITFunction
 
+from tests.importing import importable
 from ttgen import cli
 from ttgen.runtime import StaleLauncherError, specs
 from ttgen.runtime.live import check_params
@@ -46,11 +46,8 @@ def package(tmp_path: Path) -> Iterator[Path]:
     (folder / "calls.py").write_text(SOURCE)
     with contextlib.redirect_stdout(io.StringIO()):
         assert cli.main([str(folder)]) == 0
-    sys.path.insert(0, str(tmp_path))
-    yield folder
-    sys.path.remove(str(tmp_path))
-    for name in [m for m in sys.modules if m.startswith("madepkg")]:
-        del sys.modules[name]
+    with importable(tmp_path):
+        yield folder
 
 
 def _import_after(folder: Path, old: str, new: str) -> None:

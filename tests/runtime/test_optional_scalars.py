@@ -12,7 +12,6 @@ below; tests/codemods/test_adopt.py adopts a library that passes None this way).
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +25,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import make_backend
 
 import ttgen.runtime._native as fastpath
-from ttgen.cli import main as ttgen_main
+from tests.importing import launcher
 
 KERNEL = '''
 import triton
@@ -55,29 +54,11 @@ SPECIALIZE = triton._C.libtriton.native_specialize_impl
 BACKEND = make_backend(GPUTarget("cuda", 90, 32))
 
 
-def _generated(root: Path, package: str, jit: bool) -> Any:
-    (root / package).mkdir()
-    (root / package / "__init__.py").write_text("")
-    (root / package / "kern.py").write_text(KERNEL)
-    assert ttgen_main([str(root / package), "--out", str(root / f"{package}_gen"), "-q"]) == 0
-    sys.path.insert(0, str(root))
-    saved = knobs.runtime.interpret
-    knobs.runtime.interpret = not jit  # triton.jit reads it as it decorates
-    try:
-        importlib.import_module(f"{package}.kern")
-    finally:
-        knobs.runtime.interpret = saved
-    return importlib.import_module(f"{package}_gen.kern_launch")
-
-
 @pytest.fixture(scope="module")
 def jitted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The launcher module, its kernel a JITFunction (as on a GPU): keyed by Triton's binder."""
-    root = tmp_path_factory.mktemp("optional")
-    yield _generated(root, "optjit", jit=True)
-    sys.path.remove(str(root))
-    for name in ("optjit", "optjit.kern", "optjit_gen", "optjit_gen.kern_launch"):
-        sys.modules.pop(name, None)
+    with launcher(tmp_path_factory.mktemp("optional"), "optjit", "kern", KERNEL, interpret=False) as generated:
+        yield generated
 
 
 def test_run_types_the_parameter_x_or_none_and_refuses_other_kinds(jitted: Any) -> None:
@@ -165,8 +146,7 @@ def test_run_launches_what_kernel_grid_launches_under_the_interpreter(tmp_path: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(knobs.runtime, "interpret", True)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    generated = _generated(tmp_path, "optint", jit=False)
-    try:
+    with launcher(tmp_path, "optint", "kern", KERNEL) as generated:  # (interpreted: the knob is set above)
         kernel = sys.modules["optint.kern"].shift
         x = torch.randn(100)
         for given in [dict(n=None, eps=None, flag=None), dict(n=50, eps=0.5, flag=True), dict(n=1, eps=2, flag=False)]:
@@ -174,7 +154,3 @@ def test_run_launches_what_kernel_grid_launches_under_the_interpreter(tmp_path: 
             kernel[(2,)](x, expected, size=100, BLOCK=64, **given)
             generated.shift.run(grid=(2,), x=x, out=got, size=100, BLOCK=64, **given)
             assert torch.equal(expected, got), given
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in ("optint", "optint.kern", "optint_gen", "optint_gen.kern_launch"):
-            sys.modules.pop(name, None)

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DEVICE
+from tests.importing import launcher
 from tests.runtime.test_engine import python_runs
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
@@ -336,19 +337,8 @@ PROBE_ANNOTATIONS = [("a", ["M", "...", "N"], "contiguous"), ("b", ["N", "_", "2
 
 @pytest.fixture(scope="module")
 def probe_launcher(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from ttgen.cli import main
-
-    folder = tmp_path_factory.mktemp("probe")
-    (folder / "probekernels").mkdir()
-    (folder / "probekernels" / "__init__.py").write_text("")
-    (folder / "probekernels" / "probe.py").write_text(PROBE)
-    assert main([str(folder / "probekernels"), "--out", str(folder / "probegen"), "-q"]) == 0
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("probegen.probe_launch")
-    finally:
-        sys.path.remove(str(folder))
-        sys.modules.pop("probegen.probe_launch", None)
+    with launcher(tmp_path_factory.mktemp("probe"), "probekernels", "probe", PROBE, "probegen") as generated:
+        yield generated
 
 
 @st.composite

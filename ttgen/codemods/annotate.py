@@ -12,9 +12,10 @@ any scalar annotation for one the body assigns to (``n = tl.load(p)``, ``n += 1`
 ``tl.load(W)`` under a constexpr test mypy cannot follow; through ``p = W`` too).  A tensor
 annotation written carries the shapes every recorded call agrees on (ttgen.codemods.shapes),
 with a note for each relation a recorded call breaks.
-``import ttgen.annotations`` is added where the new annotations need it; nothing else in the
-file changes (libcst keeps its formatting and comments), and a second run changes
-nothing.  Without ``--write`` the changes are printed as a unified diff.  ``--widen`` adds
+``import ttgen.annotations`` is added where the new annotations need it; a signature on one line
+that gets annotations is laid out as black lays it out (ttgen.codemods.layout), in the project's
+line length; nothing else in the file changes (libcst keeps its formatting and comments), and a
+second run changes nothing.  Without ``--write`` the changes are printed as a unified diff.  ``--widen`` adds
 dtypes the recording did not see to the tensor annotations it writes (`Widen`), and a kernel
 whose tensor parameters were each seen with one dtype gets a note naming them.
 """
@@ -34,7 +35,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, nones, observed, runner, shapes
+from ttgen.codemods import infer, layout, nones, observed, runner, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
@@ -186,7 +187,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                          f"{names}; run() refuses any other (--widen adds dtypes)")
     text = tree.code
     if annotations:
-        tree = MetadataWrapper(tree).visit(_Annotate(annotations))
+        tree = MetadataWrapper(tree).visit(_Annotate(annotations, layout.line_length(path), tree.default_indent))
         if mechanism:
             tree = _with_mechanism(tree)
         if literal:
@@ -387,19 +388,33 @@ def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool
 
 
 class _Annotate(cst.CSTTransformer):
-    """Sets the annotation of each parameter found at a position of ``annotations``."""
+    """Sets the annotation of each parameter found at a position of ``annotations``, and lays out
+    a signature on one line that gets any in ``width`` columns (``indent``: the module's)."""
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, annotations: dict[tuple[int, int], str]) -> None:
+    def __init__(self, annotations: dict[tuple[int, int], str], width: int, indent: str) -> None:
         super().__init__()
-        self.annotations = annotations
+        self.annotations, self.width, self.indent = annotations, width, indent
+        self.annotated: list[bool] = []  # for each function entered, whether a parameter of it is
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.annotated.append(False)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        # (a signature over several lines has its author's layout, which stays)
+        if not self.annotated.pop() or "\n" in layout.code(original.params).strip():
+            return updated
+        column = self.get_metadata(PositionProvider, original).start.column
+        return layout.signature(updated, column, self.width, self.indent)
 
     def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
         start = self.get_metadata(PositionProvider, original).start
         text = self.annotations.get((start.line, start.column + 1))
         if text is None:
             return updated
+        if self.annotated:
+            self.annotated[-1] = True
         expression = cst.parse_expression(text)
         if updated.annotation is not None:  # (--tighten) its spacing stays
             return updated.with_changes(annotation=updated.annotation.with_changes(annotation=expression))

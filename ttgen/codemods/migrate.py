@@ -22,9 +22,11 @@ y=b, n=n, BLOCK=64, num_warps=4)`` when:
 
 A call of what cannot be a kernel is no call site: an item of a dict, list or set
 (``cache[key](...)``), a builtin's (``list[int](...)``), and an item of an object not known to be
-a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)``).  A rewritten call
-too long for its line (black's or ruff's line length, 88 if none is set) is laid out one
-keyword a line.  The grid comes first, as Python evaluates it first.  Each function that
+a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)``).  What migrate
+writes is laid out as black lays it out, in the project's line length (ttgen.codemods.layout):
+a rewritten call, the names a splat is unpacked into, a launcher's import (``from generated.ops
+import (...)`` where ``import ... as ...`` is too long: black cannot split that).  The grid comes
+first, as Python evaluates it first.  Each function that
 launches imports the launcher module itself (``import generated.ops.rms_norm_launch as rms_norm_launch``, as its first
 statement): a launcher imports its kernel's module, and a module that defines a kernel and calls
 it would otherwise import its launcher while it is itself still loading.  The import costs
@@ -36,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ttgen.codemods import runner
+from ttgen.codemods import layout, runner
 from ttgen.generate import command, plan
 from ttgen.generate.cache import Cache, digest
 from ttgen.generate.discover import Source, discover, module_name, read_regular
@@ -128,7 +129,7 @@ def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | N
     """`migrate_file`, kept in ``cache`` for the tree's state (``state``: `_tree_state`)."""
     where = str(source.path.resolve())
     # (the line length a pyproject.toml sets shapes the rewritten calls too)
-    key = (source.module, state, line_length(source.path))
+    key = (source.module, state, layout.line_length(source.path))
     result = cache.recall("migrate", where, key) if cache is not None else None
     if not isinstance(result, runner.Result):
         result = migrate_file(source.path, source.module, targets)
@@ -223,7 +224,7 @@ def visited(tree: cst.Module, path: Path, module: str, targets: dict[str, Target
     Migrate, or one that reads the call sites as Migrate reads them), and the visitor."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     rewrite = (kind or Migrate)(path, module, package, targets, _identifiers(tree))
-    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), line_length(path), tree.default_indent
+    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), layout.line_length(path), tree.default_indent
     return MetadataWrapper(tree).visit(rewrite), rewrite
 
 
@@ -286,8 +287,9 @@ class Migrate(cst.CSTTransformer):
         self.width, self.indent = 88, "    "  # the module's line length and indentation
         self.typed: dict[cst.FunctionDef, list[tuple[cst.Assign, str]]] = {}  # dicts to annotate, and how
         self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # those of the call at hand
-        self.unpacked: list[cst.Assign] = []  # what the call at hand unpacks before it
-        self.before: dict[cst.CSTNode, list[cst.Assign]] = {}  # statement line -> those
+        # what the call at hand unpacks before it: the names, and the parts of the sum they take
+        self.unpacked: list[tuple[list[str], list[cst.BaseExpression]]] = []
+        self.before: dict[cst.CSTNode, list[cst.BaseSmallStatement]] = {}  # statement line -> those, laid out
 
     # -- the call sites ----------------------------------------------------------------------------
 
@@ -306,26 +308,24 @@ class Migrate(cst.CSTTransformer):
             self.notes.append(f"{where}: skipped: {skip.args[0]}")
             return updated
         alias = self._alias(function, target.launcher)
+        line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
+        column = self.get_metadata(PositionProvider, original).start.column
         if self.unpacked:
-            line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
-            self.before[line] = self.unpacked
+            self.before[line] = [layout.unpacking(names, parts, column, self.width, self.indent)
+                                 for names, parts in self.unpacked]
         for scope, statement, annotation in self.pending:
             self.typed.setdefault(scope, []).append((statement, annotation))
             module = "ttgen.runtime" if annotation == _LAUNCH_OPTIONS else "typing"
             self.imports.setdefault(scope, {})[module] = module
-        first = cst.Comma(whitespace_after=updated.whitespace_before_args
-                          if "\n" in cst.Module(body=[]).code_for_node(updated.whitespace_before_args)
-                          else cst.SimpleWhitespace(" ")) if args else cst.MaybeSentinel.DEFAULT
+        first = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if args else cst.MaybeSentinel.DEFAULT
         self.rewritten += 1
         call = updated.with_changes(
             func=cst.Attribute(cst.Attribute(cst.Name(alias), cst.Name(target.kernel.name)), cst.Name("run")),
             args=[_keyword("grid", grid, first), *args],
         )
-        lines = _code(call).split("\n")
-        start = self.get_metadata(PositionProvider, original).start
-        if start.column + len(lines[0]) > self.width or any(len(line) > self.width for line in lines[1:]):
-            return _one_per_line(call, self.indent)
-        return call
+        # (laid out afresh, not in the old call's layout; a comment after the statement counts too)
+        after = len(_code(line.trailing_whitespace).rstrip("\n")) if isinstance(line, cst.SimpleStatementLine) else 0
+        return layout.call(call, column, self.width, self.indent, after)
 
     def where(self, call: cst.Call) -> str:
         start = self.get_metadata(PositionProvider, call).start
@@ -492,9 +492,7 @@ class Migrate(cst.CSTTransformer):
                 name += "_"
             self.names.add(name)
             names.append(name)
-        value = span[0].value if len(span) == 1 else _joined(span)
-        self.unpacked.append(cst.Assign([cst.AssignTarget(cst.Tuple(
-            [cst.Element(cst.Name(name)) for name in names], lpar=[], rpar=[]))], value))
+        self.unpacked.append((names, [span[0].value] if len(span) == 1 else _joined(span)))
         between = next((a.comma for a in span if isinstance(a.comma, cst.Comma)),
                        cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         unpacked = [cst.Arg(cst.Name(name), comma=span[-1].comma if number == len(names) - 1 else between)
@@ -635,6 +633,15 @@ class Migrate(cst.CSTTransformer):
 
     # -- the launcher imports ------------------------------------------------------------------------
 
+    def _import_text(self, module: str, alias: str, column: int) -> str:
+        """``import module as alias`` (``import module``), or, too long for its line (at
+        ``column``), as ``from`` an import black can lay out."""
+        text = f"import {module}\n" if module == alias else f"import {module} as {alias}\n"
+        if "." not in module or layout.fits(text.rstrip("\n"), column, self.width):
+            return text
+        package, _, name = module.rpartition(".")
+        return layout.import_from(package, name, None if alias == name else alias, column, self.width, self.indent)
+
     def _alias(self, function: cst.FunctionDef, launcher: str) -> str:
         """The name ``function`` imports ``launcher`` as: the one it uses already, or the one
         this module's functions use for it, which no other name of the module has."""
@@ -669,7 +676,8 @@ class Migrate(cst.CSTTransformer):
             return updated
         body = list(updated.body.body)
         at = 1 if body and _is_docstring(body[0]) else 0
-        lines = [cst.parse_statement(_import_text(module, alias)) for module, alias in sorted(wanted.items())]
+        column = self.get_metadata(PositionProvider, original).start.column + len(updated.body.indent or self.indent)
+        lines = [cst.parse_statement(self._import_text(module, alias, column)) for module, alias in sorted(wanted.items())]
         return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 
 
@@ -718,18 +726,20 @@ def _imported(function: cst.FunctionDef, launcher: str) -> str | None:
     """The name a statement at the top of ``function`` imports ``launcher`` as, if one does."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine) or not isinstance(statement.body[0], cst.Import):
-            if _is_docstring(statement):
-                continue
+        found = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+        if isinstance(found, cst.ImportFrom) and found.module is not None and not found.relative:
+            for alias in found.names if isinstance(found.names, Sequence) else ():
+                if f"{_code(found.module)}.{_code(alias.name)}" == launcher:
+                    return _code(alias.asname.name) if alias.asname is not None else _code(alias.name)
+        elif isinstance(found, cst.Import):
+            for alias in found.names:
+                if _code(alias.name) == launcher and (alias.asname is not None or "." not in launcher):
+                    return _code(alias.asname.name) if alias.asname is not None else launcher
+        elif not _is_docstring(statement):
             break
-        for alias in statement.body[0].names:
-            if _code(alias.name) == launcher and (alias.asname is not None or "." not in launcher):
-                return _code(alias.asname.name) if alias.asname is not None else launcher
     return None
 
 
-def _import_text(module: str, alias: str) -> str:
-    return f"import {module}\n" if module == alias else f"import {module} as {alias}\n"
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
@@ -883,32 +893,9 @@ def _string_index(subscript: cst.Subscript) -> str | None:
     return None
 
 
-def _one_per_line(call: cst.Call, indent: str) -> cst.Call:
-    """``call`` laid out as black lays out a call too long for its line: one argument a line,
-    indented once more than the statement, a comma after each, the parenthesis on a line of its
-    own; the comments after arguments stay with them."""
-    def line(comment: cst.Comment | None, last: bool) -> cst.ParenthesizedWhitespace:
-        return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(
-            whitespace=cst.SimpleWhitespace("  " if comment else ""), comment=comment),
-            indent=True, last_line=cst.SimpleWhitespace("" if last else indent))
-
-    def comment(*spaces: object) -> cst.Comment | None:
-        found = [s.first_line.comment for s in spaces if isinstance(s, cst.ParenthesizedWhitespace)]
-        return next((c for c in found if c is not None), None)
-
-    args = []
-    for number, arg in enumerate(call.args):
-        after = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else None
-        last = number == len(call.args) - 1
-        args.append(arg.with_changes(
-            comma=cst.Comma(whitespace_after=line(comment(after, arg.whitespace_after_arg), last)),
-            whitespace_after_arg=cst.SimpleWhitespace("")))
-    return call.with_changes(args=args, whitespace_before_args=line(comment(call.whitespace_before_args), False))
-
-
-def _joined(span: Sequence[cst.Arg]) -> cst.BaseExpression:
-    """The values of ``span``'s arguments and ``*`` splats as one tuple, each read once, in order:
-    ``tuple(x.stride()) + (n,) + tuple(a if c else b)``.  (Not ``(*x.stride(), n, *...)``: mypy
+def _joined(span: Sequence[cst.Arg]) -> list[cst.BaseExpression]:
+    """The values of ``span``'s arguments and ``*`` splats as the parts of one tuple, each read
+    once, in order: ``tuple(x.stride()) + (n,) + tuple(a if c else b)``.  (Not ``(*x.stride(), n, *...)``: mypy
     refuses a ``*`` item of a tuple display whose type is Any, as an untyped library's are.)"""
     parts: list[cst.BaseExpression] = []
     for arg in span:
@@ -919,22 +906,5 @@ def _joined(span: Sequence[cst.Arg]) -> cst.BaseExpression:
             parts[-1] = parts[-1].with_changes(elements=[*parts[-1].elements, cst.Element(arg.value)])
         else:
             parts.append(cst.Tuple([cst.Element(arg.value)]))
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = cst.BinaryOperation(joined, cst.Add(), part)
-    return joined
+    return parts
 
-
-def line_length(path: Path) -> int:
-    """The line length the nearest pyproject.toml above ``path`` sets for black or ruff (88,
-    black's, if it sets none)."""
-    for folder in path.resolve().parents:
-        config = folder / "pyproject.toml"
-        if config.is_file():
-            try:
-                text = config.read_text()
-            except (OSError, UnicodeDecodeError):
-                return 88
-            found = re.search(r"^\[tool\.(?:black|ruff)\][^\[]*?^line-length\s*=\s*(\d+)", text, re.M | re.S)
-            return int(found.group(1)) if found else 88
-    return 88

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
 import sys
-import tempfile
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+
+from ttgen.vocabulary import atomic
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def finish(command: str, results: list[Result], write: bool, tally: str) -> int:
     for result in changed:
         assert result.after is not None
         if write:
-            replace(result.path, result.after.encode(result.encoding))
+            atomic.write(result.path, result.after.encode(result.encoding))
         else:
             shown = str(result.path)
             sys.stdout.writelines(difflib.unified_diff(
@@ -78,19 +77,3 @@ def finish(command: str, results: list[Result], write: bool, tally: str) -> int:
 
 def _files(n: int) -> str:
     return "file" if n == 1 else "files"
-
-
-def replace(path: Path, data: bytes) -> None:
-    """``path`` holds ``data`` whole, or what it held: written beside it, then renamed; its
-    permissions stay."""
-    mode = os.stat(path).st_mode & 0o7777
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import ttgen
 from ttgen.generate.build import Built
+from ttgen.vocabulary import atomic
 
 DEFAULT = ".ttgen_cache"
 _MAGIC = b"ttgen build cache 1\n"
@@ -192,19 +193,5 @@ class Cache:
             path.parent.mkdir(parents=True, exist_ok=True)
             for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
                 if not (self.folder / name).exists():
-                    _write_atomic(self.folder / name, text.encode())
-            _write_atomic(path, _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest(), payload)
-
-
-def _write_atomic(path: Path, *parts: bytes) -> None:
-    import tempfile  # (a run with nothing changed writes nothing)
-
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.writelines(parts)  # (an index's head and payload, not joined into a third copy)
-        os.replace(temp, path)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+                    atomic.write(self.folder / name, text.encode())
+            atomic.write(path, _MAGIC + self.salt.encode() + hashlib.sha256(payload).digest(), payload)

@@ -3,14 +3,15 @@ either as it was or complete, never half-written, and no temporary file behind."
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+
+from ttgen.vocabulary import atomic
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -81,23 +82,10 @@ def current(path: Path) -> str | None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one rename; a crash leaves the old file or none."""
-    import tempfile  # (a run with nothing changed writes nothing)
-
+    """Replace ``path`` with ``text`` in one rename (`atomic.write`); a crash leaves the old file or none."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with _GUARD.deferring():
-        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(temp, 0o644)
-            os.replace(temp, path)
-        except BaseException:
-            with suppress(FileNotFoundError):
-                os.unlink(temp)
-            raise
+        atomic.write(path, text.encode("utf-8"))
 
 
 # Files written at once: each waits on the disk in fsync, which the file system commits together

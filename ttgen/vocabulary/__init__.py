@@ -7,5 +7,7 @@
 * `options`: the launch options and Triton's defaults;
 * `fingerprint`: a kernel signature's hash, computed alike at build time and at import;
 * `diagnostics`: problems, printed as mypy prints them;
-* `manifest` and `keys`: recorded launches, one line each, in Triton's specialization words.
+* `manifest` and `keys`: recorded launches, one line each, in Triton's specialization words;
+* `atomic`: writing a file whole or not at all (the build's, its cache's, the codemods' and bundles');
+* `on_import`: patching a module as Python imports it (`ttgen.annotations`' and ``ttgen record``'s).
 """

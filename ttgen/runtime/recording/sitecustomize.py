@@ -4,19 +4,19 @@ into the manifest ``TTGEN_RECORD`` names (ttgen.runtime.record).  Python imports
 (the `site` module), then it runs the ``sitecustomize`` it shadows, if there is one.
 
 It imports nothing but the standard library: each of Triton's launch methods is wrapped when
-Triton loads its module (`record.METHODS`, listed again here for that reason), and ttgen's
-recorder is imported at the first launch, so a process that launches no kernel loads nothing
-more.  A process whose Python cannot import ttgen launches as it would, unrecorded, and says so.
+Triton loads its module (`record.METHODS`, listed again here for that reason) by ttgen's import
+hook, run from its file rather than imported (`_on_import`), and ttgen's recorder is imported at
+the first launch, so a process that launches no kernel loads nothing more.  A process whose
+Python cannot import ttgen launches as it would, unrecorded, and says so.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
-from collections.abc import Callable, Sequence
-from importlib.abc import Loader, MetaPathFinder
-from importlib.machinery import ModuleSpec
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -68,40 +68,15 @@ def _wrap(module: ModuleType) -> None:
     cls.run = run
 
 
-class _WrappingLoader(Loader):
-    """Runs a module with its own loader, then wraps its launch method.  The module keeps its
-    own loader: this one stands in only while it loads."""
-
-    def __init__(self, loader: Loader) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        self.loader.exec_module(module)
-        _wrap(module)
-
-
-class _TritonFinder(MetaPathFinder):
-    """Finds Triton's launching modules with the other finders and gives them the loader."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if fullname not in METHODS:
-            return None
-        for finder in sys.meta_path:
-            if finder is not self and hasattr(finder, "find_spec"):
-                spec = finder.find_spec(fullname, path, target)
-                if spec is not None:
-                    if spec.loader is not None:
-                        spec.loader = _WrappingLoader(spec.loader)
-                    return spec
-        return None
+def _on_import() -> ModuleType:
+    """ttgen/vocabulary/on_import.py of the ttgen this folder is in, run from its file: this
+    process's Python may not import ttgen."""
+    path = os.path.join(os.path.dirname(os.path.dirname(_FOLDER)), "vocabulary", "on_import.py")
+    spec = importlib.util.spec_from_file_location("_ttgen_on_import", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _run_shadowed() -> None:
@@ -121,8 +96,6 @@ def _run_shadowed() -> None:
 
 
 if os.environ.get("TTGEN_RECORD"):
-    sys.meta_path.insert(0, _TritonFinder())
-    for _name in METHODS:
-        if _name in sys.modules:  # (imported by a .pth file before site ran this)
-            _wrap(sys.modules[_name])
+    # (a module imported before site ran this, by a .pth file, is wrapped at once)
+    _on_import().patch_on_import(dict.fromkeys(METHODS, _wrap))
 _run_shadowed()
