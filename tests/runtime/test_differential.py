@@ -184,6 +184,7 @@ STANDIN = f"""
     import json, sys
     sys.path.insert(0, {str(REPO)!r})
     import collections, numpy, torch
+    from tests.frames import body_of
     from tests.differential_kernels import kernels
     from tests.differential_kernels.trials import LIBDEVICE
     import generated.kernels_launch as gen
@@ -217,8 +218,8 @@ STANDIN = f"""
     python_hits, hashes = [], []
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "run" and frame.f_globals["__name__"] == gen.__name__:
-            python_hits.append(frame.f_code.co_qualname)
+        if body_of(frame, event) is not None:
+            python_hits.append(body_of(frame, event) + ".run")
 
     for name in ("affine_plain", "affine_typed"):
         kernel, run = getattr(kernels, name), getattr(gen, name).run
@@ -448,6 +449,7 @@ def test_an_option_of_another_triton_version_or_backend_is_triton_s_to_take_or_r
 MEMORYLESS = f"""
     import json, sys, warnings
     sys.path.insert(0, {str(REPO)!r})
+    from tests.frames import body_of
     import torch
     from tests.differential_kernels import kernels
     import generated.kernels_launch as gen
@@ -459,8 +461,8 @@ MEMORYLESS = f"""
     report = {{"refused": [], "python_hits": []}}
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "run" and frame.f_globals["__name__"] == gen.__name__:
-            report["python_hits"].append(frame.f_code.co_qualname)
+        if body_of(frame, event) is not None:
+            report["python_hits"].append(body_of(frame, event) + ".run")
 
     for name in ("affine_plain", "affine_typed"):
         run = getattr(gen, name).run

@@ -22,6 +22,7 @@ import torch
 
 import ttgen.runtime._native as fastpath
 from tests.conftest import DEVICE
+from tests.frames import body_of
 from tests.importing import launcher
 from ttgen.runtime import autotune
 
@@ -152,12 +153,13 @@ def _kernel(name: str, layered: Any) -> tuple[Any, Any]:
 
 
 def _python_runs(call: Any) -> list[str]:
-    """The modules whose ``run`` frames ran while ``call()`` ran."""
+    """The kernels whose Python body (`ttgen.runtime.body.Body`) ran while ``call()`` ran."""
     runs: list[str] = []
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_name == "run":
-            runs.append(frame.f_globals["__name__"])
+        name = body_of(frame, event)
+        if name is not None:
+            runs.append(name)
 
     sys.setprofile(profile)
     try:
@@ -242,7 +244,7 @@ def test_a_config_with_a_pre_hook_runs_the_body(monkeypatch: pytest.MonkeyPatch)
     hooked: list[list[str]] = []
     (choice,) = {entry[-1] for entry in state.tuned.values()}
     choice.pre_hook = lambda nargs: hooked.append(sorted(nargs))
-    assert _python_runs(lambda: run(**args, grid=_grid)) == ["examples.generated.matmul_autotuned_launch"]
+    assert _python_runs(lambda: run(**args, grid=_grid)) == ["matmul_autotuned"]
     assert len(hooked) == 1 and len(primed.launched) == 1  # the body ran the hook, then its hit
     choice.pre_hook = None
     assert _python_runs(lambda: run(**args, grid=_grid)) == [] and len(primed.launched) == 2

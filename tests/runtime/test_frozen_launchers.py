@@ -10,6 +10,7 @@ and launch as before; a launcher whose kernel changed since still refuses to imp
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,6 @@ def test_a_launcher_generated_before_the_split_launches_as_it_did(module: str) -
     kernel, make, options = CASES[module]
     launcher = getattr(importlib.import_module(f"tests.runtime.frozen_launchers.{module}_launch"), kernel)
     case = make(device=DEVICE, **options)
-    given = {k: v for k, v in case.kwargs.items() if k in launcher.run.__wrapped__.__kwdefaults__ or k in
-             launcher.run.__wrapped__.__code__.co_varnames[:launcher.run.__wrapped__.__code__.co_kwonlyargcount]}
+    given = {k: v for k, v in case.kwargs.items() if k in inspect.signature(launcher.run).parameters}
     launcher.run(**given, grid=case.grid)
     assert_outputs(case)

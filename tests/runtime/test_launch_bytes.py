@@ -34,12 +34,13 @@ SCRIPT = f"""
     sys.path.insert(0, {str(REPO)!r})
     import ttgen.runtime, ttgen.runtime._native
     from tests.cases import EXAMPLES
+    from tests.frames import body_of
 
     names, python_hits = [], []
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "run":
-            python_hits.append(frame.f_globals["__name__"])
+        if body_of(frame, event) is not None:
+            python_hits.append(body_of(frame, event))
 
     for example in EXAMPLES:
         kernel = getattr(importlib.import_module(f"examples.kernels.{{example.module}}"), example.kernel)
@@ -101,14 +102,15 @@ AUTOTUNED = f"""
     sys.path.insert(0, {str(REPO)!r})
     import torch, triton
     from examples.kernels.matmul_autotuned import matmul_autotuned as kernel
+    from tests.frames import body_of
     import ttgen.runtime._native
     from examples.generated.matmul_autotuned_launch import matmul_autotuned as launcher, _matmul_autotuned as state
 
     python_hits = []
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "run":
-            python_hits.append(frame.f_globals["__name__"])
+        if body_of(frame, event) is not None:
+            python_hits.append(body_of(frame, event))
 
     M, N, K = 64, 32, 16
     a, b, c = torch.randn(M, K), torch.randn(K, N), torch.empty(M, N)
@@ -213,6 +215,7 @@ COMPARE = """
     import torch, triton
     from ttgen.runtime import live
     from ttgen.vocabulary.options import grid_keyword
+    from tests.frames import body_of
 
     log = os.environ["STUBCUDA_LOG"]
     def launched():
@@ -220,8 +223,8 @@ COMPARE = """
 
     python_hits, asked = [], []
     def profile(frame, event, arg):
-        if event == "call" and (frame.f_code.co_name == "run" or frame.f_code.co_name.startswith("_run_")):
-            python_hits.append(frame.f_code.co_name)
+        if body_of(frame, event) is not None:
+            python_hits.append(body_of(frame, event))
         elif event == "call" and frame.f_code.co_name == "dynamic_key":  # a loose value not keyed in C
             asked.append(frame.f_code.co_name)
 

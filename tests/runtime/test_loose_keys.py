@@ -47,6 +47,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 import ttgen.runtime._native as fastpath
 from tests.importing import launcher
+from tests.frames import body_of
 from ttgen.runtime.specs import pointer_types
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the host stands in for the device")
@@ -284,8 +285,8 @@ class Harness:
         frames: list[str] = []
 
         def profile(frame: Any, event: str, arg: Any) -> None:
-            if event == "call" and frame.f_code.co_name == "run":
-                frames.append(frame.f_code.co_name)
+            if body_of(frame, event) is not None:
+                frames.append("run")
 
         asked = self.asked[index]
         sys.setprofile(profile)

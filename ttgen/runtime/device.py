@@ -103,12 +103,12 @@ def _remedy(interpreted: bool) -> str:
 
 
 def _launching() -> str:
-    """The kernel whose generated run() is on the stack: for errors raised before it is known."""
+    """The kernel whose run() body (ttgen.runtime.body) is on the stack: for errors raised
+    before it is known."""
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_globals.get("_rt") is sys.modules[PACKAGE]:  # a generated launcher module
-            qualname = getattr(frame.f_code, "co_qualname", None)  # "add_kernel.run", 3.11+
-            return qualname.split(".")[0] if qualname else str(frame.f_globals["__name__"])
+        if frame.f_globals.get("__name__") == f"{PACKAGE}.body" and frame.f_code.co_name == "run":
+            return str(frame.f_locals["self"].launcher.name)
         frame = frame.f_back
     return "ttgen"
 

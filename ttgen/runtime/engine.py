@@ -32,17 +32,20 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     launch, with no Python frame; `Body`, the Python interpreter of the same plan, runs for
     everything else.  ``function``, the generated run(), gives the keywords and their defaults.
     Kernels the engine does not cover (parameters that take an option's or ``stream``'s name,
-    decorators `_layers` does not describe) get a `keyword_call` of the `Body`."""
+    decorators `_layers` does not describe, and those whose decorators' names the source did not
+    tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body` alone, taking
+    run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature inspect reads)."""
     code = function.__code__
-    body = Body(launcher, code.co_varnames[: code.co_kwonlyargcount])
-    if launcher.loose:
-        return keyword_call(function, body)
-    layers = _layers(launcher)
+    given = code.co_varnames[: code.co_kwonlyargcount]
+    body = Body(launcher, given)
+    # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
+    python = keyword_call(function, body)
+    layers = None if launcher.loose else _layers(launcher)
     options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
     grid = grid_keyword(spec.name for spec in launcher.params)
     names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
-    if layers is None or code.co_varnames[: code.co_kwonlyargcount] != names:
-        return keyword_call(function, body)
+    if layers is None or given != names:
+        return _wrapped(keyword_call(function, body), python)
     _, defaults = _positional(function)
     plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
     call = _native.Engine(
@@ -50,7 +53,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
         launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
         tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
     )
-    return _wrapped(call, function)
+    return _wrapped(call, python)
 
 
 def _containers(names: tuple[str, ...]) -> str:
