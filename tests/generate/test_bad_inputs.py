@@ -259,22 +259,6 @@ def test_generated_modules_define_no_top_level_name_but_those_names_allocates(
         assert defined <= names.bound, "allocate these in ttgen.generate.emit.Names"
 
 
-def test_run_s_locals_are_the_allocated_ones_and_shadow_nothing(
-    generated_examples: list[tuple[ast.Module, emit.Names]],
-) -> None:
-    for tree, names in generated_examples:
-        by_launcher = {kernel.launcher: kernel for kernel in names.kernels.values()}
-        for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-            (decorator,) = [d for d in function.decorator_list if isinstance(d, ast.Attribute)]
-            assert isinstance(decorator.value, ast.Name)
-            kernel = by_launcher[decorator.value.id]
-            allocated = set(kernel.locals.values())
-            stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            # (parameters: checked, supplied; run()'s launch options: normalized)
-            assert stored - set(kernel.params) - {name for name, _, _ in emit.OPTIONS} <= allocated, function.name
-            assert not allocated & (set(kernel.params) | names.bound), function.name
-
-
 # -- interruption ----------------------------------------------------------------------------
 
 MODULES = 300

@@ -1,9 +1,11 @@
 """Kernel model -> launcher module text.
 
 One function per part of the generated module: header, imports, module-level aliases, and per
-kernel a TypedDict of its arguments, a `runtime.Launcher`, and a class whose ``run()`` is
-straight-line code: one predicate over every argument, the grid, the stream, the specialization
-key as one tuple, one cache lookup and one launch call.  The emitted text is deterministic.
+kernel a TypedDict of its arguments, a `runtime.Launcher` whose literal arguments are the plan
+(what each parameter checks and contributes to the key, the decorators' layers), and a class
+whose ``run()`` is a typed signature and nothing more: the launcher's C engine and its Python
+interpreter of the plan (ttgen.runtime.body) do what it does.  The emitted text is
+deterministic.
 """
 
 from __future__ import annotations
@@ -26,19 +28,10 @@ OPTIONS = tuple((name, annotation, repr(default)) for name, (annotation, default
 # The module aliases of a generated module, by role, as each is spelt where no kernel or
 # parameter takes the name.
 ALIASES = {"importlib": "_importlib", "typing": "_typing", "torch": "_torch", "source": "_source", "rt": "_rt"}
-# Builtins the generated code uses (``x.__class__ is int``, ``dict(...)``, ``@staticmethod``...),
+# Builtins the generated code uses (annotations' ``int``, ``dict[str, str]``, ``@staticmethod``),
 # each spelt as itself unless a kernel or parameter takes the name (then ``_builtins.int``).
 # tests/generate/test_bad_inputs.py checks that generated code uses no other builtin.
-BUILTINS = (
-    "int", "float", "bool", "str", "tuple", "dict", "getattr", "staticmethod",
-    "Exception",
-)
-# The locals of run() besides its parameters, by role (and ``ptr_x`` for each tensor parameter x,
-# ``option_num_warps`` for a parameter num_warps: see `_option_named`).
-LOCALS = (
-    "state", "device", "given", "tensors", "aligned", "ok", "grid", "g0", "g1", "g2", "stream",
-    "key", "launch", "tune_key", "tuned", "choice", "options", "compile",
-)
+BUILTINS = ("int", "float", "bool", "str", "tuple", "dict", "staticmethod")
 
 
 class Names:
@@ -46,8 +39,7 @@ class Names:
     that none collides with another, with a kernel or with a parameter: module aliases
     (``_rt``...), builtins (``int``, or ``_builtins.int`` where a kernel or parameter is named
     ``int``), dtype aliases (``_float32``), per kernel ``FooKernelArgs`` and the launcher
-    ``_foo_kernel``, and the locals of its run() (``_state``, ``_ptr_x``...).  Each takes its
-    usual name where free, else the same with a number."""
+    ``_foo_kernel``.  Each takes its usual name where free, else the same with a number."""
 
     def __init__(self, module: model.KernelModule) -> None:
         # Kernels keep their names (they are what callers import); no module-level name takes a
@@ -69,8 +61,6 @@ class Names:
         self.source, self.importlib = aliases["source"], aliases["importlib"]
         self.spelling = Spelling(aliases["torch"], aliases["typing"], aliases["rt"], renamed)
         self.kernels = {kernel.name: self._kernel_names(kernel) for kernel in module.kernels}
-        for kernel in module.kernels:
-            self.kernels[kernel.name].locals = self._locals(kernel)
 
     def _claim(self, name: str) -> str:
         """``name``, or the same with a number, bound at module level from now on."""
@@ -86,14 +76,6 @@ class Names:
         function = self._claim(f"_run_{kernel.name.lstrip('_')}") if _mangles(kernel) else None
         params = tuple(p.name for p in kernel.params)
         return KernelNames(params, args, launcher, function, grid_keyword(params))
-
-    def _locals(self, kernel: model.Kernel) -> dict[str, str]:
-        """run()'s locals: clear of the module's names, the parameters and run()'s keywords."""
-        taken = self.bound | {p.name for p in kernel.params} | {name for name, _, _ in OPTIONS} | set(COMPILE_OPTIONS)
-        taken |= {"stream", self.kernels[kernel.name].grid, *_sets_option_keywords(kernel).values()}
-        tensors = [f"ptr_{p.name}" for p in kernel.params if isinstance(p.type, param_types.TensorType)]
-        options = [f"option_{p.name}" for p in _option_named(kernel)]
-        return {role: _free(f"_{role}", taken) for role in (*LOCALS, *tensors, *options)}
 
     def of(self, kernel: model.Kernel) -> KernelNames:
         return self.kernels[kernel.name]
@@ -117,10 +99,6 @@ class KernelNames:
     launcher: str  # its runtime.Launcher
     function: str | None  # run() as a module-level function, where it cannot be a method
     grid: str  # run()'s keyword for the launch grid
-    locals: dict[str, str] = field(default_factory=dict)  # role -> name
-
-    def ptr(self, param: str) -> str:
-        return self.locals[f"ptr_{param}"]
 
 
 def _mangles(kernel: model.Kernel) -> bool:
@@ -197,8 +175,6 @@ def emit_module(module: model.KernelModule, source_path: str) -> str:
     # edit that leaves every launcher as it was leaves this file as it was, and --check passes.
     out.add(f"# {MARKER} by ttgen from {source_path}.")
     out.add("# Do not edit: re-run ttgen on the kernel module instead.")
-    # (run()'s slow path takes its arguments again as the full rules give them back, BLOCK too.)
-    out.add("# pyright: reportConstantRedefinition=false")
     out.add(f'"""Typed launchers for the Triton kernels in {module.module}."""')
     out.add()
     out.add("from __future__ import annotations")
@@ -298,36 +274,20 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, ind
     if _has_stream(kernel):
         w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
     w.add(") -> None:", indent)
-    body = _Writer(indent=indent + 1)
     shaped = [(param.name, _shape(param)) for param in kernel.params if _shape(param)]
-    if shaped:  # (kernels without shapes: as before, no docstring)
-        body.add(f'"""Launches ``{kernel.name}`` once the tensors have the shapes their annotations give:')
-        body.add()
+    if shaped:
+        w.add(f'"""Launches ``{kernel.name}`` once the tensors have the shapes their annotations give:', indent + 1)
+        w.add()
         for name, shape in shaped:
-            body.add(f"- {name}: {shape}")
-        body.add('"""')
-    if kernel.loose:
-        _emit_loose_body(body, kernel, n, s)
-    else:
-        _emit_body(body, kernel, n, s)
-    w.lines.extend(body.lines)
-    w.dtypes.update(body.dtypes)
+            w.add(f"- {name}: {shape}", indent + 1)
+        w.add('"""', indent + 1)
+    else:  # (what it does: ttgen.runtime.body and the engine, from the launcher's plan above)
+        w.add("...", indent + 1)
 
 
 def _shape(param: model.Param) -> str | None:
     rules = kinds.of(param.type)
     return rules.shape() if isinstance(rules, kinds.Tensor) else None
-
-
-def shaped_names(kernel: model.Kernel) -> list[str]:
-    """What run() hands its launcher's ``shapes`` check, in the kernel's order: the tensors with
-    a shape annotation and the int parameters the caller gives that a dimension names (as
-    ttgen.runtime.shapes' `uses` takes them)."""
-    named = {dim for p in kernel.params if isinstance(p.type, param_types.TensorType) for dim in p.type.dims or ()}
-    return [
-        p.name for p in _given(kernel)
-        if _shape(p) or p.name in named and kinds.is_int(p.type)
-    ]
 
 
 def _option_annotation(annotation: str, s: Spelling) -> str:
@@ -367,12 +327,10 @@ def _has_stream(kernel: model.Kernel) -> bool:
     return all(p.name != "stream" for p in kernel.params)
 
 
-def _option_names(kernel: model.Kernel) -> list[str]:
-    """The launch options in their fixed order, as run()'s locals: run()'s own keywords, the
-    parameters named like an option, and the options heuristics set."""
-    if kernel.autotuned:
-        return list(RUN_OPTIONS)
-    return [name for name, _, _ in OPTIONS]
+def _option_names(kernel: model.Kernel) -> tuple[str, ...]:
+    """The launch options in the key, in their fixed order: an autotuned kernel's configs set
+    all but `RUN_OPTIONS`."""
+    return RUN_OPTIONS if kernel.autotuned else tuple(_OPTIONS)
 
 
 def _option_named(kernel: model.Kernel) -> list[model.Param]:
@@ -393,172 +351,6 @@ def _sets_option_keywords(kernel: model.Kernel) -> dict[str, str]:
     return {p.name: sets_option_keyword(p.name, (q.name for q in kernel.params)) for p in _option_named(kernel)}
 
 
-def _option_values(kernel: model.Kernel, n: KernelNames) -> list[tuple[str, str]]:
-    """Each launch option and the local holding its value (see `_option_named`)."""
-    own = {p.name for p in _option_named(kernel)}
-    return [(name, n.locals[f"option_{name}"] if name in own else name) for name in _option_names(kernel)]
-
-
-def _options_dict(values: list[tuple[str, str]], s: Spelling) -> Call:
-    return Call(f"{s.builtin('dict')}(", tuple(f"{name}={local}" for name, local in values))
-
-
-def _tuple_call(items: list[str]) -> Call:
-    return Call("(", tuple(items), ",)" if len(items) == 1 else ")")
-
-
-def _emit_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) -> None:
-    v, launcher = n.locals, n.launcher
-    given = [p.name for p in _given(kernel)]
-    names = [p.name for p in kernel.params]
-    own = [name for name, _, _ in _options(kernel)]
-    own_options = _options_dict([(name, name) for name in own], s)
-    compiled = [(name, name) for name in _compile_options(kernel)]
-    run_options = _options_dict(_option_values(kernel, n) + compiled, s)
-    for param, keyword in _sets_option_keywords(kernel).items():
-        w.add(f'{param}, {n.locals["option_" + param]} = {launcher}.option_parameter("{param}", {param}, {keyword})')
-    w.add(f"{v['state']} = {s.rt}.launch_state()")
-    w.add(f"{v['device']} = {v['state']}[0]")
-    tensors = [p.name for p in kernel.params if isinstance(p.type, param_types.TensorType)]
-    checks = [c for c in (kinds.of(p.type).inline(p.name, s) for p in _given(kernel)) if c != "True"]
-    checks += _option_checks(kernel, s)
-    # The tensors' test is in the if, where type checkers see that _tensors is a tuple after it.
-    failed = ([v["tensors"]] if tensors else []) + ([v["ok"]] if checks or not tensors else [])
-    w.add("try:")
-    if tensors:
-        w.add(f"{v['tensors']} = {launcher}.tensors({v['device']}, {', '.join(tensors)})", 1)
-    if v["ok"] in failed:
-        w.add(f"{v['ok']} = (", 1)
-        for i, check in enumerate(checks or ["True"]):
-            w.add(("and " if i else "") + check, 2)
-        w.add(")", 1)
-    # Whatever an odd argument raises here (a hostile __eq__...), the full rules explain.
-    w.add(f"except {s.builtin('Exception')}:")
-    w.add(" = ".join(failed) + " = None", 1)
-    w.add("if " + " or ".join(f"{local} is None" if local == v["tensors"] else f"not {local}" for local in failed) + ":")
-    if given:
-        w.call(1, Call(f"{v['given']} = {launcher}.accept(", (v["device"], _tuple_call(given))))
-        w.call(1, Call("(", tuple(given), f",) = {v['given']}" if len(given) == 1 else f") = {v['given']}"))
-    if tensors:
-        w.add(f"{v['tensors']} = {launcher}.pointers({v['device']}, {_tuple_text(tensors)})", 1)
-    if own:  # as Triton takes them: None for the default, integer-like values, 0 and 1
-        w.call(1, Call(f"{v['options']} = {launcher}.check_options(", (own_options,)))
-        unpacked = f"{',' if len(own) == 1 else ''}) = {v['options']}.values()"
-        w.call(1, Call("(", tuple(own), unpacked))
-    checked = shaped_names(kernel)
-    if checked:
-        w.add(f"{launcher}.shapes({', '.join(checked)})")
-    if tensors:
-        w.add(", ".join([v["aligned"]] + [n.ptr(name) for name in tensors]) + f" = {v['tensors']}")
-    if _has_stream(kernel):
-        w.add("if stream is None:")
-        w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})", 1)
-        w.add("else:")
-        w.add(f"{v['stream']} = {launcher}.as_stream(stream)", 1)
-    else:
-        w.add(f"{v['stream']} = {s.rt}.current_stream({v['device']})")
-    if compiled:  # one part of the key (below): True while every compile option is Triton's default
-        w.call(0, Call(f"{v['compile']} = (", tuple(name for name, _ in compiled), ",)" if len(compiled) == 1 else ")"))
-    known = list(given)
-    tune_options = _options_dict([(name, name) for name in own] + compiled, s)
-    for index, layer in enumerate(kernel.layers):
-        _emit_layer(w, kernel, n, s, index, layer, known, tune_options)
-        known += [name for name in layer.supplies or () if name in names and name not in known]
-    w.add(f"if {n.grid}.__class__ is {s.builtin('tuple')}:")
-    w.add(f"{v['grid']} = {n.grid}", 1)
-    w.add("else:")
-    arguments = Call(f"{n.args}(", tuple(f"{name}={name}" for name in names))
-    w.call(1, Call(f"{v['grid']} = {launcher}.call_grid(", (n.grid, arguments)))
-    w.add(f"{v['g0']}, {v['g1']}, {v['g2']} = {s.rt}.grid3({v['grid']}) or {launcher}.checked_grid({v['grid']})")
-    w.add(f"{v['key']} = (")
-    w.add(f"{v['state']},", 1)
-    if kernel.autotuned:
-        w.add(f"{v['choice']},", 1)
-    w.add(", ".join(local for _, local in _option_values(kernel, n)) + ",", 1)
-    if compiled:
-        w.add(f"{v['compile']} == {launcher}.unset or {launcher}.compile_key({v['compile']}),", 1)
-    for part in _key_parts(kernel, launcher, v):
-        w.add(part + ",", 1)
-    w.add(")")
-    w.add(f"{v['launch']} = {launcher}.cache.get({v['key']})")
-    w.add(f"if {v['launch']} is None or {launcher}.pre_run_hooks:")
-    slow_args: tuple[str | Call, ...] = (v["key"], v["grid"], v["stream"], _tuple_call(names), run_options)
-    settings = (f"{v['choice']}.settings",) if kernel.autotuned else ()
-    w.call(1, Call(f"{launcher}.launch_slow(", slow_args + settings))
-    w.add("else:")
-    passed = [n.ptr(p.name) if isinstance(p.type, param_types.TensorType) else p.name for p in kernel.params]
-    w.call(1, Call(f"{v['launch']}(", (v["g0"], v["g1"], v["g2"], v["stream"], *passed)))
-
-
-def _emit_loose_body(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling) -> None:
-    """run() of a kernel whose decorators' names are known only at run time: the launcher checks
-    every argument and launches through Triton's decorators, as kernel[grid](...) does."""
-    given = ", ".join(f'"{p.name}": {p.name}' for p in _given(kernel))
-    options = [name for name, _, _ in _options(kernel)] + list(_compile_options(kernel))
-    w.add(f"{n.launcher}.run_loose(")
-    w.add("{" + given + "},", 1)
-    w.add(f"{n.grid},", 1)
-    w.add(("stream" if _has_stream(kernel) else "None") + ",", 1)
-    w.call(1, Call(f"{s.builtin('dict')}(", tuple(f"{name}={name}" for name in options), "),"))
-    flags = _sets_option_keywords(kernel)
-    if flags:
-        w.add("{" + ", ".join(f'"{param}": {keyword}' for param, keyword in flags.items()) + "},", 1)
-    w.add(")")
-
-
-def _option_checks(kernel: model.Kernel, s: Spelling) -> list[str]:
-    """The launch options' types, as chained tests (one per type) to keep the hot path short."""
-    options = {name: (annotation, default) for name, annotation, default in _options(kernel)}
-    checks = []
-    for annotation in ("int", "bool"):  # (None, the default, is normalized by check_options)
-        names = [name for name, (kind, default) in options.items() if kind == annotation and default != "None"]
-        if names:
-            checks.append(" is ".join(f"{name}.__class__" for name in names) + f" is {s.builtin(annotation)}")
-    checks += [f"({name} is None or {name}.__class__ is {s.builtin(kind)})"
-               for name, (kind, default) in options.items() if default == "None"]
-    return checks
-
-
-def _emit_layer(
-    w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, index: int, layer: model.Layer,
-    known: list[str], options: Call,
-) -> None:
-    """One decorator, outermost first: an autotune lookup or the heuristics, as Triton runs them."""
-    v, launcher = n.locals, n.launcher
-    params = {p.name: p for p in kernel.params}
-    supplied = list(layer.supplies or ())
-    if layer.kind == "heuristics":
-        values = Call("{", tuple(f'"{name}": {name}' for name in known), "}")
-        w.call(0, Call(f"{_tuple_text(supplied)} = {launcher}.heuristics(", (str(index), values, n.grid)))
-        return
-    # The autotune key: the key arguments, then what Triton appends for every argument that has
-    # a dtype (the dtype itself stands for its str() here: same classes, no string building).
-    # A tensor with one allowed dtype adds nothing that can vary: the checks made sure of the
-    # dtype and the dict is this launcher's alone, so only whether it is None can be in the key.
-    parts = [v["device"]] + [name for name in layer.keys or () if name in known]
-    for name in known:
-        kind = params[name].type
-        if isinstance(kind, param_types.TensorType):
-            if len(kind.dtypes) != 1:
-                parts.append(f"None if {name} is None else {name}.dtype" if kind.optional else f"{name}.dtype")
-            elif kind.optional:
-                parts.append(f"{name} is None")
-        elif isinstance(kind, param_types.DynamicType) or isinstance(kind, param_types.ConstexprType) and kind.kind is None:
-            parts.append(f'{s.builtin("getattr")}({name}, "dtype", None)')
-    w.add(f"{v['tune_key']} = {_tuple_text(parts)}")
-    w.add(f"{v['tuned']} = {launcher}.tuned.get({v['tune_key']})")
-    w.add(f"if {v['tuned']} is None:")
-    # tune() returns None once Triton's Autotuner has tuned and launched; a bundle's choice (issue 16) launches below.
-    tune_args = (v["tune_key"], n.grid, v["stream"], _tuple_call(known), options)
-    w.call(1, Call(f"{v['tuned']} = {launcher}.tune(", tune_args))
-    w.add(f"if {v['tuned']} is None:", 1)
-    w.add("return", 2)
-    w.add(f"{_tuple_text(supplied + [v['choice']])} = {v['tuned']}")
-    w.add(f"if {v['choice']}.pre_hook is not None:")
-    values = Call("{", tuple(f'"{name}": {name}' for name in known + supplied), "}")
-    w.call(1, Call(f"{launcher}.run_pre_hook(", (v["choice"], values, n.grid)))
-
-
 def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: Spelling) -> str:
     default = param.default
     if isinstance(param.type, param_types.DynamicType) and param.type.variadic:
@@ -571,15 +363,3 @@ def _default(kernel: model.Kernel, launcher: str, param: model.Param, s: Spellin
         return f" = {default.value!r}"
     # (as the kernel's module computed it, or a literal its annotation rules out: refused at run time)
     return f' = {launcher}.default("{param.name}")'
-
-
-def _key_parts(kernel: model.Kernel, launcher: str, v: dict[str, str]) -> list[str]:
-    """The specialization key: one component per way Triton can specialize an argument."""
-    parts: list[str] = []
-    if any(kinds.aligned(p) for p in kernel.params):
-        parts.append(v["aligned"])  # from the launcher's `tensors`: True, or one bit per pointer
-    for param in kernel.params:
-        part = kinds.of(param.type).key(param, launcher)
-        if part is not None:
-            parts.append(part)
-    return parts

@@ -1,8 +1,8 @@
 """What generated launchers import at run time (torch and Triton only, never libcst).
 
-A generated ``run()`` is bound to the C engine: a cache hit runs from the call to the driver
-with no Python frame.  Its Python body stays the definition and runs for everything else.  This
-package holds what both rely on, one concern per file:
+A generated ``run()`` is a signature bound to the C engine: a cache hit runs from the call to
+the driver with no Python frame; ``body``, the Python interpreter of the same plan, runs for
+everything else.  This package holds what both rely on, one concern per file:
 
 * ``core``: `LauncherCore`, one per kernel: import-time checks against the live kernel, the
   per-key cache, the full rules' errors, and the slow path through Triton's ``JITFunction.run``.
@@ -11,6 +11,7 @@ package holds what both rely on, one concern per file:
 * ``specs``: each parameter's rules (`Tensor`, `Scalar`, `Constexpr`, `Dynamic`), run()'s
   annotation types, and the tensors' inline tests in C.
 * ``engine``: run() bound to the engine (engine.c) with its plan, or to a `KeywordCall`.
+* ``body``: run()'s Python path, `Body`: the plan interpreted for everything the engine hands back.
 * ``state``: the per-launch state Triton keys on (device, hooks, knobs) and the grid's test.
 * ``device``: the current device and stream, asked as Triton asks them.
 * ``launch``: how a compiled kernel is launched: one place for each Triton version's convention.

@@ -20,6 +20,7 @@ engine refused is explained and one it could not finish launches as the engine w
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -74,9 +75,18 @@ class Body:
         self.option_names = RUN_OPTIONS if autotuned else tuple(OPTIONS)  # the key's, in its order
         self.tensors = tuple(spec.name for spec in launcher.tensor_specs)
         self.aligned = any(spec.aligned for spec in launcher.tensor_specs)
+        # The inline tests, on run()'s slots: the tensors' (the launcher's `tensors`, in C), each
+        # other parameter's (`Spec.passes`) and the launch options' types; where one fails, the
+        # full rules (accept, check_options) check, normalize or explain.
+        at = {name: i for i, name in enumerate(self.names)}
+        self.tensors_at = tuple(at[name] for name in self.tensors)
+        self.passes = tuple((at[spec.name], spec.passes) for spec in launcher.given if not isinstance(spec, Tensor))
+        self.options_at = tuple((at[name], _option_test(name)) for name in self.options)
         self.parts = [(spec.name, part) for i, spec in enumerate(launcher.params)
                       if (part := key_part(launcher, i, spec)) is not None]
         self.layers = _layers(launcher)
+        self.compiled = _getter(self.compile)  # the compile options' values, a tuple
+        self.arguments = _getter(self.params)  # the kernel's arguments, a tuple
 
     def run(self, *slots: Any) -> None:
         """run() called with ``slots``, its keywords' values in `names`' order."""
@@ -95,15 +105,18 @@ class Body:
             values[name], set_by[name] = launcher.option_parameter(name, values[name], values[flag])
         state = launch_state()
         index = state[0]
-        values.update(zip(self.given, launcher.accept(index, tuple(values[name] for name in self.given))))
-        aligned, *pointers = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors \
-            else (None,)
-        if self.options:
-            values.update(launcher.check_options({name: values[name] for name in self.options}))
+        found = self.inline(index, [values[name] for name in self.names] if set_by else slots)
+        if found is None:  # the full rules: the values normalized, or the error that explains
+            accepted = launcher.accept(index, tuple(values[name] for name in self.given))
+            values.update(zip(self.given, accepted))
+            found = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors else (None,)
+            if self.options:
+                values.update(launcher.check_options({name: values[name] for name in self.options}))
+        aligned, *pointers = found
         launcher.shapes(*(values[name] for name in launcher.shape_names))
         given = values["stream"] if self.stream else None
         stream = device.current_stream(index) if given is None else launcher.as_stream(given)
-        compiled = tuple(values[name] for name in self.compile)
+        compiled = self.compiled(values)
         grid = values[self.grid]
         choice = None
         known = list(self.given)
@@ -127,25 +140,39 @@ class Body:
         if grid.__class__ is not tuple:
             grid = launcher.call_grid(grid, {name: values[name] for name in self.params})
         g0, g1, g2 = grid3(grid) or launcher.checked_grid(grid)
-        options = {name: set_by.get(name, values.get(name)) for name in self.option_names}
+        launch_options = [set_by[name] if name in set_by else values.get(name) for name in self.option_names]
         key = (
             state,
             *((choice,) if choice is not None else ()),
-            *options.values(),
+            *launch_options,
             *((compiled == launcher.unset or launcher.compile_key(compiled),) if self.compile else ()),
             *((aligned,) if self.aligned else ()),
-            *(part(values[name]) for name, part in self.parts),
+            *[part(values[name]) for name, part in self.parts],
         )
         launch = launcher.cache.get(key)
         if launch is None or launcher.pre_run_hooks:
-            options.update((name, values[name]) for name in self.compile)
-            launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), options,
+            given = {**dict(zip(self.option_names, launch_options)), **dict(zip(self.compile, compiled))}
+            launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), given,
                                  *((choice.settings,) if choice is not None else ()))
         else:
-            passed = iter(pointers)
-            launch(g0, g1, g2, stream, *(next(passed) if name in self.tensors else values[name] for name in self.params))
+            values.update(zip(self.tensors, pointers))
+            launch(g0, g1, g2, stream, *self.arguments(values))
 
     __call__ = run
+
+    def inline(self, index: int, slots: Sequence[Any]) -> tuple[Any, ...] | None:
+        """``(alignment, pointer, ...)`` of the tensors where every inline test passes, else None.
+        Whatever an odd argument raises here (a hostile ``__eq__``...), the full rules explain."""
+        try:
+            found = self.launcher.tensors(index, *(slots[i] for i in self.tensors_at)) if self.tensors_at else (None,)
+            if found is None:
+                return None
+            for i, test in (*self.passes, *self.options_at):
+                if not test(slots[i]):
+                    return None
+            return found
+        except Exception:
+            return None
 
     def tune_key(self, index: int, known: list[str], values: dict[str, Any]) -> tuple[Any, ...]:
         """The autotune key: the device, the key arguments known by then, then what Triton
@@ -173,3 +200,21 @@ def _layers(launcher: Autotuning) -> list[tuple[str, tuple[str, ...]]]:
         names = live.supplied_names(layer)
         found.append((kind, tuple(names) if kind == "heuristics" else tuple(n for n in params if n in names)))
     return found
+
+
+def _option_test(name: str) -> Callable[[Any], bool]:
+    """A launch option's inline test: its type exactly (None, the default, and integer-like
+    values take `check_options`, which normalizes them), or None where None is its default."""
+    kind, default = OPTIONS[name]
+    python = kinds.PYTHON_TYPES[kind]
+    if default is None:
+        return lambda value: value is None or value.__class__ is python
+    return lambda value: value.__class__ is python
+
+
+def _getter(names: Sequence[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The values of ``names`` in a dict, as a tuple."""
+    if len(names) == 1:
+        (name,) = names
+        return lambda values: (values[name],)
+    return operator.itemgetter(*names) if names else lambda values: ()

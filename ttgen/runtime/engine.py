@@ -1,9 +1,10 @@
 """run() bound to the C engine (engine.c): its plan, built from the launcher's specs.
 
-A generated run() is keyword-only.  `bind` makes it an `Engine`: the whole cache-hit path in C
-(keywords to slots, every inline test, the key, the lookup, the launch), with the generated
-Python body as the definition that runs for everything else.  Kernels the engine does not cover
-get a `KeywordCall` (fastpath.c): the keywords mapped to slots in C, then the Python body.
+A generated run() is a keyword-only signature.  `bind` makes it an `Engine`: the whole cache-hit
+path in C (keywords to slots, every inline test, the key, the lookup, the launch), with `Body`
+(ttgen.runtime.body), the Python interpreter of the same plan, for everything else.  Kernels the
+engine does not cover get a `KeywordCall` (fastpath.c): the keywords mapped to slots in C, then
+the `Body`.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def _containers(names: tuple[str, ...]) -> str:
 
 
 def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
-    """The decorators as the engine applies them, outermost first, as the generated body does
-    (ttgen.generate.emit's ``_emit_layer``); engine.c says what each entry holds.  None for decorators
+    """The decorators as the engine applies them, outermost first, as `Body` does; engine.c
+    says what each entry holds.  None for decorators
     that set a launch option or a tensor: their bodies are the engine's to leave alone."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     known = [index[spec.name] for spec in launcher.given]
@@ -85,9 +86,9 @@ def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
 
 
 def _tune_recipe(launcher: LauncherCore, known: list[int]) -> tuple[tuple[str, int], ...]:
-    """The autotune key after the device, as the body builds it (ttgen.generate.emit's ``_emit_layer``):
+    """The autotune key after the device, as `Body.tune_key` builds it:
     the key parameters known by then, then what Triton appends for each known argument with a
-    dtype.  The key names are those the body was generated with (`Launcher.tune_keys`, which
+    dtype.  The key names are those the source wrote (`Launcher.tune_keys`, which
     live.check_layers holds the live Autotuner's to)."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     recipe = [("v", index[name]) for name in launcher.tune_keys if name in index and index[name] in known]

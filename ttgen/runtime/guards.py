@@ -5,7 +5,7 @@ it calls) reads still compares equal to the value it compiled with: ``used_globa
 ``(name, id(namespace))`` to ``(value, namespace)``, filled when Triton first compiles the kernel,
 and a value that compares unequal (``!=``) raises RuntimeError.  A launch ttgen caches for such a
 kernel is guarded by the objects bound to those names when it is cached: while each name is bound
-to that very object, the engine and the generated body hit; a rebound name is a miss, and the slow
+to that very object, the engine and the Python path (ttgen.runtime.body) hit; a rebound name is a miss, and the slow
 path goes through Triton's run, which checks (and raises) as it always does.
 
 That identity stands for Triton's comparison only where the comparison cannot change while the

@@ -33,8 +33,8 @@ def _is_int(spec: Spec) -> bool:
 
 def uses(params: Sequence[Spec], supplied: set[str] | frozenset[str]) -> tuple[int, ...]:
     """The indices of the parameters the check reads: the tensors with a shape annotation and
-    the int parameters the caller gives that a dimension names (as ttgen.generate.emit's
-    `shaped_names`); none where no tensor has a shape annotation."""
+    the int parameters the caller gives that a dimension names; none where no tensor has a
+    shape annotation."""
     named = {dim for spec in params if isinstance(spec, Tensor) for dim in spec.dims or ()}
     return tuple(
         i for i, spec in enumerate(params)

@@ -79,6 +79,12 @@ class Spec:
     def for_interpreter(self, value: object) -> object:
         return value
 
+    def passes(self, value: object) -> bool:
+        """The inline test (the engine's, in C, for this spec's plan entry): True only for a value
+        `accept` would give back as it is, so run()'s Python path launches it unchecked;
+        whatever it does not pass, `accept` explains.  A tensor's is the launcher's `tensors`."""
+        return True
+
     def token(self, value: object) -> str | None:
         """The manifest's token for ``value`` (ttgen/vocabulary/keys.py), by the rule this parameter's key
         part follows (`kinds`), which the parity tests prove Triton's: what Triton's specializer
@@ -145,6 +151,16 @@ class Scalar(Spec):
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
 
+    def passes(self, value: object) -> bool:
+        rule = self.rule
+        if isinstance(rule, kinds.Int):
+            low, high = kinds.INT_RANGES[self.dtype]
+            return value.__class__ is int and low <= value <= high
+        if isinstance(rule, kinds.Float):  # (inf and nan fail the range test: accept takes them)
+            limit = kinds.FLOAT16_UNPACKABLE if self.dtype == "float16" else None
+            return value.__class__ is float and (limit is None or -limit < value < limit)
+        return value.__class__ is bool
+
     def token(self, value: object) -> str | None:
         kind = kinds.DTYPES[self.dtype][1]  # Triton forces the annotation's type
         if not isinstance(self.rule, kinds.Int):
@@ -174,9 +190,20 @@ class Constexpr(Spec):
         super().__init__(name)
         typed = param_types.ConstexprType(kind, values, optional)  # type: ignore[arg-type]
         self.rule = kinds.Constexpr(typed)
+        self.kind = kinds.PYTHON_TYPES[kind] if kind is not None else None
 
     def accept(self, value: object, device: int) -> object:
         return _ruled(self.rule.accept, value)
+
+    def passes(self, value: object) -> bool:
+        typed = self.rule.kind
+        if value is None and typed.optional:
+            return True
+        if typed.values is not None:
+            return any(value.__class__ is v.__class__ and value == v for v in typed.values)
+        if self.kind is not None:
+            return value.__class__ is self.kind
+        return value.__hash__ is not None
 
     def token(self, value: object) -> str | None:
         return keys.literal(value)
@@ -214,6 +241,10 @@ class Dynamic(Spec):
         if isinstance(value, torch.Tensor) and self.scalar is None:
             _has_memory(value, device, "a tensor")
         return _ruled(self.rule.accept, value)
+
+    def passes(self, value: object) -> bool:
+        # (a tensor's memory: the launcher's dynamic_key checks it, as it keys the tensor)
+        return self.scalar is None or value is None or value.__class__ is kinds.PYTHON_TYPES[self.scalar]
 
 
 def _has_memory(value: torch.Tensor, device: int, expected: str) -> None:

@@ -5,10 +5,9 @@ For each `param_types.ParamType`, one class here says
 - ``accept``: the rule a value must meet, with the message naming what was expected; the build
   step applies it to a literal default and the launcher, at run time, to every argument, so a
   default that builds is a default that launches;
-- ``inline``: the fast predicate run() evaluates first (a subset of ``accept``: whatever it does
-  not take, ``accept`` explains);
-- ``key``: the part of the specialization key the parameter adds, as Triton specializes it;
-- ``spec``: the `runtime` spec the launcher builds to hold the rule at run time.
+- ``spec``: the `runtime` spec the launcher builds to hold the rule at run time: the literal
+  plan of the generated module, from which the C engine (engine.c) and its Python interpreter
+  (ttgen.runtime.body) take what each parameter checks and adds to the specialization key.
 
 The texts name what generated code relies on through a `Spelling` (the module's aliases and
 builtins, which ttgen.generate.emit.Names picks so that no kernel or parameter shadows them).
@@ -117,15 +116,6 @@ class Tensor:
     def default_problem(self, value: object) -> str | None:
         return None if value is None else "a tensor parameter's default can only be None"
 
-    def inline(self, name: str, spelling: Spelling) -> str:
-        return "True"  # dtype, device and pointer: the launcher's `tensors`, in C
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        n = param.name
-        if len(self.kind.dtypes) != 1:
-            return f"None if {n} is None else {n}.dtype" if self.kind.optional else f"{n}.dtype"
-        return f"{n} is None" if self.kind.optional else None
-
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         dtypes = tuple_text([spelling.dtype(d) for d in self.kind.dtypes]) if self.kind.dtypes else "()"
         flags = ", optional=True" if self.kind.optional else ""
@@ -159,16 +149,6 @@ class Int:
             raise Violation(ValueError, f"{article(self.kind.dtype)} in [{low}, {high}]")
         return int(value)
 
-    def inline(self, name: str, spelling: Spelling) -> str:
-        low, high = INT_RANGES[self.kind.dtype]
-        return f"{name}.__class__ is {spelling.builtin('int')} and {low} <= {name} <= {high}"
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        n = param.name
-        if not param.specialize:
-            return None
-        return f"None if {n} == 1 else {n} & 15 == 0" if param.specialize_alignment else f"{n} == 1"
-
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
             "" if param.specialize_alignment else ", align=False")
@@ -199,16 +179,6 @@ class Float:
             raise Violation(ValueError, f"a float that float16 holds (|x| < {FLOAT16_UNPACKABLE:g}, or inf or nan)")
         return number
 
-    def inline(self, name: str, spelling: Spelling) -> str:
-        if self.kind.dtype != "float16":
-            return f"{name}.__class__ is {spelling.builtin('float')}"
-        # inf and nan fail the range test and take the full rule, which lets them through.
-        limit = FLOAT16_UNPACKABLE
-        return f"{name}.__class__ is {spelling.builtin('float')} and {-limit!r} < {name} < {limit!r}"
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        return None
-
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         return f'{spelling.rt}.Scalar("{param.name}", "{self.kind.dtype}")'
 
@@ -224,12 +194,6 @@ class Bool:
         if not isinstance(value, bool):
             raise Violation(TypeError, "a bool")
         return value
-
-    def inline(self, name: str, spelling: Spelling) -> str:
-        return f"{name}.__class__ is {spelling.builtin('bool')}"
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        return None
 
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         return f'{spelling.rt}.Scalar("{param.name}", "int1")'
@@ -279,24 +243,6 @@ class Constexpr:
                 raise Violation(TypeError, self.expected()) from None
         return value  # as it came: Triton keys a constexpr by ==, like an IntEnum's int
 
-    def inline(self, name: str, spelling: Spelling) -> str:
-        kind, n = self.kind, name
-        if kind.values is not None:
-            kinds = {spelling.builtin(type(v).__name__) for v in kind.values}
-            if len(kinds) == 1:
-                check = f"{n}.__class__ is {kinds.pop()} and {n} in {tuple_text([repr(v) for v in kind.values])}"
-            else:
-                pairs = [f"({spelling.builtin(type(v).__name__)}, {v!r})" for v in kind.values]
-                check = f"({n}.__class__, {n}) in {tuple_text(pairs)}"
-        elif kind.kind is not None:
-            check = f"{n}.__class__ is {spelling.builtin(kind.kind)}"
-        else:
-            return f"{n}.__hash__ is not None"
-        return f"({n} is None or {check})" if kind.optional else check
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        return param.name
-
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         parts = [f'"{param.name}"']
         if self.kind.kind is not None:
@@ -332,14 +278,6 @@ class Dynamic:
                 _is_kind(value, PYTHON_TYPES[scalar]) or scalar == "float" and _is_kind(value, int)):
             raise Violation(TypeError, f"{article(scalar)}{' (or an int)' if scalar == 'float' else ''} or None")
         return value
-
-    def inline(self, name: str, spelling: Spelling) -> str:
-        if self.kind.scalar is not None:
-            return f"({name} is None or {name}.__class__ is {spelling.builtin(self.kind.scalar)})"
-        return "True"
-
-    def key(self, param: model.Param, launcher: str) -> str | None:
-        return f"{launcher}.dynamic_key({param.index}, {param.name})"
 
     def spec(self, param: model.Param, spelling: Spelling) -> str:
         flags = ("" if param.specialize else ", specialize=False") + (
