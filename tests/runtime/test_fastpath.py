@@ -117,8 +117,9 @@ class Flaky(torch.Tensor):
 
 def test_a_tensor_that_answers_differently_on_a_second_read_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     case = make_scale_shift_kernel_case(device=DEVICE, n=300, activation="none")
-    # The engine reads float16 (refused), run()'s body: accept() float32, then its pointers float16.
-    monkeypatch.setattr(Flaky, "reads", 1)
+    # The engine reads float32 (then misses the cache), run()'s Python path: its inline test
+    # float16, accept() float32, its pointers float16.
+    monkeypatch.setattr(Flaky, "reads", 0)
     kwargs = {**case.kwargs, "x": torch.Tensor._make_subclass(Flaky, case.kwargs["x"])}
     launched = []
     monkeypatch.setattr(scale_shift_launch._scale_shift_kernel.kernel, "run", lambda *a, **k: launched.append(a))
