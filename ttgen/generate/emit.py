@@ -265,14 +265,18 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, ind
         annotation = kinds.of(param.type).annotation(s)
         w.add(f"{param.name}: {annotation}{_default(kernel, n.launcher, param, s)},", indent + 1)
     w.add(f"{n.grid}: {s.rt}.Grid[{n.args}],", indent + 1)
-    for option, annotation, default in _options(kernel):
-        w.add(f"{option}: {_option_annotation(annotation, s)} = {default},", indent + 1)
-    for option in _compile_options(kernel):
-        w.add(f"{option}: {_option_annotation(COMPILE_OPTIONS[option], s)} = None,", indent + 1)
-    for keyword in _sets_option_keywords(kernel).values():
-        w.add(f"{keyword}: {s.builtin('bool')} = True,", indent + 1)
+    typed = _typed_options(kernel)
+    if typed is None:  # a parameter takes an option's name: run() lists the options it takes
+        for option, annotation, default in _options(kernel):
+            w.add(f"{option}: {_option_annotation(annotation, s)} = {default},", indent + 1)
+        for option in _compile_options(kernel):
+            w.add(f"{option}: {_option_annotation(COMPILE_OPTIONS[option], s)} = None,", indent + 1)
+        for keyword in _sets_option_keywords(kernel).values():
+            w.add(f"{keyword}: {s.builtin('bool')} = True,", indent + 1)
     if _has_stream(kernel):
         w.add(f"stream: {s.rt}.Stream = None,", indent + 1)
+    if typed is not None:
+        w.add(f"**options: {s.rt}.Unpack[{s.rt}.{typed}],", indent + 1)
     w.add(") -> None:", indent)
     shaped = [(param.name, _shape(param)) for param in kernel.params if _shape(param)]
     if shaped:
@@ -315,6 +319,16 @@ def _options(kernel: model.Kernel) -> tuple[tuple[str, str, str], ...]:
         option for option in OPTIONS
         if option[0] not in taken and (not kernel.autotuned or option[0] in RUN_OPTIONS)
     )
+
+
+def _typed_options(kernel: model.Kernel) -> str | None:
+    """The TypedDict of run()'s ``**options`` (`options.LaunchOptions`, or for an autotuned
+    kernel `options.TunedLaunchOptions`); None where a parameter or a decorator takes an
+    option's name, and run() lists the options it takes one by one."""
+    every = compile_options((), kernel.autotuned)
+    if _compile_options(kernel) != every or len(_options(kernel)) != len(_option_names(kernel)):
+        return None
+    return "TunedLaunchOptions" if kernel.autotuned else "LaunchOptions"
 
 
 def _compile_options(kernel: model.Kernel) -> tuple[str, ...]:

@@ -50,11 +50,15 @@ from ttgen.runtime.specs import (
     Stream, Tensor, data_ptr, get_device, tensor_check,
 )
 from ttgen.runtime.state import HOOKED, grid3, launch_state
-from ttgen.vocabulary.options import LaunchOptions
+from ttgen.vocabulary.options import LaunchOptions, TunedLaunchOptions
+
+# run()'s ``**options: Unpack[LaunchOptions]`` (PEP 692; typing has it from Python 3.11)
+from typing_extensions import Unpack
 
 __all__ = [
     "DLPACK_DTYPES", "HOOKED", "OMITTED", "POINTER_DTYPES", "TUNED", "ArgumentError", "Constexpr",
     "Dynamic", "Grid", "KernelMissingError", "LaunchOptions", "Launcher", "Scalar", "StaleLauncherError", "Stream", "Tensor",
+    "TunedLaunchOptions", "Unpack",
     "current_device", "current_stream", "data_ptr", "get_device", "grid3", "keyword_call",
     "launch_state", "tensor_check",
 ]

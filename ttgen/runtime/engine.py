@@ -10,15 +10,16 @@ the `Body`.
 from __future__ import annotations
 
 import functools
+import inspect
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from ttgen.runtime import _native
 from ttgen.vocabulary import kinds
 from ttgen.runtime import live
 from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword, kept_types
-from ttgen.runtime import device
+from ttgen.runtime import device, traced
 from ttgen.runtime.autotune import Autotuning
 from ttgen.runtime.body import Body
 from ttgen.runtime.core import LauncherCore
@@ -36,21 +37,20 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     decorators `_layers` does not describe, and those whose decorators' names the source did not
     tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body` alone, taking
     run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature inspect reads)."""
-    code = function.__code__
-    given = code.co_varnames[: code.co_kwonlyargcount]
-    body = Body(launcher, given)
+    options = launch_options(launcher)
+    given = keywords(function, options, launcher.compile_names)
+    body = Body(launcher, given[0])
     # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
-    python = keyword_call(function, body)
+    python = keyword_call(function, body, given)
     layers = None if launcher.loose else _layers(launcher)
-    options = RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
     grid = grid_keyword(spec.name for spec in launcher.params)
     names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
-    if layers is None or given != names:
-        return _wrapped(keyword_call(function, body), python)
-    _, defaults = _positional(function)
+    if layers is None or given[0] != names:
+        return _wrapped(keyword_call(function, body, given), python)
     plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
     call = _native.Engine(
-        body, function, names, defaults, _REQUIRED, plan, launch_state, HOOKED, _current_stream,
+        body, _explainer(function, body, given), names, given[1], REQUIRED, plan, launch_state, HOOKED,
+        _current_stream,
         launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
         tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
     )
@@ -125,19 +125,63 @@ def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ..
     return ("d", index, loose_rule(params[index] if params is not None else None), scalar)
 
 
-def keyword_call(function: _F, body: Callable[..., Any] | None = None) -> _F:
+def keyword_call(function: _F, body: Callable[..., Any] | None = None,
+                 given: tuple[tuple[str, ...], tuple[Any, ...]] | None = None) -> _F:
     """``function`` (keyword-only parameters, like every run()) as a `KeywordCall` (see
     fastpath.c): its keywords mapped to slots once per call shape instead of on every call;
-    ``body`` (positional, in their order) runs in place of ``function``'s own where given."""
+    ``body`` (positional, in their order) runs in place of ``function``'s own where given, and
+    ``given``, run()'s `keywords` and their defaults, in place of ``function``'s own."""
     positional, defaults = _positional(function)
-    body = body if body is not None else positional
-    names = function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]
-    return _wrapped(_native.KeywordCall(body, function, names, defaults, _REQUIRED), function)
+    if given is None:
+        names = function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]
+        return _wrapped(_native.KeywordCall(body or positional, function, names, defaults, REQUIRED), function)
+    assert body is not None
+    call = _native.KeywordCall(body, _explainer(function, body, given), given[0], given[1], REQUIRED)
+    return _wrapped(call, function)
+
+
+def launch_options(launcher: Autotuning) -> tuple[str, ...]:
+    """The launch options ``launcher``'s run() takes, in the key's order: an autotuned kernel's
+    configs set all but `RUN_OPTIONS`."""
+    return RUN_OPTIONS if "autotune" in launcher.layer_kinds else tuple(OPTIONS)
+
+
+def keywords(function: Callable[..., Any], options: Sequence[str], compiled: Sequence[str]
+             ) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """run()'s keywords in the order they are bound to, with their defaults (`REQUIRED` where
+    none): those generated run() ``function`` names, and where it takes ``**options``
+    (`options.LaunchOptions`) the launch ``options`` and the ``compiled`` options, after the grid
+    (before ``stream``), with the options' defaults (None: Triton's)."""
+    code = function.__code__
+    names = list(code.co_varnames[: code.co_kwonlyargcount])
+    given = function.__kwdefaults__ or {}
+    defaults = [given.get(name, REQUIRED) for name in names]
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        at = len(names) - 1 if names[-1:] == ["stream"] else len(names)
+        names[at:at] = [*options, *compiled]
+        defaults[at:at] = [*(OPTIONS[name][1] for name in options), *(None for _ in compiled)]
+    return tuple(names), tuple(defaults)
+
+
+def _explainer(function: Callable[..., Any], body: Callable[..., Any],
+               given: tuple[tuple[str, ...], tuple[Any, ...]]) -> Callable[..., Any]:
+    """What a `KeywordCall` or the engine calls with a call it does not bind itself (an unknown
+    or missing keyword, a positional argument, more keywords than it binds on its stack):
+    Python's own error for run()'s keywords, word for word (`traced.bind`), else ``body``."""
+    names, defaults = given
+    qualname = function.__qualname__
+    defaulted = {name: default for name, default in zip(names, defaults) if default is not REQUIRED}
+
+    def explain(*args: Any, **kwargs: Any) -> Any:
+        values = traced.bind(qualname, names, defaulted, args, kwargs)
+        return body(*(values[name] for name in names))
+
+    return explain
 
 
 def _positional(function: Callable[..., Any]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     """``function``'s code with its keyword-only parameters made positional, and their defaults
-    in order (`_REQUIRED` for those with none)."""
+    in order (`REQUIRED` for those with none)."""
     code = function.__code__
     count = code.co_kwonlyargcount
     body = types.FunctionType(
@@ -145,7 +189,7 @@ def _positional(function: Callable[..., Any]) -> tuple[Callable[..., Any], tuple
         function.__globals__, function.__name__, None, function.__closure__,
     )
     given = function.__kwdefaults__ or {}
-    return body, tuple(given.get(name, _REQUIRED) for name in code.co_varnames[:count])
+    return body, tuple(given.get(name, REQUIRED) for name in code.co_varnames[:count])
 
 
 def _wrapped(call: Any, function: _F) -> _F:
@@ -160,4 +204,4 @@ def _current_stream(index: int) -> int:
     return device.current_stream(index)
 
 
-_REQUIRED = object()  # in place of the default of a parameter that has none
+REQUIRED = object()  # in place of the default of a parameter that has none

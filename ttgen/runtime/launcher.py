@@ -17,6 +17,7 @@ from ttgen.runtime import engine, traced
 from ttgen.runtime.autotune import Autotuning
 from ttgen.runtime.core import KernelMissingError, missing
 from ttgen.runtime.specs import Spec
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -43,7 +44,8 @@ class Launcher(Autotuning):
         """run() as the C `Engine` (see ttgen.runtime.engine), which torch.compile traces as
         ``kernel[grid](...)`` (see ttgen.runtime.traced)."""
         call = engine.bind(self, function)
-        traced.mark(call, function, self)
+        traced.mark(call, function, self, engine.keywords(function, engine.launch_options(self), self.compile_names),
+                    engine.REQUIRED)
         return call
 
 
@@ -60,6 +62,8 @@ class MissingKernel:
         def fail(*args: Any, **kwargs: Any) -> None:
             raise KernelMissingError(self.message)
 
-        call = engine.keyword_call(function, fail)
-        traced.mark(call, function, fail)
+        # (every option: which of them its kernel's run() takes is the kernel's to say)
+        given = engine.keywords(function, tuple(OPTIONS), tuple(COMPILE_OPTIONS))
+        call = engine.keyword_call(function, fail, given)
+        traced.mark(call, function, fail, given, engine.REQUIRED)
         return call

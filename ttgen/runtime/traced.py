@@ -41,13 +41,14 @@ from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non
 from ttgen.runtime.core import LauncherCore
 
 
-def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore | Callable[..., None]) -> None:
+def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore | Callable[..., None],
+         given: tuple[tuple[str, ...], tuple[Any, ...]], required: object) -> None:
     """Give ``call`` (``launcher``'s generated run() ``function`` as an `Engine` or a
-    `KeywordCall`) the function Dynamo traces instead.  ``launcher`` a function instead (a
-    `MissingKernel`'s): the traced run() binds the call, then calls it with nothing."""
-    code = function.__code__
-    names = code.co_varnames[: code.co_kwonlyargcount]
-    defaults = dict(function.__kwdefaults__ or {})
+    `KeywordCall`) the function Dynamo traces instead; ``given``: run()'s keywords and their
+    defaults (``required`` for none: ttgen.runtime.engine's `keywords`).  ``launcher`` a function
+    instead (a `MissingKernel`'s): the traced run() binds the call, then calls it with nothing."""
+    names = given[0]
+    defaults = {name: default for name, default in zip(*given) if default is not required}
     qualname = function.__qualname__
     if not isinstance(launcher, LauncherCore):
         explain = launcher

@@ -1,12 +1,14 @@
 """The options a generated run() takes, and the rules for their values: one table each.
 
-`OPTIONS` are the launch options with Triton's CUDA defaults; `COMPILE_OPTIONS` the other fields
-of Triton's backend options (``CUDAOptions``, ``HIPOptions``) that ``kernel[grid](...)`` takes as
-keywords, all defaulting to None (Triton's own default).  Shared by the emitter (which writes
-them into run()'s signature as static text, so that mypy reads them) and the runtime (which
-checks and normalizes the values as Triton would take them, and passes Triton only those that
-differ from its defaults, so ttgen's compiles share Triton's in-memory cache entry with a plain
-``kernel[grid](...)`` call).  tests/runtime/test_options.py holds these tables to the fields of
+`LaunchOptions` (and `TunedLaunchOptions`, what an autotuned kernel's run() takes) names every
+option and its type, once: generated run()s take them as ``**options: Unpack[LaunchOptions]``,
+so mypy and pyright check each key.  `OPTIONS` (the launch options, with Triton's CUDA defaults)
+and `COMPILE_OPTIONS` (the other fields of Triton's backend options that ``kernel[grid](...)``
+takes as keywords, all defaulting to None, Triton's own default) are read from them, for the
+emitter (a kernel whose parameters take an option's name lists the rest in run()'s signature)
+and the runtime (which checks and normalizes the values as Triton would take them, and passes
+Triton only those that differ from its defaults, so ttgen's compiles share Triton's in-memory
+cache entry with a plain ``kernel[grid](...)`` call).  tests/runtime/test_options.py holds these tables to the fields of
 the installed Triton's backends (3.6 and 3.9 differ; the table is their union).  Imports nothing
 heavy.
 """
@@ -17,67 +19,19 @@ import operator
 from collections.abc import Iterable
 from typing import Any, TypedDict
 
-# name -> (annotation in run() besides None, default): None for any of them means the default,
-# as Triton's option parsing drops None.
-OPTIONS: dict[str, tuple[str, object]] = {
-    "num_warps": ("int", 4),
-    "num_stages": ("int", 3),
-    "num_ctas": ("int", 1),
-    "maxnreg": ("int", None),
-    "launch_cooperative_grid": ("bool", False),
-    "launch_pdl": ("bool", False),
-}
+class TunedLaunchOptions(TypedDict, total=False):
+    """The options an autotuned kernel's run() takes (`RUN_OPTIONS` and the compile options but
+    ``ir_override``: its configs set the others), as ``**options: Unpack[TunedLaunchOptions]``.
+    Each is None for Triton's default.  The compile options are the fields of Triton's backend
+    options (``CUDAOptions``, ``HIPOptions``) that ``kernel[grid](...)`` takes as keywords, CUDA's
+    then HIP's, as Triton 3.6 to 3.9 read them from a launch's keywords.  Not here: what
+    Triton's run() sets itself on every launch (instrumentation_mode, fpsan_homomorphic_casts: a
+    keyword is overwritten) and what describes the target rather than a compile of it
+    (`NOT_TAKEN`; docs/differences.md says why).  An option of another backend or version is
+    taken and passed on: Triton's JIT refuses a name its backend has no field for (KeyError), as
+    kernel[grid] does.  Last, `ASCEND`'s: triton-ascend's NPU backend takes it, and libraries
+    pass it beside CUDA's."""
 
-# name -> annotation in run() besides None (the default: Triton's, which may depend on the target
-# and the environment).  Fields of the backends' options that Triton 3.6 to 3.9 reads from a
-# launch's keywords, CUDA's then HIP's.  Not here: what Triton's run() sets itself on every
-# launch (instrumentation_mode, fpsan_homomorphic_casts: a keyword is overwritten) and what
-# describes the target rather than a compile of it (arch, warp_size, backend_name,
-# supported_fp8_dtypes, deprecated_fp8_dot_operand_dtypes, allowed_dot_input_precisions);
-# docs/differences.md says why.  An option of another backend or version is taken and passed
-# on: Triton's JIT refuses a name its backend has no field for (KeyError), as kernel[grid] does.
-# Last, `ASCEND`'s: triton-ascend's NPU backend takes it, and libraries pass it beside CUDA's.
-COMPILE_OPTIONS: dict[str, str] = {
-    "enable_fp_fusion": "bool",
-    "enable_reflect_ftz": "bool",
-    "debug": "bool",
-    "sanitize_overflow": "bool",
-    "ptx_version": "int",
-    "ptx_options": "str",
-    "ir_override": "str",
-    "default_dot_input_precision": "str",
-    "max_num_imprecise_acc_default": "int",
-    "extern_libs": "dict[str, str]",
-    "sched4reg": "bool",
-    "clc": "bool",
-    "min_shared_mem": "int",
-    "waves_per_eu": "int",
-    "matrix_instr_nonkdim": "int",
-    "kpack": "int",
-    "allow_flush_denorm": "bool",
-    "schedule_hint": "str",
-    "llvm_fn_attrs": "str | tuple[tuple[str, str], ...]",
-    "wgp_cu_mode": "str",
-    "multibuffer": "bool",
-}
-# The options of triton-ascend's backend (its NPUOptions) that run() takes: the ones libraries
-# pass at kernel[grid](...) (Liger-Kernel's Ascend ops, `multibuffer=False`).  Triton's CUDA and
-# HIP backends refuse them with their KeyError, run() as kernel[grid](...).
-ASCEND = ("multibuffer",)
-
-
-
-class LaunchOptions(TypedDict, total=False):
-    """The launch and compile options run() takes (`OPTIONS`, `COMPILE_OPTIONS`), as a type for a
-    dict of them: ``opts: LaunchOptions = {"num_warps": 4}`` then ``k.run(..., **opts)``, and mypy
-    checks each key and value against run() (a plain dict's inferred value type would be checked
-    against every keyword run() takes).  Exported as ``ttgen.runtime.LaunchOptions``; written out
-    for mypy, held to the tables by tests/runtime/test_options.py."""
-
-    num_warps: int | None
-    num_stages: int | None
-    num_ctas: int | None
-    maxnreg: int | None
     launch_cooperative_grid: bool | None
     launch_pdl: bool | None
     enable_fp_fusion: bool | None
@@ -86,7 +40,6 @@ class LaunchOptions(TypedDict, total=False):
     sanitize_overflow: bool | None
     ptx_version: int | None
     ptx_options: str | None
-    ir_override: str | None
     default_dot_input_precision: str | None
     max_num_imprecise_acc_default: int | None
     extern_libs: dict[str, str] | None
@@ -101,6 +54,42 @@ class LaunchOptions(TypedDict, total=False):
     llvm_fn_attrs: str | tuple[tuple[str, str], ...] | None
     wgp_cu_mode: str | None
     multibuffer: bool | None
+
+
+class LaunchOptions(TunedLaunchOptions, total=False):
+    """The launch and compile options run() takes, as ``**options: Unpack[LaunchOptions]``, and
+    as a type for a dict of them: ``opts: LaunchOptions = {"num_warps": 4}`` then
+    ``k.run(..., **opts)``, and mypy checks each key and value against run().  Exported as
+    ``ttgen.runtime.LaunchOptions``.  The one definition of the options' names and types: the
+    tables below are read from these two classes."""
+
+    num_warps: int | None
+    num_stages: int | None
+    num_ctas: int | None
+    maxnreg: int | None
+    ir_override: str | None
+
+
+def _declared(name: str) -> str:
+    """An option's type in `LaunchOptions`, besides None (``int``, ``dict[str, str]``)."""
+    annotation = LaunchOptions.__annotations__[name]
+    return str(getattr(annotation, "__forward_arg__", annotation)).removesuffix(" | None")
+
+
+# Triton's CUDA defaults of the launch options, in the order of the key (engine.c reads the two
+# bools last): None for any of them means the default, as Triton's option parsing drops None.
+_DEFAULTS: dict[str, object] = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None,
+                                "launch_cooperative_grid": False, "launch_pdl": False}
+# name -> (type in run() besides None, default)
+OPTIONS: dict[str, tuple[str, object]] = {name: (_declared(name), default) for name, default in _DEFAULTS.items()}
+# name -> type in run() besides None (the default: Triton's, which may depend on the target and
+# the environment), in `LaunchOptions`' order.
+COMPILE_OPTIONS: dict[str, str] = {name: _declared(name) for name in LaunchOptions.__annotations__
+                                   if name not in _DEFAULTS}
+# The options of triton-ascend's backend (its NPUOptions) that run() takes: the ones libraries
+# pass at kernel[grid](...) (Liger-Kernel's Ascend ops, `multibuffer=False`).  Triton's CUDA and
+# HIP backends refuse them with their KeyError, run() as kernel[grid](...).
+ASCEND = ("multibuffer",)
 
 
 # Fields of Triton's backend options that run() does not take, and why (docs/differences.md).
@@ -120,7 +109,7 @@ NOT_TAKEN: dict[str, str] = {
 CONFIG_KEYWORDS: dict[str, int] = {"num_warps": 4, "num_ctas": 1, "num_stages": 3}
 
 # Options a config cannot set, so run() takes them even for autotuned kernels (and no others).
-RUN_OPTIONS = ("launch_cooperative_grid", "launch_pdl")
+RUN_OPTIONS = tuple(name for name in TunedLaunchOptions.__annotations__ if name in _DEFAULTS)
 
 
 class OptionError(Exception):
