@@ -373,8 +373,8 @@ def embed(weight, ids, out, vocab_start, vocab_end, dim, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     token = tl.load(ids + i)
     mine = (token >= vocab_start) & (token < vocab_end)
-    row = tl.load(weight + (token - vocab_start) * dim + cols, mask=(cols < dim) & mine, other=0.0)
-    tl.store(out + i * dim + cols, row, mask=cols < dim)
+    row = tl.load(weight + tl.where(mine, token - vocab_start, 0) * dim + cols, mask=cols < dim)
+    tl.store(out + i * dim + cols, tl.where(mine, row, 0.0), mask=cols < dim)
 """
 
 ONE_CALL = """\
