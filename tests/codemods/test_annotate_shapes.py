@@ -242,6 +242,13 @@ ROWS = [
         one_a_line('x: tl.tensor[tl.float32, "n", "inner-contiguous"]',
                    'y: tl.tensor[tl.float32, "n", "inner-contiguous"] | None', "n: int"),
         ("x=[4]:[1] y=[4]:[1] n=4", "x=[6]:[1] y=None n=6", "x=[8]:[1] y=[8]:[1] n=8")),
+    Row("a tensor or None too long for its line: the union in parentheses, as black writes it",
+        "x, a_rather_long_bias_name, n",
+        one_a_line('x: tl.tensor[tl.float32, "n", "inner-contiguous"]',
+                   'a_rather_long_bias_name: (\n        tl.tensor[tl.float32, "n", "inner-contiguous"] | None\n    )',
+                   "n: int"),
+        ("x=[4]:[1] a_rather_long_bias_name=[4]:[1] n=4", "x=[6]:[1] a_rather_long_bias_name=None n=6",
+         "x=[8]:[1] a_rather_long_bias_name=[8]:[1] n=8")),
     Row("a dimension shared only where a tensor is given is not shared where it is not", "x, y, z",
         one_a_line('x: tl.tensor[tl.float32, "D0", "inner-contiguous"]',
                    'y: tl.tensor[tl.float32, "D0", "inner-contiguous"] | None',
@@ -366,8 +373,8 @@ def embed(weight, ids, out, vocab_start, vocab_end, dim, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     token = tl.load(ids + i)
     mine = (token >= vocab_start) & (token < vocab_end)
-    row = tl.load(weight + (token - vocab_start) * dim + cols, mask=(cols < dim) & mine, other=0.0)
-    tl.store(out + i * dim + cols, row, mask=cols < dim)
+    row = tl.load(weight + tl.where(mine, token - vocab_start, 0) * dim + cols, mask=cols < dim)
+    tl.store(out + i * dim + cols, tl.where(mine, row, 0.0), mask=cols < dim)
 """
 
 ONE_CALL = """\

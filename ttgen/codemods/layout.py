@@ -165,28 +165,39 @@ def signature(function: cst.FunctionDef, column: int, width: int, indent: str) -
 
 
 def _split(param: cst.Param, column: int, width: int, indent: str) -> cst.Param:
-    """``param`` (on a line of its own at ``column``) with its annotation's subscript laid out as
-    black lays it out where the line is too long: the items hugged on a line of their own, else
-    one a line with a comma."""
+    """``param`` (on a line of its own at ``column``) with its annotation laid out as black lays
+    it out where the line is too long: a union (``tl.tensor[...] | None``) in parentheses of its
+    own, on one line between them, else split before its operator; a subscript's items hugged
+    on a line of their own, else one a line with a comma."""
     if fits(code(param) + ",", column, width) or param.annotation is None:
         return param
     annotation = param.annotation.annotation
-    target = annotation.left if isinstance(annotation, cst.BinaryOperation) else annotation
-    if not isinstance(target, cst.Subscript) or not target.slice:
-        return param
-    items = list(target.slice)
-    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     deeper = indent * 2
 
-    def line(last: bool) -> cst.ParenthesizedWhitespace:
-        return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(indent if last else deeper))
+    def line(spaces: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(spaces))
 
-    hugged = [item.with_changes(comma=space) for item in items[:-1]] + [items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-    exploded = [item.with_changes(comma=cst.Comma(whitespace_after=line(last=item is items[-1]))) for item in items]
-    for elements, closing in ((hugged, line(last=True)), (exploded, cst.SimpleWhitespace(""))):
-        split = target.with_changes(lbracket=cst.LeftSquareBracket(whitespace_after=line(last=False)),
-                                    slice=elements, rbracket=cst.RightSquareBracket(whitespace_before=closing))
-        laid = param.with_deep_changes(target, lbracket=split.lbracket, slice=split.slice, rbracket=split.rbracket)
+    if isinstance(annotation, cst.BinaryOperation):
+        wrapped = annotation.with_changes(lpar=[cst.LeftParen(whitespace_after=line(deeper))],
+                                          rpar=[cst.RightParen(whitespace_before=line(indent))])
+        split = wrapped.with_changes(operator=annotation.operator.with_changes(whitespace_before=line(deeper)))
+        candidates: list[cst.BaseExpression] = [wrapped, split]
+    elif isinstance(annotation, cst.Subscript) and annotation.slice:
+        items = list(annotation.slice)
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        hugged = [item.with_changes(comma=space) for item in items[:-1]] + [
+            items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        exploded = [item.with_changes(comma=cst.Comma(whitespace_after=line(indent if item is items[-1] else deeper)))
+                    for item in items]
+        opened = cst.LeftSquareBracket(whitespace_after=line(deeper))
+        candidates = [annotation.with_changes(lbracket=opened, slice=hugged,
+                                              rbracket=cst.RightSquareBracket(whitespace_before=line(indent))),
+                      annotation.with_changes(lbracket=opened, slice=exploded,
+                                              rbracket=cst.RightSquareBracket(whitespace_before=cst.SimpleWhitespace("")))]
+    else:
+        return param
+    for candidate in candidates:
+        laid = param.with_changes(annotation=param.annotation.with_changes(annotation=candidate))
         if fits(code(laid) + ",", column, width):
             break
     return laid
