@@ -112,7 +112,7 @@ def test_shapes_are_read_into_the_model_and_shown_by_the_launcher() -> None:
 
 # signature -> lines that the launcher module holds: run()'s signature and the plan (the specs)
 RUN_LINES = [
-    ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "num_warps: int | None = 4,"]),
+    ("x: tl.tensor[tl.float32], n: int", ["x: _torch.Tensor,", "n: int,", "**options: _rt.Unpack[_rt.LaunchOptions],"]),
     ("x: tl.tensor[tl.float16, tl.bfloat16] | None", ["x: _torch.Tensor | None,",
                                                       '_rt.Tensor("x", (_float16, _bfloat16), optional=True),']),
     ("n: tl.int64", ["n: int,", '_rt.Scalar("n", "int64"),']),

@@ -51,7 +51,7 @@ import torch
 from tests.standins import parse_launch_line, run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen import cli
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, option_value
+from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, LaunchOptions, TunedLaunchOptions, option_value
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES_PER_KERNEL = int(os.environ.get("TTGEN_DRIVER_FUZZ_EXAMPLES", "100"))
@@ -189,10 +189,10 @@ def main(examples_per_kernel: int) -> None:
     gc.freeze()
     for kernel_name, target in fuzzed.items():
         call = calls[kernel_name]
-        signature = inspect.signature(target.run).parameters
-        slots = [s for s in signature if s != "stream"]  # the stand-in has no torch streams
+        defaults = run_keywords(target.run)
+        slots = [s for s in defaults if s != "stream"]  # the stand-in has no torch streams
         good = {**target.kwargs, "grid": target.grid}
-        nearby = {slot: near(slot, good.get(slot, signature[slot].default), pools.pool(slot)) for slot in slots}
+        nearby = {slot: near(slot, good.get(slot, defaults[slot]), pools.pool(slot)) for slot in slots}
         chosen = st.lists(st.sampled_from(slots), min_size=1, max_size=3, unique=True)
         outcomes = tally[kernel_name] = {}
 
@@ -305,3 +305,16 @@ def caller(kernel_name: str, target: Target, driver: Driver, pools: Any) -> Any:
 
 if __name__ == "__main__":  # pragma: no cover
     pytest.main([__file__])
+
+
+def run_keywords(run: Any) -> dict[str, Any]:
+    """run()'s keywords and their defaults (``inspect.Parameter.empty`` for none): those its
+    signature names, and the options of its ``**options: Unpack[...]``, with theirs."""
+    found: dict[str, Any] = {}
+    for name, param in inspect.signature(run).parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            typed = TunedLaunchOptions if "TunedLaunchOptions" in str(param.annotation) else LaunchOptions
+            found.update((option, OPTIONS[option][1] if option in OPTIONS else None) for option in typed.__annotations__)
+        else:
+            found[name] = param.default
+    return found

@@ -56,6 +56,7 @@ from ttgen.generate.discover import Source, discover, module_name, read_regular
 from ttgen.generate.parse import unchecked
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
+from ttgen.vocabulary import options
 from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, sets_option_keyword
 
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
@@ -197,8 +198,18 @@ def _run_of(text: str, kernel: str) -> Run | None:
                     args = item.args
                     names = tuple(arg.arg for arg in args.kwonlyargs)
                     required = frozenset(a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None)
-                    return Run(names, required, args.kwarg is not None)
+                    typed = _options_of(args.kwarg)
+                    return Run(names + typed, required, args.kwarg is not None and not typed)
     return None
+
+
+def _options_of(kwarg: ast.arg | None) -> tuple[str, ...]:
+    """The keys of run()'s ``**options: Unpack[LaunchOptions]`` (or `TunedLaunchOptions`)."""
+    annotation = ast.unparse(kwarg.annotation) if kwarg is not None and kwarg.annotation is not None else ""
+    for typed in (options.TunedLaunchOptions, options.LaunchOptions):  # (the module's alias of ttgen.runtime: any)
+        if annotation.endswith(f".{typed.__name__}]") and ".Unpack[" in annotation:
+            return tuple(typed.__annotations__)
+    return ()
 
 
 @unchecked()  # (libcst's own checks refuse some valid Python; Python's parser checks the rewrite)
