@@ -21,7 +21,9 @@ from ttgen import cli
 
 
 @contextmanager
-def importable(*folders: Path | str) -> Iterator[None]:
+def importable(*folders: Path | str, forget: bool = True) -> Iterator[None]:
+    """``forget=False``: the modules stay (a library whose namespace subpackages recompute their
+    path from their parent module later, as importlib does, needs the parent kept)."""
     roots = [Path(folder) for folder in folders]
     before = set(sys.modules)
     sys.path[:0] = [str(root) for root in roots]
@@ -30,7 +32,7 @@ def importable(*folders: Path | str) -> Iterator[None]:
     finally:
         for root in roots:
             sys.path.remove(str(root))
-        for name in set(sys.modules) - before:
+        for name in set(sys.modules) - before if forget else ():
             if _imported_from(sys.modules[name], roots):
                 del sys.modules[name]
 
