@@ -84,7 +84,15 @@ class Body:
         self.options_at = tuple((at[name], _option_test(name)) for name in self.options)
         self.parts = [(spec.name, part) for i, spec in enumerate(launcher.params)
                       if (part := key_part(launcher, i, spec)) is not None]
-        self.layers = _layers(launcher)
+        self.part_of = dict(self.parts)
+        self.layers = supplies(launcher)
+        # Each autotuner's key after the device, as the engine reads it (`tune_recipe`)
+        index = {name: i for i, name in enumerate(params)}
+        known = [index[name] for name in self.given]
+        self.recipes: list[tuple[tuple[str, int], ...]] = []
+        for kind, names in self.layers:
+            self.recipes.append(tune_recipe(launcher, known) if kind == "autotune" else ())
+            known += [index[name] for name in names if name in index and index[name] not in known]
         self.compiled = _getter(self.compile)  # the compile options' values, a tuple
         self.arguments = _getter(self.params)  # the kernel's arguments, a tuple
 
@@ -125,11 +133,11 @@ class Body:
                 found = launcher.heuristics(layer, {name: values[name] for name in known}, grid)
                 values.update(zip(supplies, found))
             else:
-                tuned = launcher.tuned.get(self.tune_key(index, known, values))
+                tune_key = self.tune_key(index, self.recipes[layer], values)
+                tuned = launcher.tuned.get(tune_key)
                 if tuned is None:
                     options = {name: values[name] for name in (*self.options, *self.compile)}
-                    tuned = launcher.tune(self.tune_key(index, known, values), grid, stream,
-                                          tuple(values[name] for name in known), options)
+                    tuned = launcher.tune(tune_key, grid, stream, tuple(values[name] for name in known), options)
                     if tuned is None:
                         return  # Triton's Autotuner tuned and launched
                 *chosen, choice = tuned
@@ -151,8 +159,8 @@ class Body:
         )
         launch = launcher.cache.get(key)
         if launch is None or launcher.pre_run_hooks:
-            given = {**dict(zip(self.option_names, launch_options)), **dict(zip(self.compile, compiled))}
-            launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), given,
+            options = {**dict(zip(self.option_names, launch_options)), **dict(zip(self.compile, compiled))}
+            launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), options,
                                  *((choice.settings,) if choice is not None else ()))
         else:
             values.update(zip(self.tensors, pointers))
@@ -174,32 +182,45 @@ class Body:
         except Exception:
             return None
 
-    def tune_key(self, index: int, known: list[str], values: dict[str, Any]) -> tuple[Any, ...]:
-        """The autotune key: the device, the key arguments known by then, then what Triton
-        appends for each known argument with a dtype (`engine._tune_recipe`)."""
-        launcher = self.launcher
-        specs = {spec.name: spec for spec in launcher.params}
-        parts: list[Any] = [index, *(values[name] for name in launcher.tune_keys if name in known)]
-        for name in known:
-            spec = specs[name]
-            if isinstance(spec, Tensor):
-                if len(spec.dtypes) != 1 or spec.optional:
-                    value = values[name]
-                    parts.append((None if value is None else value.dtype) if len(spec.dtypes) != 1 else value is None)
-            elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
-                parts.append(getattr(values[name], "dtype", None))
-        return tuple(parts)
+    def tune_key(self, index: int, recipe: tuple[tuple[str, int], ...], values: dict[str, Any]) -> tuple[Any, ...]:
+        """The autotune key on device ``index``, by an autotuner's `tune_recipe`."""
+        found: list[Any] = [index]
+        for how, i in recipe:
+            value = values[self.params[i]]
+            found.append(value if how == "v" else self.part_of[self.params[i]](value) if how == "k"
+                         else getattr(value, "dtype", None))
+        return tuple(found)
 
 
-def _layers(launcher: Autotuning) -> list[tuple[str, tuple[str, ...]]]:
+def supplies(launcher: Autotuning) -> list[tuple[str, tuple[str, ...]]]:
     """Each decorator, outermost first, and the parameters it supplies in the order its values
-    come: a heuristics dict's; the kernel's for an autotuner (`Autotuning.tuned_entry`)."""
+    come: a heuristics dict's; the kernel's for an autotuner (`Autotuning.tuned_entry`).  The
+    engine's plan is made of these too (`engine._layers`)."""
     params = [spec.name for spec in launcher.params]
     found = []
     for layer, kind in zip(launcher.layers, launcher.layer_kinds):
         names = live.supplied_names(layer)
         found.append((kind, tuple(names) if kind == "heuristics" else tuple(n for n in params if n in names)))
     return found
+
+
+def tune_recipe(launcher: Autotuning, known: list[int]) -> tuple[tuple[str, int], ...]:
+    """The autotune key after the device, for the engine (engine.c) and `Body.tune_key` alike:
+    the key parameters ``known`` by then (indices), then what Triton appends for each known
+    argument with a dtype: ("v", i) the value, ("k", i) a tensor's part of the specialization key
+    (`key_part`: its dtype, None, or whether it is None), ("g", i) its ``dtype`` attribute or
+    None.  The key names are those the source wrote (`Launcher.tune_keys`, which
+    live.check_layers holds the live Autotuner's to)."""
+    index = {spec.name: i for i, spec in enumerate(launcher.params)}
+    recipe = [("v", index[name]) for name in launcher.tune_keys if name in index and index[name] in known]
+    for i in known:
+        spec = launcher.params[i]
+        if isinstance(spec, Tensor):
+            if len(spec.dtypes) != 1 or spec.optional:  # its dtype (None if None), or whether None
+                recipe.append(("k", i))
+        elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
+            recipe.append(("g", i))
+    return tuple(recipe)
 
 
 def _option_test(name: str) -> Callable[[Any], bool]:

@@ -17,11 +17,10 @@ from typing import Any, TypeVar, cast
 
 from ttgen.runtime import _native
 from ttgen.vocabulary import kinds
-from ttgen.runtime import live
 from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword, kept_types
 from ttgen.runtime import device, traced
 from ttgen.runtime.autotune import Autotuning
-from ttgen.runtime.body import Body
+from ttgen.runtime.body import Body, supplies, tune_recipe
 from ttgen.runtime.core import LauncherCore
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
 from ttgen.runtime.state import HOOKED, launch_state
@@ -36,7 +35,8 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     Kernels the engine does not cover (parameters that take an option's or ``stream``'s name,
     decorators `_layers` does not describe, and those whose decorators' names the source did not
     tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body` alone, taking
-    run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature inspect reads)."""
+    run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature inspect reads);
+    torch.compile traces it as ``kernel[grid](...)`` (ttgen.runtime.traced)."""
     options = launch_options(launcher)
     given = keywords(function, options, launcher.compile_names)
     body = Body(launcher, given[0])
@@ -46,15 +46,17 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     grid = grid_keyword(spec.name for spec in launcher.params)
     names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
     if layers is None or given[0] != names:
-        return _wrapped(keyword_call(function, body, given), python)
-    plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
-    call = _native.Engine(
-        body, _explainer(function, body, given), names, given[1], REQUIRED, plan, launch_state, HOOKED,
-        _current_stream,
-        launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
-        tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
-    )
-    return _wrapped(call, python)
+        call = _wrapped(keyword_call(function, body, given), python)
+    else:
+        plan = tuple(_plan_entry(launcher, index, spec) for index, spec in enumerate(launcher.params))
+        call = _wrapped(_native.Engine(
+            body, _explainer(function, body, given), names, given[1], REQUIRED, plan, launch_state, HOOKED,
+            _current_stream,
+            launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
+            tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
+        ), python)
+    traced.mark(call, function, launcher, given, REQUIRED)
+    return call
 
 
 def _containers(names: tuple[str, ...]) -> str:
@@ -64,42 +66,23 @@ def _containers(names: tuple[str, ...]) -> str:
     return "".join("d" if dict in types else "t" if tuple in types else "-" for types in kept)
 
 
-def _layers(launcher: LauncherCore) -> tuple[tuple[Any, ...], ...] | None:
-    """The decorators as the engine applies them, outermost first, as `Body` does; engine.c
-    says what each entry holds.  None for decorators
-    that set a launch option or a tensor: their bodies are the engine's to leave alone."""
+def _layers(launcher: Autotuning) -> tuple[tuple[Any, ...], ...] | None:
+    """The decorators as the engine applies them, outermost first (`body.supplies`, as `Body`
+    applies them); engine.c says what each entry holds.  None for decorators that set a launch
+    option or a tensor: their bodies are the engine's to leave alone."""
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     known = [index[spec.name] for spec in launcher.given]
     layers: list[tuple[Any, ...]] = []
-    for layer, kind in zip(launcher.layers, launcher.layer_kinds):
-        names = live.supplied_names(layer)
+    for (kind, names), layer in zip(supplies(launcher), launcher.layers):
         if any(name not in index or isinstance(launcher.params[index[name]], Tensor) for name in names):
             return None
+        supplied = tuple(index[name] for name in names)
         if kind == "heuristics":
-            supplies = tuple(index[name] for name in names)  # in the dict's order, as its values come
-            layers.append(("h", layer.values, supplies, tuple(known)))
-        else:  # the tuned entry's order: the kernel's (`autotune.tuned_entry`)
-            supplies = tuple(i for i, spec in enumerate(launcher.params) if spec.name in names)
-            layers.append(("a", launcher.tuned, supplies, _tune_recipe(launcher, known)))
-        known += [i for i in supplies if i not in known]  # (a heuristic may set a name again)
+            layers.append(("h", layer.values, supplied, tuple(known)))
+        else:
+            layers.append(("a", launcher.tuned, supplied, tune_recipe(launcher, known)))
+        known += [i for i in supplied if i not in known]  # (a heuristic may set a name again)
     return tuple(layers)
-
-
-def _tune_recipe(launcher: LauncherCore, known: list[int]) -> tuple[tuple[str, int], ...]:
-    """The autotune key after the device, as `Body.tune_key` builds it:
-    the key parameters known by then, then what Triton appends for each known argument with a
-    dtype.  The key names are those the source wrote (`Launcher.tune_keys`, which
-    live.check_layers holds the live Autotuner's to)."""
-    index = {spec.name: i for i, spec in enumerate(launcher.params)}
-    recipe = [("v", index[name]) for name in launcher.tune_keys if name in index and index[name] in known]
-    for i in known:
-        spec = launcher.params[i]
-        if isinstance(spec, Tensor):
-            if len(spec.dtypes) != 1 or spec.optional:  # its dtype (None if None), or whether None
-                recipe.append(("k", i))  # = its part of the specialization key (`_plan_entry`)
-        elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
-            recipe.append(("g", i))
-    return tuple(recipe)
 
 
 def _plan_entry(launcher: LauncherCore, index: int, spec: Spec) -> tuple[Any, ...]:

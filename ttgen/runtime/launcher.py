@@ -43,10 +43,7 @@ class Launcher(Autotuning):
     def engine(self, function: _F) -> _F:
         """run() as the C `Engine` (see ttgen.runtime.engine), which torch.compile traces as
         ``kernel[grid](...)`` (see ttgen.runtime.traced)."""
-        call = engine.bind(self, function)
-        traced.mark(call, function, self, engine.keywords(function, engine.launch_options(self), self.compile_names),
-                    engine.REQUIRED)
-        return call
+        return engine.bind(self, function)
 
 
 class MissingKernel:
