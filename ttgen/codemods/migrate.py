@@ -1,4 +1,4 @@
-"""``ttgen migrate PATH... [--out DIR] [--write]``: rewrite ``kernel[grid](...)`` call sites into
+"""``ttgen migrate PATH... [--out DIR] [--write] [--check-types]``: rewrite ``kernel[grid](...)`` call sites into
 launcher ``run()`` calls, where the rewrite is provably the same call.
 
 PATH and ``--out`` are those given to ``ttgen`` to generate the launchers: they say which
@@ -19,7 +19,8 @@ generated.ops.rms_norm_launch as rms_norm_launch``, as its first statement): a l
 its kernel's module, and a module that defines a kernel and calls it would otherwise import its
 launcher while it is itself still loading.  The import costs about 0.1-0.3 us per call once the
 module is loaded.  Every call left as it is gets one line, ``path:line:col: skipped: reason``
-(``kept:`` for a marked one).  A second run changes nothing.
+(``kept:`` for a marked one).  A second run changes nothing.  ``--check-types`` then shows
+mypy's errors on the lines migrate wrote (ttgen.codemods.typecheck).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from ttgen.codemods import calls, layout, runner
+from ttgen.codemods import calls, layout, runner, typecheck
 from ttgen.codemods.calls import KEEP, Target, kernels
 from ttgen.generate import command, plan
 from ttgen.generate.cache import Cache, digest
@@ -50,6 +51,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="the kernel modules or folders, as given to ttgen")
     parser.add_argument("--out", metavar="DIR", help="where the launchers are, as given to ttgen")
     parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
+    parser.add_argument("--check-types", action="store_true",
+                        help="then run mypy on the PATHs as migrated and report its errors on the lines migrate wrote")
     command.add_build_options(parser)
     return parser
 
@@ -70,6 +73,8 @@ def main(argv: Sequence[str]) -> int:
     tally = (f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {len(notes) - kept} skipped"
              + (f", {kept} kept ('{KEEP}')" if kept else ""))
     code = runner.finish("migrate", results, options.write, tally)
+    if options.check_types:
+        code = max(code, typecheck.check(options.paths, results))
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
