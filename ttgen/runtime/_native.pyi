@@ -1,5 +1,5 @@
-# Types of the C extension ttgen.runtime._native, built from native/fastpath.c, direct.c, guard.c, loose.c and
-# engine.c and shapes.c (their header comments say what each does).
+# Types of the C extension ttgen.runtime._native, built from native/native.c, which includes fastpath.c,
+# shapes.c, guard.c, loose.c, direct.c and engine.c (their header comments say what each does).
 from collections.abc import Callable
 from typing import Any
 
