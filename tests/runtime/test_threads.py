@@ -244,9 +244,9 @@ class Workload:
         assert all(compiled.made == 1 for compiled in of_binary.values()), "a cache entry was made twice"
 
 
-def tags() -> Callable[[], float]:
-    """Unique float tags (a float scalar is in no key)."""
-    return itertools.count().__next__  # type: ignore[return-value]
+def tags() -> Callable[[], int]:
+    """Unique tags, for a float scalar (which is in no key): each int stands for its float."""
+    return itertools.count().__next__
 
 
 X = torch.zeros(512, device=DEVICE)
@@ -262,7 +262,7 @@ VARIANTS = [
 def scale_shift() -> Workload:
     """scale_shift_kernel, a plain kernel: `VARIANTS`, each its own key, tagged by ``scale``."""
 
-    def launch(variant: int, tag: float) -> None:
+    def launch(variant: int, tag: int) -> None:
         scale_shift_kernel.run(
             x=X, out=OUT, n=512, scale=float(tag), relu=False, grid=(1,), **VARIANTS[variant]  # type: ignore[arg-type]
         )
@@ -285,7 +285,7 @@ def axpy() -> Workload:
     def block(n: int) -> int:
         return min(1024, 1 << (n - 1).bit_length())
 
-    def launch(variant: int, tag: float) -> None:
+    def launch(variant: int, tag: int) -> None:
         dtype, n = AXPY[variant]
         x = AXPY_TENSORS[dtype]
         axpy_kernel.run(x=x, y=x, out=x, alpha=float(tag), n=n, grid=lambda meta: (-(-meta["n"] // meta["BLOCK"]),))
@@ -329,7 +329,7 @@ def matmul() -> Workload:
 
     def winner(bound: dict[str, Any], compiled: FakeCompiled) -> bool:
         chosen = SHAPES[shape_of[bound["M"], bound["N"], bound["K"]]][1]
-        return compiled.constants["BLOCK_M"] == CONFIGS[chosen].kwargs["BLOCK_M"]
+        return bool(compiled.constants["BLOCK_M"] == CONFIGS[chosen].kwargs["BLOCK_M"])
 
     assert len({config.kwargs["BLOCK_M"] for config in CONFIGS}) == len(CONFIGS)  # (how `winner` tells them)
     return Workload(matmul_autotuned_launch._matmul_autotuned, "c", launch, new_tag, lambda v: v, compiled_with,
@@ -367,11 +367,11 @@ def run_threads(schedule: list[list[Callable[[], None]]]) -> None:
     assert not errors, errors
 
 
-def rotated(work: Workload, variants: int, threads: int = THREADS, rounds: int = ROUNDS) -> list[list[Callable[[], None]]]:
+def rotated(work: Workload, variants: int, rounds: int = ROUNDS) -> list[list[Callable[[], None]]]:
     """Each thread's calls: variant 0 first (every thread misses it at once), then all variants
     in turn from a different one per thread, so that every key is first missed by several
     threads at once."""
-    return [[work.call(0)] + [work.call((t + r) % variants) for r in range(rounds)] for t in range(threads)]
+    return [[work.call(0)] + [work.call((t + r) % variants) for r in range(rounds)] for t in range(THREADS)]
 
 
 # -- one kernel at a time ---------------------------------------------------------------------------
