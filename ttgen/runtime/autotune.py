@@ -33,8 +33,9 @@ class Autotuning(LauncherCore):
     ) -> tuple[Any, ...] | None:
         """A new autotune key: launch through the decorators, as kernel[grid](...) does, so
         Triton's Autotuner tunes (or reads its disk cache); remember the config it chose.  With
-        a bundle's choice for the key (issue 16), remember that one and return it, launching
-        nothing: run() then launches it as for a known key."""
+        a bundle's choice for the key (issue 16), or one another thread remembered while this one
+        waited for the lock, return it, launching nothing: run() then launches it as for a known
+        key (so a key keeps one `Choice`, and its launches one cache entry)."""
         options = non_default(self.check_options(options))
         if callable(grid):  # Triton's Autotuner calls it: its errors name the kernel all the same
             grid = functools.partial(self.call_grid, grid)
@@ -42,18 +43,22 @@ class Autotuning(LauncherCore):
         if self.interpreted:
             self.interpret(grid, self.accept(device.current_device(), given))
             return None
-        config = precompiled.choice(self, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
-        if config is not None:
-            self.tuned[tune_key] = self.tuned_entry(config)
-            return self.tuned[tune_key]
-        positional, keywords, options = self.arguments(names, list(given), options)
-        with self.on_stream(tune_key[0], stream), self.lock:
-            # Through the outermost object, as kernel[grid](...) calls it: a project's own
-            # autotuner or wrapper does what it does.
-            try:
-                self.outer[grid](*positional, **keywords, **options)
-            except RuntimeError as exc:
-                raise device.explained(self.name, False, exc)
+        with self.lock:  # one tuning per key, however many threads miss it at once
+            tuned = self.tuned.get(tune_key)
+            if tuned is not None:  # tuned by another thread while this one waited: launch its choice
+                return tuned
+            config = precompiled.choice(self, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
+            if config is not None:
+                self.tuned[tune_key] = self.tuned_entry(config)
+                return self.tuned[tune_key]
+            positional, keywords, options = self.arguments(names, list(given), options)
+            with self.on_stream(tune_key[0], stream):
+                # Through the outermost object, as kernel[grid](...) calls it: a project's own
+                # autotuner or wrapper does what it does.
+                try:
+                    self.outer[grid](*positional, **keywords, **options)
+                except RuntimeError as exc:
+                    raise device.explained(self.name, False, exc)
             tuner = self.layers[self.layer_kinds.index("autotune")]
             config = tuner.best_config
             self.tuned[tune_key] = self.tuned_entry(config)
