@@ -55,7 +55,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
             launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
             tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
         ), python)
-    traced.mark(call, function, launcher, given, REQUIRED)
+    traced.mark(call, function, body, given, REQUIRED)
     return call
 
 

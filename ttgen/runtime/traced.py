@@ -9,10 +9,10 @@ each launcher's run() such a function; eager calls never read it, so the fast pa
 unchanged, and nothing here imports Dynamo.
 
 The traced function does, on the traced (fake) tensors, what run() does before it launches:
-binds the keywords, checks every argument with the launcher's full rules and messages
-(`Launcher.accept`, the shapes' `explain_shapes`, `check_options`, `checked_grid`), so a wrong
-call raises the launcher's own error while Dynamo traces (a symbolic size compared there
-becomes a guard); applies the heuristics that are outside any autotuner, as run()
+binds the keywords, checks every argument with the launcher's full rules and messages, by
+run()'s own check phase (`Body.check`, told it traces: Python reads the tensors, the shapes'
+`explain_shapes`, `checked_grid`), so a wrong call raises the launcher's own error while Dynamo
+traces (a symbolic size compared there becomes a guard); applies the heuristics that are outside any autotuner, as run()
 does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
 kernel (an Autotuner tunes there, with the heuristics below it).
 
@@ -37,34 +37,35 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non_default, sets_option_keyword
-from ttgen.runtime.core import LauncherCore
+from ttgen.runtime.body import Body
 
 
-def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore | Callable[..., None],
+def mark(call: Any, function: Callable[..., Any], body: Body | Callable[..., None],
          given: tuple[tuple[str, ...], tuple[Any, ...]], required: object) -> None:
-    """Give ``call`` (``launcher``'s generated run() ``function`` as an `Engine` or a
-    `KeywordCall`) the function Dynamo traces instead; ``given``: run()'s keywords and their
-    defaults (``required`` for none: ttgen.runtime.engine's `keywords`).  ``launcher`` a function
-    instead (a `MissingKernel`'s): the traced run() binds the call, then calls it with nothing."""
+    """Give ``call`` (a generated run() ``function`` as an `Engine` or a `KeywordCall`, whose
+    Python path is ``body``) the function Dynamo traces instead; ``given``: run()'s keywords and
+    their defaults (``required`` for none: ttgen.runtime.engine's `keywords`).  ``body`` a
+    function instead (a `MissingKernel`'s): the traced run() binds the call, then calls it with
+    nothing."""
     names = given[0]
     defaults = {name: default for name, default in zip(*given) if default is not required}
     qualname = function.__qualname__
-    if not isinstance(launcher, LauncherCore):
-        explain = launcher
+    if not isinstance(body, Body):
+        explain = body
 
         def traced_run(*args: Any, **kwargs: Any) -> None:
             bind(qualname, names, defaults, args, kwargs)
             explain()
     else:
-        core = launcher
+        checks = body
+        core = body.launcher
         # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner),
         # else the JITFunction.
         kinds = zip(core.layers, core.layer_kinds)
         kernel = plain(next((l for l, k in kinds if k != "heuristics"), core.kernel))
 
         def traced_run(*args: Any, **kwargs: Any) -> None:
-            launch(core, kernel, bind(qualname, names, defaults, args, kwargs))
+            launch(checks, kernel, bind(qualname, names, defaults, args, kwargs))
 
     setattr(call, "__original_fn", traced_run)
     setattr(call, "__script_if_tracing_wrapper", True)
@@ -105,26 +106,15 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
-    """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
+def launch(body: Body, kernel: Any, values: dict[str, Any]) -> None:
+    """Check ``values`` (run()'s keywords) as run() does (`Body.check`, tracing: Python only),
+    then launch as kernel[grid](...)."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
-    options = {name: values[name] for name in (*OPTIONS, *COMPILE_OPTIONS) if name in values}
-    for name in launcher.option_named & set(values):  # (a parameter named like an option)
-        sets = values.get(sets_option_keyword(name, launcher.arg_names), True)
-        values[name], options[name] = launcher.option_parameter(name, values[name], sets)
-    names = [spec.name for spec in launcher.given]
-    arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
-    launcher.explain_shapes(*(arguments[n] for n in launcher.shape_names))  # Python's rule: Dynamo traces it
-    options = launcher.check_options(options)
-    if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
-        # Triton's kernel[grid](...) has no stream either
-        raise TypeError(
-            f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
-            "the kernel runs where the compiled code runs it"
-        )
-    grid = values[grid_keyword(launcher.arg_names)]
+    checked, _, _, set_by, _, _, _ = body.check([values[name] for name in body.names], device)
+    launcher = body.launcher
+    arguments = {name: checked[name] for name in body.accepted}
+    grid = checked[body.grid]
     if not callable(grid):
-        launcher.checked_grid(grid)  # the launcher's grid error, if it is one
         grid = tuple(grid)
     # Heuristics outside any autotuner are applied here, as run() applies them (the kernel
     # launched is the first layer that is not one).
@@ -132,9 +122,8 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
         if kind != "heuristics":
             break
         supplied = launcher.layers[index].values
-        arguments.update(zip(supplied, live.heuristic_values(launcher.layers[index], arguments, grid)))
-    positional, keywords, options = launcher.arguments(list(arguments), list(arguments.values()), non_default(options))
-    launch_kernel(kernel, grid, positional, {**keywords, **options})
+        arguments.update(zip(supplied, launcher.heuristics(index, arguments, grid)))
+    launch_kernel(kernel, grid, *launcher.kernel_call(arguments, body.options_of(checked, set_by)))
 
 
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
