@@ -370,7 +370,7 @@ class LauncherCore:
                  options: dict[str, Any]) -> Any:
         """Triton's ``JITFunction.run``: it compiles on a miss, and launches."""
         try:
-            return self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+            return live.triton_run(self.kernel)(*positional, grid=grid, warmup=False, **keywords, **options)
         except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
             raise device.explained(self.name, False, exc)
 
@@ -423,7 +423,7 @@ class LauncherCore:
             launching = self.on_stream(*stream) if stream is not None else nullcontext()
         with launching:
             try:
-                target[grid](*positional, **keywords)
+                live.through_triton(target, grid)(*positional, **keywords)
             except RuntimeError as exc:
                 if interpreted and target is self.kernel:
                     raise  # the kernel's own error, in the interpreter

@@ -40,6 +40,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     options = launch_options(launcher)
     given = keywords(function, options, launcher.compile_names)
     body = Body(launcher, given[0])
+    launcher.body = body  # type: ignore[attr-defined]  # (a Launcher's: ttgen.dispatch reads it)
     # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
     python = keyword_call(function, body, given)
     layers = None if launcher.loose else _layers(launcher)

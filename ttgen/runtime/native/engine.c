@@ -679,6 +679,18 @@ static PyObject *engine_bound(Engine *self, PyObject **stack) {
     return PyObject_Vectorcall(self->keywords.body, stack, PyTuple_GET_SIZE(self->keywords.names), NULL);
 }
 
+static inline Keywords *engine_keywords(PyObject *engine) {
+    return &((Engine *)engine)->keywords;
+}
+
+static inline Py_ssize_t engine_grid(PyObject *engine) {
+    return ((Engine *)engine)->given;
+}
+
+static inline int engine_fast(PyObject *engine, PyObject *const *args) {
+    return fast((Engine *)engine, args);
+}
+
 static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Engine *self = (Engine *)op;
     PyObject *stack[ON_STACK];

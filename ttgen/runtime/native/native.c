@@ -17,6 +17,7 @@
  *   loose.c     a loosely typed parameter's key, built as Triton's specializer builds it
  *   direct.c    Direct (a compiled kernel launched with cuLaunchKernelEx) and load_binary
  *   engine.c    Engine, a generated run()'s whole cache-hit path
+ *   dispatch.c  Dispatch, kernel[grid](*args, **kwargs) as Triton takes it, on an Engine's path
  *   native.c    this: the module state, the method table and the module's init
  *
  * One unit rather than one object file per file: the engine's hit path inlines functions of
@@ -30,6 +31,7 @@
 #include "loose.c"
 #include "direct.c"
 #include "engine.c"
+#include "dispatch.c"
 
 static PyMethodDef functions[] = {
     {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
@@ -59,7 +61,7 @@ PyMODINIT_FUNC PyInit__native(void) {
             return NULL;
     CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
-                             &GuardedType, &CacheType, &EngineType, &ShapesType};
+                             &GuardedType, &CacheType, &EngineType, &ShapesType, &DispatchType};
     enum { TYPES = sizeof(types) / sizeof(types[0]) };
     for (int i = 0; i < TYPES; i++)
         if (PyType_Ready(types[i]) < 0)

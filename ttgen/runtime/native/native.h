@@ -200,6 +200,8 @@ static PyObject *launch(PyObject *op, PyObject *const *args, size_t nargsf, PyOb
 static int keywords_init(Keywords *k, PyObject *const values[5]);
 static int keywords_traverse(Keywords *k, visitproc visit, void *arg);
 static void keywords_clear(Keywords *k);
+static Py_ssize_t slot_of(PyObject *names, PyObject *name);
+static const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames);
 static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack);
 static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **stack);
 static vectorcallfunc entry_for(const Keywords *k, vectorcallfunc vectorcall);
@@ -215,6 +217,12 @@ static int loose_read(PyObject *rule, Loose *out);
 static inline int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                             char *have, PyObject **part);
 
+/* engine.c: an Engine's keyword binding, the slot of its grid, and its fast path on bound
+ * arguments (1 launched, 0 declined, -1 error), for dispatch.c */
+static inline Keywords *engine_keywords(PyObject *engine);
+static inline Py_ssize_t engine_grid(PyObject *engine);
+static inline int engine_fast(PyObject *engine, PyObject *const *args);
+
 /* direct.c */
 static int direct_run(Direct *self, const unsigned grid[3], uint64_t stream, PyObject *const *values,
                       const uint64_t *known, const char *have);
@@ -227,6 +235,7 @@ static PyTypeObject ShapesType;                                                 
 static PyTypeObject GuardedType, CacheType;                                        /* guard.c */
 static PyTypeObject DirectType;                                                    /* direct.c */
 static PyTypeObject EngineType;                                                    /* engine.c */
+static PyTypeObject DispatchType;                                                  /* dispatch.c */
 
 /* fastpath.c's __dict__ getter, the tp_getset of the types that have one (Launch, KeywordCall,
  * Direct, Guarded, Engine). */
