@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
@@ -134,13 +135,17 @@ def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[
 def plain(layer: Any) -> Any:
     """``layer`` (a kernel, or a decorator over one) as Inductor can compile it: ``layer`` itself
     where the kernel's source is `plain_source` already, else copies down its ``.fn`` chain, the
-    kernel's copy holding that source (its parameters, options and caches are the original's)."""
+    kernel's copy holding that source (its parameters and options are the original's; its
+    compiled kernels its own: Triton's ``create_binder`` sets what a compile needs on the object
+    whose cache it fills, so a cache shared with the original, filled by it first, would leave the
+    copy without them)."""
     if isinstance(layer, JITFunction):
         source = plain_source(layer)
         if source == layer.src:
             return layer
         twin = copy.copy(layer)
         twin._unsafe_update_src(source)  # Triton's one way to change a kernel's source
+        twin.device_caches = collections.defaultdict(twin.create_binder)
         return twin
     if live.kind(layer) == "jit":
         return layer  # the interpreter's function: nothing compiles it
