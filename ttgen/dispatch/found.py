@@ -7,10 +7,12 @@ launcher is, in this order:
 1. **shipped**: the launcher module the build writes beside the kernel's module by default
    (``pkg/ops/softmax.py`` -> ``pkg/ops/softmax_launch.py``, ttgen's marker on its first line),
    as a library that ships its launchers has them;
-2. **cached**: else the build runs on the kernel's module alone (never importing or running it)
-   and writes its launcher under the user's cache folder (`cache_folder`), where the build's
-   own cache keeps what it read (a module whose bytes changed is built again; one that did not
-   is not read in full).  The launcher is imported from there.
+2. **cached**: else the build runs on the kernel's module (never importing or running it),
+   reading the modules of its folder where the module's configs or heuristics come from them
+   (a library's config helpers), and writes its launcher under the user's cache folder
+   (`cache_folder`), where the build's own cache keeps what it read (a module whose bytes, or
+   those of a module it read, changed is built again; one that did not is not read in full).
+   The launcher is imported from there.
 
 Importing a launcher imports ``ttgen.runtime`` and the kernel's module (imported already);
 nothing else runs that Triton would not run.  A kernel no launcher covers (the build refused
@@ -116,16 +118,16 @@ def _launchers_of(module: ModuleType) -> ModuleType | str:
 
 
 def _build(name: str, source: Path) -> Path:
-    """The launcher of kernel module ``source`` (import name ``name``), built into the cache."""
+    """The launcher of kernel module ``source`` (import name ``name``), built into the cache: the
+    build reads the modules of its folder too, where a library's config helpers live."""
     from ttgen.generate import plan, write
     from ttgen.generate.cache import Cache
 
-    root = cache_folder()
-    out = root / "launchers" / name.replace(".", os.sep)
-    made = plan.plan([str(source)], str(out), Cache(root / "build"), 1)
-    errors = [d.render() for d in made.diagnostics if d.severity == "error"]
+    out = cache_folder() / "launchers" / name.replace(".", os.sep)
     target = out / (source.stem + SUFFIX)
+    made = plan.plan([str(source)], str(out), Cache(cache_folder() / "build"), 1, context=[str(source.parent)])
     if target not in made.outputs:
+        errors = [d.render() for d in made.diagnostics if d.severity == "error"]
         raise NotFound("the build made no launcher for its module" + (f": {errors[0]}" if errors else ""))
     if write.current(target) != made.outputs[target]:
         (problem,) = write.write_each([(target, made.outputs[target])])

@@ -27,6 +27,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *engine, *miss, *positional_data;
     Py_ssize_t *positional, npositional;
+    Py_ssize_t *required_upto; /* [i]: how many of the first i positions fill a slot with no default */
+    Py_ssize_t required;       /* the slots with no default but the grid's */
     unsigned long long hits;
 } Dispatch;
 
@@ -43,20 +45,23 @@ static int dispatch_bind(Dispatch *self, PyObject *const *args, Py_ssize_t nargs
         REFUSE("more parameters than the engine binds");
     if (nargs - 1 > self->npositional)
         REFUSE("more positional arguments than the kernel has parameters");
-    char filled[ON_STACK];
-    memset(filled, 0, count);
     memcpy(stack, &PyTuple_GET_ITEM(k->defaults, 0), count * sizeof(PyObject *));
     stack[grid] = args[0];
-    filled[grid] = 1;
     for (Py_ssize_t i = 1; i < nargs; i++) {
         Py_ssize_t slot = self->positional[i - 1];
         if (slot < 0)
             REFUSE("argument %zd is a parameter the kernel's decorators set", i);
         stack[slot] = args[i];
-        filled[slot] = 1;
     }
+    /* Slots with no default filled (but the grid's): the positions' (distinct slots), the keywords'. */
+    Py_ssize_t covered = self->required_upto[nargs - 1];
     Py_ssize_t n = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (n > 0) {
+        char filled[ON_STACK];
+        memset(filled, 0, count);
+        filled[grid] = 1;
+        for (Py_ssize_t i = 1; i < nargs; i++)
+            filled[self->positional[i - 1]] = 1;
         const Mapping *mapping = find_slots(k, &PyTuple_GET_ITEM(kwnames, 0), n, kwnames);
         if (mapping == NULL && PyErr_Occurred())
             return -1;
@@ -69,13 +74,15 @@ static int dispatch_bind(Dispatch *self, PyObject *const *args, Py_ssize_t nargs
                 REFUSE("a keyword the launcher does not take: '%U'", name);
             if (filled[slot])
                 REFUSE("'%U' was given twice", name);
+            covered += stack[slot] == k->required;
             stack[slot] = args[nargs + i];
             filled[slot] = 1;
         }
     }
-    for (Py_ssize_t j = 0; j < count; j++)
-        if (stack[j] == k->required)
-            REFUSE("no value for '%U'", PyTuple_GET_ITEM(k->names, j));
+    if (covered < self->required)
+        for (Py_ssize_t j = 0; j < count; j++)
+            if (stack[j] == k->required)
+                REFUSE("no value for '%U'", PyTuple_GET_ITEM(k->names, j));
 #undef REFUSE
     return 1;
 }
@@ -135,24 +142,34 @@ static PyObject *dispatch_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     self->miss = Py_NewRef(miss);
     self->positional_data = Py_NewRef(positional);
     self->positional = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    self->required_upto = PyMem_Calloc(n + 1, sizeof(Py_ssize_t));
     self->npositional = n;
-    if (self->positional == NULL) {
+    if (self->positional == NULL || self->required_upto == NULL) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }
+    Keywords *k = engine_keywords(engine);
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(positional, i));
         if (slot == -1 && PyErr_Occurred()) {
             Py_DECREF(self);
             return NULL;
         }
-        if (slot < -1 || slot >= count) {
-            PyErr_SetString(PyExc_ValueError, "positional: a slot of run()'s keywords, or -1, per parameter");
+        int taken = 0; /* (each slot once, never the grid's) */
+        for (Py_ssize_t j = 0; j < i && slot >= 0; j++)
+            taken |= self->positional[j] == slot;
+        if (slot < -1 || slot >= count || slot == engine_grid(engine) || taken) {
+            PyErr_SetString(PyExc_ValueError, "positional: a slot of run()'s keywords (its own, not the grid's), "
+                                              "or -1, per parameter");
             Py_DECREF(self);
             return NULL;
         }
         self->positional[i] = slot;
+        self->required_upto[i + 1] = self->required_upto[i] +
+                                     (slot >= 0 && PyTuple_GET_ITEM(k->defaults, slot) == k->required);
     }
+    for (Py_ssize_t j = 0; j < count; j++)
+        self->required += j != engine_grid(engine) && PyTuple_GET_ITEM(k->defaults, j) == k->required;
     self->vectorcall = dispatch_call;
     return (PyObject *)self;
 }
@@ -175,6 +192,7 @@ static void dispatch_dealloc(Dispatch *self) {
     PyObject_GC_UnTrack(self);
     dispatch_clear(self);
     PyMem_Free(self->positional);
+    PyMem_Free(self->required_upto);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
