@@ -90,10 +90,9 @@ class Body:
         flags = {name: sets_option_keyword(name, params) for name in self.accepted if name in OPTIONS}
         self.option_named = {name: flag for name, flag in flags.items() if flag in rest}
         self.params = tuple(params)
-        # The full rules check every call where the inline tests cannot tell enough: decorators
-        # whose names the source did not tell, and Triton's interpreter (a host tensor and a
-        # meta one both report device -1).
-        self.full = launcher.loose or launcher.interpreted
+        # The full rules check every call under Triton's interpreter, where the inline tests
+        # cannot tell a host tensor from a meta one (both report device -1).
+        self.full = launcher.interpreted
         if launcher.loose:
             return
         autotuned = "autotune" in launcher.layer_kinds
@@ -149,13 +148,13 @@ class Body:
         if tracing is None:
             state = launch_state()
             index = state[0]
-            found = None if self.full else self.inline(index, [values[name] for name in self.names] if set_by else slots)
+            found = None if launcher.loose else self.inline(index, [values[name] for name in self.names] if set_by else slots)
         else:
             state, index, found = None, tracing, None
-        if found is None:  # the full rules: the values normalized, or the error that explains
+        if found is None or self.full:  # the full rules: the values normalized, or the error that explains
             accepted = launcher.accept(index, tuple(values[name] for name in self.accepted))
             values.update(zip(self.accepted, accepted))
-            if state is not None and not launcher.loose:
+            if found is None and state is not None and not launcher.loose:
                 found = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors else (None,)
             if self.options:
                 values.update(launcher.check_options({name: values[name] for name in self.options}))
