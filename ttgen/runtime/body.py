@@ -147,15 +147,17 @@ class Body:
             values[name], set_by[name] = launcher.option_parameter(name, values[name], values[flag])
         if tracing is None:
             state = launch_state()
-            index = state[0]
-            found = None if launcher.loose else self.inline(index, [values[name] for name in self.names] if set_by else slots)
+            index, found = state[0], None
+            if not launcher.loose:  # (a loose run() has no inline tests)
+                found = self.inline(index, [values[name] for name in self.names] if set_by else slots)
         else:
             state, index, found = None, tracing, None
         if found is None or self.full:  # the full rules: the values normalized, or the error that explains
             accepted = launcher.accept(index, tuple(values[name] for name in self.accepted))
             values.update(zip(self.accepted, accepted))
             if found is None and state is not None and not launcher.loose:
-                found = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors else (None,)
+                tensors = tuple(values[name] for name in self.tensors)
+                found = launcher.pointers(index, tensors) if tensors else (None,)
             if self.options:
                 values.update(launcher.check_options({name: values[name] for name in self.options}))
         given = values["stream"] if self.stream else None

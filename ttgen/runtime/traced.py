@@ -12,9 +12,10 @@ The traced function does, on the traced (fake) tensors, what run() does before i
 binds the keywords, checks every argument with the launcher's full rules and messages, by
 run()'s own check phase (`Body.check`, told it traces: Python reads the tensors, the shapes'
 `explain_shapes`, `checked_grid`), so a wrong call raises the launcher's own error while Dynamo
-traces (a symbolic size compared there becomes a guard); applies the heuristics that are outside any autotuner, as run()
-does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
-kernel (an Autotuner tunes there, with the heuristics below it).
+traces (a symbolic size compared there becomes a guard); applies the heuristics that are
+outside any autotuner, as run() does; then calls the kernel as ``kernel[grid](...)``, which
+Dynamo puts in the graph as a Triton kernel (an Autotuner tunes there, with the heuristics below
+it).
 
 Inductor compiles that kernel from its source text (``JITFunction.src``), in worker processes
 that exec the text afresh and never import ``ttgen.annotations``: there ``tl.tensor[tl.float32]``
