@@ -23,8 +23,9 @@ a caller that must fall back when the launcher refuses a call can do so before a
 `Body.launch` then applies the decorators, builds the key and launches.  Every path that
 launches through Triton's ``kernel[grid](...)`` checks with `Body.check` first: run() of a kernel
 whose decorators' names are known only at run time, Triton's interpreter, a new autotune key
-(all through `LauncherCore.through_triton`) and torch.compile's traced run()
-(ttgen.runtime.traced, which checks in Python only: ``tracing``).
+(all through `LauncherCore.through_triton`), torch.compile's traced run() and run() handed fake
+tensors by make_fx or non-strict torch.export (ttgen.runtime.traced: they check in Python only,
+``tracing``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import torch
 
 from ttgen.runtime import device, live
 from ttgen.runtime.autotune import Autotuning
@@ -86,14 +89,15 @@ class Body:
         self.compile = tuple(name for name in rest if name in COMPILE_OPTIONS)
         self.compiled = _getter(self.compile)  # the compile options' values, a tuple
         self.stream = "stream" in rest
+        # run() handed fake tensors: recorded as the kernel (ttgen.runtime.traced sets it)
+        self.capture: Callable[[Sequence[Any]], None] | None = None
         # Parameters named like a launch option, and run()'s keyword that says whether each sets it
         flags = {name: sets_option_keyword(name, params) for name in self.accepted if name in OPTIONS}
         self.option_named = {name: flag for name, flag in flags.items() if flag in rest}
         self.params = tuple(params)
-        # The full rules check every call where the inline tests cannot tell enough: decorators
-        # whose names the source did not tell, and Triton's interpreter (a host tensor and a
-        # meta one both report device -1).
-        self.full = launcher.loose or launcher.interpreted
+        # The full rules check every call under Triton's interpreter, where the inline tests
+        # cannot tell a host tensor from a meta one (both report device -1).
+        self.full = launcher.interpreted
         if launcher.loose:
             return
         autotuned = "autotune" in launcher.layer_kinds
@@ -123,8 +127,14 @@ class Body:
         self.arguments = _getter(self.params)  # the kernel's arguments, a tuple
 
     def run(self, *slots: Any) -> None:
-        """run() called with ``slots``, its keywords' values in `names`' order."""
-        self.launch(self.check(slots))
+        """run() called with ``slots``, its keywords' values in `names`' order.  Where fake
+        tensors stand for real ones (make_fx, non-strict torch.export: torch's fake mode is on),
+        the call is checked as torch.compile checks it and recorded as a Triton kernel in their
+        graph (`capture`: ttgen.runtime.traced), since nothing can launch on them."""
+        if _dispatch_mode(_FAKE) is not None and self.capture is not None:
+            self.capture(slots)
+        else:
+            self.launch(self.check(slots))
 
     __call__ = run
 
@@ -148,15 +158,17 @@ class Body:
             values[name], set_by[name] = launcher.option_parameter(name, values[name], values[flag])
         if tracing is None:
             state = launch_state()
-            index = state[0]
-            found = None if self.full else self.inline(index, [values[name] for name in self.names] if set_by else slots)
+            index, found = state[0], None
+            if not launcher.loose:  # (a loose run() has no inline tests)
+                found = self.inline(index, [values[name] for name in self.names] if set_by else slots)
         else:
             state, index, found = None, tracing, None
-        if found is None:  # the full rules: the values normalized, or the error that explains
+        if found is None or self.full:  # the full rules: the values normalized, or the error that explains
             accepted = launcher.accept(index, tuple(values[name] for name in self.accepted))
             values.update(zip(self.accepted, accepted))
-            if state is not None and not launcher.loose:
-                found = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors else (None,)
+            if found is None and state is not None and not launcher.loose:
+                tensors = tuple(values[name] for name in self.tensors)
+                found = launcher.pointers(index, tensors) if tensors else (None,)
             if self.options:
                 values.update(launcher.check_options({name: values[name] for name in self.options}))
         given = values["stream"] if self.stream else None
@@ -313,6 +325,11 @@ def tune_recipe(launcher: Autotuning, known: list[int]) -> tuple[tuple[str, int]
         elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
             recipe.append(("g", i))
     return tuple(recipe)
+
+
+# Torch's fake mode, where one is on (the way torch asks it on each operator: a C call)
+_dispatch_mode = torch._C._get_dispatch_mode
+_FAKE = torch._C._TorchDispatchModeKey.FAKE
 
 
 def _option_test(name: str) -> Callable[[Any], bool]:

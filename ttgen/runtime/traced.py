@@ -12,9 +12,14 @@ The traced function does, on the traced (fake) tensors, what run() does before i
 binds the keywords, checks every argument with the launcher's full rules and messages, by
 run()'s own check phase (`Body.check`, told it traces: Python reads the tensors, the shapes'
 `explain_shapes`, `checked_grid`), so a wrong call raises the launcher's own error while Dynamo
-traces (a symbolic size compared there becomes a guard); applies the heuristics that are outside any autotuner, as run()
-does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
-kernel (an Autotuner tunes there, with the heuristics below it).
+traces (a symbolic size compared there becomes a guard); applies the heuristics that are
+outside any autotuner, as run() does; then calls the kernel as ``kernel[grid](...)``, which
+Dynamo puts in the graph as a Triton kernel (an Autotuner tunes there, with the heuristics below
+it).
+
+make_fx and non-strict torch.export call run() itself, with fake tensors (no data to launch
+on): there `Body.run` calls the same function (`Body.capture`), which calls the kernel through
+``torch.library.wrap_triton`` (`capture_kernel`), and their graph records it as a Triton kernel.
 
 Inductor compiles that kernel from its source text (``JITFunction.src``), in worker processes
 that exec the text afresh and never import ``ttgen.annotations``: there ``tl.tensor[tl.float32]``
@@ -68,6 +73,11 @@ def mark(call: Any, function: Callable[..., Any], body: Body | Callable[..., Non
         def traced_run(*args: Any, **kwargs: Any) -> None:
             launch(checks, kernel, bind(qualname, names, defaults, args, kwargs))
 
+        def captured(slots: Sequence[Any]) -> None:
+            launch(checks, kernel, dict(zip(names, slots)), captured=True)
+
+        body.capture = captured
+
     setattr(call, "__original_fn", traced_run)
     setattr(call, "__script_if_tracing_wrapper", True)
 
@@ -107,9 +117,9 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def launch(body: Body, kernel: Any, values: dict[str, Any]) -> None:
+def launch(body: Body, kernel: Any, values: dict[str, Any], captured: bool = False) -> None:
     """Check ``values`` (run()'s keywords) as run() does (`Body.check`, tracing: Python only),
-    then launch as kernel[grid](...)."""
+    then launch as kernel[grid](...); ``captured``: through `capture_kernel`."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
     checked, _, _, set_by, _, _, _ = body.check([values[name] for name in body.names], device)
     launcher = body.launcher
@@ -124,12 +134,20 @@ def launch(body: Body, kernel: Any, values: dict[str, Any]) -> None:
             break
         supplied = launcher.layers[index].values
         arguments.update(zip(supplied, launcher.heuristics(index, arguments, grid)))
-    launch_kernel(kernel, grid, *launcher.kernel_call(arguments, body.options_of(checked, set_by)))
+    call = capture_kernel if captured else launch_kernel
+    call(kernel, grid, *launcher.kernel_call(arguments, body.options_of(checked, set_by)))
 
 
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
     """``kernel[grid](...)``: what Dynamo puts in the graph (a test stands in for it on the CPU)."""
     kernel[grid](*positional, **keywords)
+
+
+def capture_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
+    """``kernel[grid](...)`` through ``torch.library.wrap_triton``, which make_fx and non-strict
+    torch.export record in their graph as a Triton kernel (they cannot launch one on fake
+    tensors, which have no data)."""
+    torch.library.wrap_triton(kernel)[grid](*positional, **keywords)
 
 
 def plain(layer: Any) -> Any:
