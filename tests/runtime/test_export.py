@@ -9,6 +9,8 @@ against eager ones need a GPU (issue 47).
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -101,3 +103,41 @@ def test_a_wrong_call_gets_the_launchers_error_while_traced(generated: Any) -> N
         make_fx(_add(generated), tracing_mode="fake")(torch.randn(100, dtype=torch.float64), torch.randn(100))
     with pytest.raises(ValueError, match="add: argument 'y' has shape"):
         make_fx(_add(generated), tracing_mode="fake")(torch.randn(100), torch.randn(99))
+
+
+LOAD = """
+import sys, torch
+inputs = torch.load(sys.argv[2])
+module = torch._inductor.aoti_load_package(sys.argv[1])
+torch.testing.assert_close(module(*inputs["args"]), inputs["expected"])
+print("equal")
+"""
+
+
+@pytest.mark.gpu
+def test_exported_programs_compute_what_eager_computes_and_aot_inductor_runs_them(generated: Any, tmp_path: Any) -> None:
+    """On a GPU: make_fx's graph and non-strict export's program give eager's outputs (a plain
+    kernel with shapes, an autotuned one with a callable grid); the exported program compiled by
+    AOTInductor and loaded in a fresh process, where ttgen is never imported, gives them too."""
+
+    class Add(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return _add(generated)(x, y)  # type: ignore[no-any-return]
+
+    class Tuned(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return _tuned(generated)(x)  # type: ignore[no-any-return]
+
+    x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    torch.testing.assert_close(make_fx(_add(generated))(x, y)(x, y), x + y)
+    for module, args, expected in ((Add(), (x, y), x + y), (Tuned(), (x,), x * 2)):
+        torch.testing.assert_close(module(*args), expected)  # eager
+        program = torch.export.export(module, args, strict=False)
+        torch.testing.assert_close(program.module()(*args), expected)
+        package = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / f"{type(module).__name__}.pt2"))
+        torch.save({"args": [a.cpu() for a in args], "expected": expected.cpu()}, tmp_path / "inputs.pt")
+        script = LOAD.replace('inputs["args"]', '[a.cuda() for a in inputs["args"]]').replace(
+            'inputs["expected"]', 'inputs["expected"].cuda()')
+        done = subprocess.run([sys.executable, "-c", script, package, str(tmp_path / "inputs.pt")],
+                              capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
+        assert done.returncode == 0 and done.stdout.strip() == "equal", done.stderr[-3000:]
