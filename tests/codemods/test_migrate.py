@@ -22,7 +22,7 @@ import pytest
 
 from tests.codemods.formatted import assert_laid_out_as_black
 from ttgen.cli import main as ttgen
-from ttgen.codemods import migrate
+from ttgen.codemods import migrate_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -322,7 +322,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _migrate(root: Path, module: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
-    assert migrate.main([str(root / "pkg"), "--out", str(root / "gen"), "--write"]) == 0
+    assert migrate_command.main([str(root / "pkg"), "--out", str(root / "gen"), "--write"]) == 0
     err = capsys.readouterr().err
     skipped = [line.split(": skipped: ", 1)[1] for line in err.splitlines() if ": skipped: " in line]
     return module.read_text(), skipped
@@ -361,7 +361,7 @@ def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Pat
     (tmp_path / "pkg" / "kern.py").write_text(KERNELS)
     (tmp_path / "pkg" / "calls.py").write_text(function("add[grid](x, y, out, n)\n"))
     shutil.copytree(generated, tmp_path / "gen")
-    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen")]) == 0
+    assert migrate_command.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen")]) == 0
     out, err = capsys.readouterr()
     assert "+    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n" in out
     assert "1 call site rewritten, 0 skipped; 1 file would be rewritten (--write writes them)" in err
@@ -463,7 +463,7 @@ def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "kern.py").write_text(UNTYPED)
     assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
-    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
+    assert migrate_command.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
     migrated = (tmp_path / "pkg" / "kern.py").read_text()
     assert "opts: ttgen.runtime.LaunchOptions = {" in migrated and "](" not in migrated  # (every call rewritten)
     wrong = migrated.replace("n=n,", "nn=n, n=2.5,", 1).replace('opts["num_stages"]', 'opts["num_stage"]')
@@ -505,7 +505,7 @@ def test_the_library_migrated_is_laid_out_as_black(tmp_path: Path, capsys: pytes
                     ignore=shutil.ignore_patterns("__pycache__"))
     before = {path.name: path.read_text() for path in (tmp_path / "adoptlib").glob("*.py")}
     assert ttgen([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "-q"]) == 0
-    assert migrate.main([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "--write"]) == 0
+    assert migrate_command.main([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "--write"]) == 0
     assert "14 call sites rewritten" in capsys.readouterr().err
     for name, text in before.items():
         assert_laid_out_as_black(text, (tmp_path / "adoptlib" / name).read_text())

@@ -35,7 +35,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, layout, nones, observed, runner, shapes
+from ttgen.codemods import infer, layout, nones, observed, runner, settings, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
@@ -187,7 +187,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                          f"{names}; run() refuses any other (--widen adds dtypes)")
     text = tree.code
     if annotations:
-        tree = MetadataWrapper(tree).visit(_Annotate(annotations, layout.line_length(path), tree.default_indent))
+        tree = MetadataWrapper(tree).visit(_Annotate(annotations, settings.line_length(path), tree.default_indent))
         if mechanism:
             tree = _with_mechanism(tree)
         if literal:

@@ -36,9 +36,7 @@ about 0.1-0.3 us per call once the module is loaded.  Every call left as it is g
 
 from __future__ import annotations
 
-import argparse
 import ast
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +47,11 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ttgen.codemods import layout, runner
-from ttgen.generate import command, plan
-from ttgen.generate.cache import Cache, digest
-from ttgen.generate.discover import Source, discover, module_name, read_regular
-from ttgen.generate.parse import unchecked
+from ttgen.codemods import bodies, layout, runner, settings
+from ttgen.codemods.migrate_command import KEEP as _KEEP
+from ttgen.generate import plan
+from ttgen.generate.discover import Source, module_name, read_regular
+from ttgen.generate.parse import decode, unchecked
 from ttgen.generate.write import current
 from ttgen.vocabulary import model
 from ttgen.vocabulary import options
@@ -83,62 +81,6 @@ class Target:
     run: Run
 
 
-def _arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ttgen migrate",
-        description="Rewrite kernel[grid](...) call sites into the generated launchers' run() calls.",
-    )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="the kernel modules or folders, as given to ttgen")
-    parser.add_argument("--out", metavar="DIR", help="where the launchers are, as given to ttgen")
-    parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
-    command.add_build_options(parser)
-    return parser
-
-
-def main(argv: Sequence[str]) -> int:
-    options = _arguments().parse_args(argv)
-    found = discover(list(options.paths), options.out)
-    for problem in found.diagnostics:
-        print(problem.render(), file=sys.stderr)
-    cache = command.open_cache(options)
-    build = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
-    command.say_unreadable(cache)
-    targets = kernels(found.sources, build)
-    state = _tree_state(found.sources) if cache is not None else ""
-    results = [_migrated(source, targets, cache, state) for source in found.sources]
-    notes = [note for result in results for note in result.notes]
-    rewritten, kept = sum(result.edits for result in results), sum(": kept: " in note for note in notes)
-    tally = (f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {len(notes) - kept} skipped"
-             + (f", {kept} kept ('{_KEEP}')" if kept else ""))
-    code = runner.finish("migrate", results, options.write, tally)
-    return 2 if any(d.severity == "error" for d in found.diagnostics) else code
-
-
-def _tree_state(sources: list[Source]) -> str:
-    """A digest of all the targets are made from: every module's bytes, each launcher's place and
-    what is there now."""
-    parts = []
-    for source in sources:
-        try:
-            parts.append(f"{source.path}\0{digest(read_regular(source.path))}\0{source.output}\0{current(source.output)}")
-        except OSError:
-            parts.append(f"{source.path}\0unreadable")
-    return digest("\0\0".join(parts).encode())
-
-
-def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | None, state: str) -> runner.Result:
-    """`migrate_file`, kept in ``cache`` for the tree's state (``state``: `_tree_state`)."""
-    where = str(source.path.resolve())
-    # (the line length a pyproject.toml sets shapes the rewritten calls too)
-    key = (source.module, state, layout.line_length(source.path))
-    result = cache.recall("migrate", where, key) if cache is not None else None
-    if not isinstance(result, runner.Result):
-        result = migrate_file(source.path, source.module, targets)
-        if cache is not None:
-            cache.keep("migrate", where, key, result)
-    return result
-
-
 def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> dict[str, Target | str]:
     """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one, for every
     @triton.jit function under the PATHs (read as ``build`` read them).  Without ``launchers``
@@ -154,12 +96,13 @@ def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> 
         for name, why in parsed.without_launcher:
             found[f"{source.module}.{name}"] = f"'{name}' has no launcher: {why}"
         wanted = build.outputs.get(source.output)
+        runs = _runs_of(wanted) if wanted is not None and launchers else {}
         for kernel in parsed.kernels:
             key = f"{source.module}.{kernel.name}"
             if not launchers:
                 found[key] = Target(kernel, "", Run(tuple(p.name for p in kernel.params), frozenset(), True))
                 continue
-            run = _run_of(wanted, kernel.name) if wanted is not None else None
+            run = runs.get(kernel.name)
             if run is None:
                 found[key] = f"'{kernel.name}' has no launcher: ttgen writes none for {source.path} ({_why_none(build, source)})"
             elif current(source.output) != wanted:
@@ -189,18 +132,19 @@ def _why_none(build: plan.Plan, source: Source) -> str:
     return next(errors, "ttgen reports why")
 
 
-def _run_of(text: str, kernel: str) -> Run | None:
-    """The signature of ``run()`` of class ``kernel`` in a generated launcher module's text."""
+def _runs_of(text: str) -> dict[str, Run]:
+    """The signature of ``run()`` of each kernel's class in a generated launcher module's text."""
+    found = {}
     for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == kernel:
+        if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "run":
                     args = item.args
                     names = tuple(arg.arg for arg in args.kwonlyargs)
                     required = frozenset(a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None)
                     typed = _options_of(args.kwarg)
-                    return Run(names + typed, required, args.kwarg is not None and not typed)
-    return None
+                    found[node.name] = Run(names + typed, required, args.kwarg is not None and not typed)
+    return found
 
 
 def _options_of(kwarg: ast.arg | None) -> tuple[str, ...]:
@@ -213,19 +157,27 @@ def _options_of(kwarg: ast.arg | None) -> tuple[str, ...]:
 
 
 @unchecked()  # (libcst's own checks refuse some valid Python; Python's parser checks the rewrite)
-def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> runner.Result:
+def migrate_file(path: Path, module: str, targets: dict[str, Target | str], whole: bool = False) -> runner.Result:
     """The module at ``path`` (import name ``module``) with its call sites rewritten (``edits``),
-    a note for each one skipped."""
+    a note for each one skipped.  libcst reads the module with the bodies that hold no call site
+    cut (`bodies.for_call_sites`: its scopes and names take ~0.5 s a module), or ``whole``."""
     try:
         data = read_regular(path)
-        tree = cst.parse_module(data)
-    except (OSError, cst.ParserSyntaxError) as exc:
-        error = f"cannot read: {exc.strerror}" if isinstance(exc, OSError) else f"cannot parse: {exc.message}"
-        return runner.Result(path, "", None, error=error)
-    if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
-        return runner.Result(path, tree.code, tree.code, tree.encoding)
+    except OSError as exc:
+        return runner.Result(path, "", None, error=f"cannot read: {exc.strerror}")
+    cut = bodies.Cut(data) if whole else bodies.for_call_sites(data)
+    if not cut.calls:
+        text = decode(str(path), data)
+        return runner.Result(path, text, text)
+    try:
+        tree = cst.parse_module(cut.data)
+    except cst.ParserSyntaxError as exc:
+        return runner.Result(path, "", None, error=f"cannot parse: {exc.message}")
     after, rewrite = visited(tree, path, module, targets)
-    return runner.rewritten(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
+    before, written = cut.restore(tree.code, tree.encoding), cut.restore(after.code, tree.encoding)
+    if before is None or written is None:  # (a rewrite in a body cut: none is made there)
+        return migrate_file(path, module, targets, whole=True)
+    return runner.rewritten(path, before, written, tree.encoding, (*rewrite.notes, *rewrite.kept),
                             rewrite.rewritten)
 
 
@@ -235,18 +187,8 @@ def visited(tree: cst.Module, path: Path, module: str, targets: dict[str, Target
     Migrate, or one that reads the call sites as Migrate reads them), and the visitor."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     rewrite = (kind or Migrate)(path, module, package, targets, _identifiers(tree))
-    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), layout.line_length(path), tree.default_indent
-    return MetadataWrapper(tree).visit(rewrite), rewrite
-
-
-def _has_call_sites(code: str) -> bool:
-    """Whether the module may call the result of a subscript (Python's ast sees it fast; code
-    that this Python cannot parse, but libcst can, is laid out all the same)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return True
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) for node in ast.walk(tree))
+    rewrite.lines, rewrite.width, rewrite.indent = tree.code.splitlines(), settings.line_length(path), tree.default_indent
+    return MetadataWrapper(tree, unsafe_skip_copy=True).visit(rewrite), rewrite  # (a parsed tree: no copy)
 
 
 def _identifiers(tree: cst.Module) -> set[str]:
@@ -278,8 +220,6 @@ class Kept(Exception):
 
 # what a module's name bound to a dict, list or set maps to in `kernels`
 CONTAINER = "a dict, list or set"
-# the comment that keeps a call site as it is (on its first line, or alone on the line above)
-_KEEP = "# ttgen: keep"
 
 
 class Migrate(cst.CSTTransformer):

@@ -28,7 +28,7 @@ import ast
 import libcst as cst
 from libcst.metadata import Assignment, FunctionScope, ParentNodeProvider, PositionProvider, Scope, ScopeProvider
 
-from ttgen.codemods import migrate
+from ttgen.codemods import bodies, migrate
 from ttgen.generate import plan, workers
 from ttgen.generate.discover import Source, read_regular
 from ttgen.generate.parse import unchecked
@@ -88,7 +88,7 @@ def _read(source: Source, targets: dict[str, migrate.Target | str] | None = None
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
     targets = _TARGETS if targets is None else targets
     try:
-        tree = cst.parse_module(read_regular(source.path))
+        tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
     _, reader = migrate.visited(tree, source.path, source.module, targets, _Reader)
