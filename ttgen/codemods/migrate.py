@@ -48,7 +48,7 @@ from libcst.metadata import (
 )
 
 from ttgen.codemods import bodies, layout, runner, settings
-from ttgen.codemods.migrate_command import KEEP as _KEEP
+from ttgen.codemods.settings import KEEP as _KEEP
 from ttgen.generate import plan
 from ttgen.generate.discover import Source, module_name, read_regular
 from ttgen.generate.parse import decode, unchecked

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ttgen.codemods import runner
+from ttgen.codemods.settings import KEEP
 from ttgen.generate import command, plan
 from ttgen.generate.cache import digest
 from ttgen.generate.discover import Source, discover
@@ -22,10 +23,6 @@ from ttgen.generate.write import current
 
 if TYPE_CHECKING:
     from ttgen.codemods.migrate import Target
-
-# the comment that keeps a call site as it is (on its first line, or alone on the line above)
-KEEP = "# ttgen: keep"
-
 
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(

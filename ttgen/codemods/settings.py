@@ -1,5 +1,6 @@
-"""What a user's project sets that the codemods' output depends on: the line length (read here,
-apart from the layout itself, so that the codemods' cache keys import no libcst)."""
+"""What a user sets that the codemods' output depends on: the line length their project sets, and
+the comment that keeps a call site as it is (here, apart from the layout and the rewrite, so
+that migrate's command line and the codemods' cache keys import no libcst)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 DEFAULT = 88  # black's line length, and ruff's
+# the comment that keeps a call site as it is (on its first line, or alone on the line above)
+KEEP = "# ttgen: keep"
 
 
 def line_length(path: Path) -> int:
