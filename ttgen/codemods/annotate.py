@@ -205,10 +205,8 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     text = cut.restore(tree.code, tree.encoding)
     if annotations:
         tree = MetadataWrapper(tree).visit(_Annotate(annotations, settings.line_length(path), tree.default_indent))
-        if mechanism:
-            tree = _with_mechanism(tree)
-        if literal:
-            tree = _with_literal(tree)
+        tree = _with_imports(tree, _imports_end(cut.data), [*([_MECHANISM_IMPORT] if mechanism else []),
+                                                           *([_LITERAL_IMPORT] if literal else [])])
     written = cut.restore(tree.code, tree.encoding)
     if text is None or written is None:  # (a change in a body cut: none is made there)
         return annotate_file(path, module, seen, calls, tighten, widen, read, passed, whole=True)
@@ -478,37 +476,51 @@ _LITERAL = m.SimpleStatementLine(body=[
     m.ZeroOrMore()])
 
 
-def _with_mechanism(tree: cst.Module) -> cst.Module:
-    """``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported
-    for what it does: linters and pyright's strict mode see no use of it) after the imports at
-    the top (before any kernel), unless the module imports it already."""
-    return _with_import(tree, MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
+def _imports_end(data: bytes) -> int:
+    """How many of the module's first statements (libcst's: one a line) hold every import it
+    makes, at any depth, and the statement after them (whose spacing libcst sets when it adds an
+    import before it); all of them where Python cannot parse it."""
+    try:
+        body = ast.parse(data).body
+    except (SyntaxError, ValueError):
+        return sys.maxsize
+    importing = [index for index, statement in enumerate(body)
+                 if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(statement))]
+    return len({statement.lineno for statement in body[:importing[-1] + 2 if importing else 2]})
 
 
-def _with_literal(tree: cst.Module) -> cst.Module:
-    """``from typing import Literal`` for the shapes' Literal spelling, which mypy reads, unless
-    the module imports it already.  pyright reads a ``tl.tensor[...]`` subscript as values (the
-    stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so."""
-    return _with_import(tree, "typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
+# ``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported for
+# what it does: linters and pyright's strict mode see no use of it) after the imports at the top
+# (before any kernel), unless the module imports it already; and ``from typing import Literal`` for
+# the shapes' Literal spelling, which mypy reads.  pyright reads a ``tl.tensor[...]`` subscript as
+# values (the stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so.
+_MECHANISM_IMPORT = (MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
+_LITERAL_IMPORT = ("typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
 
 
-def _with_import(tree: cst.Module, module: str, name: str | None, comment: str,
-                 line: m.SimpleStatementLine) -> cst.Module:
-    """``import module`` (``from module import name``) added after the imports at the top, as
-    libcst adds one, and ``comment`` after it on its line (after a comment already there, where
-    libcst adds the name to an import the module has), unless a top-level statement matches
-    ``line`` already: the line that then does is the one that gets the comment."""
-    if any(m.matches(statement, line) for statement in tree.body):
+def _with_imports(tree: cst.Module, top: int,
+                  imports: list[tuple[str, str | None, str, m.SimpleStatementLine]]) -> cst.Module:
+    """For each ``(module, name, comment, line)`` of ``imports``: ``import module`` (``from module
+    import name``) added after the imports at the top, as libcst adds one, and ``comment`` after
+    it on its line (after a comment already there, where libcst adds the name to an import the
+    module has), unless a top-level statement matches ``line`` already: the line that then does is
+    the one that gets the comment.  libcst reads the first ``top`` statements, which hold every
+    import of the module (`_imports_end`), in one pass: what follows is most of a module, and
+    its matchers take a tenth of a second a pass on a module of kernels."""
+    wanted = [one for one in imports if not any(m.matches(statement, one[3]) for statement in tree.body)]
+    if not wanted:
         return tree
     context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, module, name)
-    tree = AddImportsVisitor(context).transform_module(tree)
-    body = list(tree.body)
-    for index, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
-            there = statement.trailing_whitespace
-            text = comment if there.comment is None else f"{there.comment.value}  {comment}"
-            body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
-                cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
-            break
-    return tree.with_changes(body=body)
+    for module, name, _, _ in wanted:
+        AddImportsVisitor.add_needed_import(context, module, name)
+    head = AddImportsVisitor(context).transform_module(tree.with_changes(body=tree.body[:top]))
+    body = [*head.body, *tree.body[top:]]
+    for _, _, comment, line in wanted:
+        for index, statement in enumerate(body):
+            if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
+                there = statement.trailing_whitespace
+                text = comment if there.comment is None else f"{there.comment.value}  {comment}"
+                body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
+                    cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
+                break
+    return head.with_changes(body=body)
