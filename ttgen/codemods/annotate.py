@@ -82,7 +82,7 @@ def main(argv: Sequence[str]) -> int:
     build = plan.plan(list(options.paths), None, cache, max(1, options.jobs))
     command.say_unreadable(cache)
     recorded = {name.rpartition(":")[2] for name in seen}  # (only they are annotated)
-    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded)
+    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded, cache)
     context = (seen, calls, options.tighten, widen, build, passed)
     # (each module's result depends on the recording, the options, the modules it was read with and
     # the call sites that may pass None: kept for them, as migrate's is for the tree it reads)

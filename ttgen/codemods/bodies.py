@@ -69,8 +69,12 @@ def for_signatures(data: bytes, lines: Iterable[int]) -> Cut:
     if syntax is None:
         return Cut(data)
     wanted = sorted(set(lines))
-    return _cut(data, syntax, lambda statement: any(
-        statement.body[0].lineno <= line <= (statement.end_lineno or 0) for line in wanted))  # type: ignore[attr-defined]
+
+    def needed(statement: ast.stmt) -> bool:
+        body = statement.body[0]  # type: ignore[attr-defined]  # (a def's or a class's)
+        return any(body.lineno <= line <= (statement.end_lineno or 0) for line in wanted)
+
+    return _cut(data, syntax, needed)
 
 
 def _syntax(data: bytes) -> ast.Module | None:

@@ -5,8 +5,8 @@ reported on its own: its new text (unchanged, changed, or None when it failed), 
 its lines.  `each` makes the results, in every process the run may use, and keeps them in the
 build's cache (``--cache-dir``): a file's result is made again only where the file, or what the
 codemod reads besides (its key), changed; a run with nothing changed reads no file in full and
-imports no libcst, as the build's does (`ttgen.generate.cache`).  `finish` prints the notes (stderr), then a unified diff of every change (stdout) or,
-with ``write``, replaces the changed files (each atomically, keeping its mode), and ends with a
+imports no libcst, as the build's does (`ttgen.generate.cache`).  `finish` prints the notes
+(stderr), then a unified diff of every change (stdout) or, with ``write``, replaces the changed files (each atomically, keeping its mode), and ends with a
 summary line.  Exit codes: 0 done, 2 a file or an input failed (the others are still done).
 """
 
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ttgen.codemods import settings
 from ttgen.generate import plan, workers
@@ -28,6 +28,7 @@ from ttgen.generate.discover import Source
 from ttgen.vocabulary import atomic
 
 _C = TypeVar("_C")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def rewritten(path: Path, before: str, after: str, encoding: str, notes: tuple[s
 
 
 def each(kind: str, sources: list[Source], build: plan.Plan, key: object, cache: Cache | None, jobs: int,
-         prepare: Callable[[], _C], transform: Callable[[Source, _C], Result | None]) -> list[Result | None]:
+         prepare: Callable[[], _C], transform: Callable[[Source, _C], _R]) -> list[_R]:
     """``transform(source, context)`` of each source, in order, where ``context`` is what
     ``prepare()`` returns, made once, and only if a result is missing.  The results are kept in
     ``cache`` (an entry for ``kind`` and the sources) with ``key``, all they depend on besides
@@ -72,7 +73,7 @@ def each(kind: str, sources: list[Source], build: plan.Plan, key: object, cache:
     in ``jobs`` processes (forked after ``prepare``, so each holds its context)."""
     where = "\0".join([os.getcwd(), *(str(source.path) for source in sources)])
     kept = cache.recall(kind, where, key) if cache is not None else None
-    old: dict[str, tuple[object, Result | None]] = kept if isinstance(kept, dict) else {}
+    old: dict[str, tuple[object, _R]] = kept if isinstance(kept, dict) else {}
     widths: dict[Path, int] = {}  # folder -> its line length (a run reads each pyproject.toml once)
     keys: dict[Source, tuple[object, ...]] = {}
     for source in sources:
@@ -87,7 +88,7 @@ def each(kind: str, sources: list[Source], build: plan.Plan, key: object, cache:
         context = prepare()
         with workers.collecting_less():  # (libcst's nodes: as many short-lived objects as the build's)
             if min(jobs, len(missing)) > 1:
-                made = workers.spread(_transform, missing, jobs, _prepared, (transform, context))
+                made = cast(list[_R], workers.spread(_transform, missing, jobs, _prepared, (transform, context)))
             else:
                 made = [transform(source, context) for source in missing]
         found.update(zip(missing, made))
@@ -97,15 +98,15 @@ def each(kind: str, sources: list[Source], build: plan.Plan, key: object, cache:
     return [found[source] for source in sources]
 
 
-_WORK: tuple[Callable[[Source, Any], Result | None], object]  # a worker's: set by `_prepared`
+_WORK: tuple[Callable[[Source, Any], object], object]  # a worker's: set by `_prepared`
 
 
-def _prepared(transform: Callable[[Source, Any], Result | None], context: object) -> None:
+def _prepared(transform: Callable[[Source, Any], object], context: object) -> None:
     global _WORK
     _WORK = transform, context
 
 
-def _transform(source: Source) -> Result | None:
+def _transform(source: Source) -> object:
     transform, context = _WORK
     return transform(source, context)
 
