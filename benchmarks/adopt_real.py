@@ -20,7 +20,10 @@ folder its test modules import as ``test`` or ``tests``) goes, in a work folder,
    function without annotations, which it must catch; where mypy cannot run or crashes, the
    step fails and says so (never "0 errors");
 7. ``dtype``: a recorded launch repeated through ``run()`` with one tensor of a dtype the
-   recording never saw: ttgen's error (TypeError), naming the kernel and the parameter.
+   recording never saw: ttgen's error (TypeError), naming the kernel and the parameter;
+8. ``dispatch`` (issue 44): the same tests on the original copy, unmigrated, under ``ttgen run
+   --report`` (launchers built into a cache in the work folder on first use): every test that
+   passed before passes, and the report of each process says which kernels were dispatched.
 
 Each step writes its findings to ``WORK/results.json``; ``--steps`` runs some of them (a later
 call with the same ``--work`` goes on), and every call ends with the summary table (also
@@ -66,7 +69,7 @@ LIBRARIES = {
         pytest=["--subset"], per_test=3,
     ),
 }
-STEPS = ["record", "annotate", "migrate", "test", "compile", "mypy", "dtype"]
+STEPS = ["record", "annotate", "migrate", "test", "compile", "mypy", "dtype", "dispatch"]
 
 
 def parser_of(description: str, steps: list[str], out: str) -> argparse.ArgumentParser:
@@ -182,6 +185,31 @@ class Adoption:
                                                                    len(imports["migrated"]["ok"])],
                                 "modules that no longer import": {m: imports["migrated"]["failed"][m] for m in lost}}
         self._check(not broken and not lost and after["counts"].get("passed", 0) > 0, "test")
+
+    def dispatch(self) -> None:
+        done = self.ttgen(self.original, "run", "--report", "--", *self._pytest("dispatch.xml"),
+                          env={"TTGEN_CACHE_DIR": str(self.work / "dispatch-cache")})
+        before = self.results.get("record", {}).get("tests before") or {}
+        after = _outcomes(self.work / "dispatch.xml")
+        broken = sorted(t for t, outcome in before.get("each", {}).items()
+                        if outcome == "passed" and after["each"].get(t) != "passed")
+        counts: dict[str, list[int]] = {}  # kernel -> [dispatched, to Triton], over the processes
+        left: dict[str, str] = {}  # kernel -> why it was left to Triton
+        for line in done.stderr.splitlines():
+            found = re.match(r"  (\S+): (\d+) dispatched, (\d+) to Triton$", line)
+            if found:
+                total = counts.setdefault(found[1], [0, 0])
+                total[0] += int(found[2])
+                total[1] += int(found[3])
+            elif re.match(r"  \S+: left to Triton", line):
+                name, _, why = line.strip().partition(": left to Triton (its calls are not counted): ")
+                left[name] = why
+        self.results["dispatch"] = {"exit": done.returncode, "tests": after, "passed before, not after": broken,
+                                    "kernels dispatched": {k: v for k, v in counts.items() if v[0]},
+                                    "kernels with calls to Triton": {k: v for k, v in counts.items() if v[1]},
+                                    "kernels left to Triton": left}
+        self._check(not broken and after["counts"].get("passed", 0) > 0 and any(v[0] for v in counts.values()),
+                    "dispatch")
 
     def compile(self) -> None:
         built: dict[str, dict[tuple[str, str], tuple[Any, Any]]] = {}
@@ -367,6 +395,15 @@ class Adoption:
                      ("mypy: probe caught", json.dumps(m["probe caught"]))]
         if "dtype" in r:
             rows += [("wrong dtype", json.dumps(r["dtype"]))]
+        if "dispatch" in r:
+            d = r["dispatch"]
+            rows += [("dispatch: tests", _counts(d["tests"])),
+                     ("dispatch: passed before, not after", str(len(d["passed before, not after"])) +
+                      "".join(f"\n  {name}" for name in d["passed before, not after"][:20])),
+                     ("dispatch: kernels dispatched (calls)", f"{len(d['kernels dispatched'])} "
+                      f"({sum(v[0] for v in d['kernels dispatched'].values())})"),
+                     ("dispatch: kernels with calls to Triton", json.dumps(d["kernels with calls to Triton"])),
+                     ("dispatch: kernels left to Triton", json.dumps(d["kernels left to Triton"]))]
         rows += [("checks", json.dumps(r.get("checks", {}))), ("seconds", json.dumps(r.get("seconds", {})))]
         width = max(len(name) for name, _ in rows)
         return "\n".join(f"| {name:<{width}} | {value} |" for name, value in rows)

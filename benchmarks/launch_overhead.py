@@ -30,6 +30,11 @@ error bar), so that one run gives the cost per checked dimension with an honest 
 3-tensor kernel against its twin c3 in its own module too, and a control, k3 against c3 (no
 shapes either side), which shows the floor of such a difference.
 ``--shapes-only`` runs that block alone (about a minute).
+``--dispatch`` (issue 44) adds, after everything else, a block with ``ttgen.dispatch`` installed:
+``kernel[grid](*args)`` called by position as libraries call it, against ttgen's run(), Triton's
+``CompiledKernel.run`` and the JIT, for a kernel of no argument, 3 tensors annotated and
+unannotated, 19 arguments and 64 tensors.  The JIT is then timed through Triton's own ``run``
+(``kernel[grid]`` is dispatched): without ``__getitem__``'s lambda, a bias in its favour.
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
 imported, exactly as a user would.  Calls use literal keywords: a ``**dict`` call of 66
@@ -246,6 +251,7 @@ def build(folder: Path, shapes_only: bool = False) -> None:
     if not shapes_only:
         (kernels / "tuned.py").write_text(AUTOTUNED)
         (kernels / "variants.py").write_text(VARIANTS)
+        (kernels / "zero.py").write_text(ZERO)
     (kernels / "shapes.py").write_text(
         SHAPES.format(wide=wide_source("w19", False) + wide_source("w19s", True) + kernel_def(3, "c3")))
     code = ttgen_main([str(kernels), "--out", str(folder / "benchgen"), "-q"])
@@ -611,6 +617,74 @@ def measure_autotuned(bursts: int) -> dict[str, float]:
     )
 
 
+ZERO = '''import triton
+
+
+@triton.jit
+def zero():
+    pass
+'''
+
+
+def measure_dispatch(bursts: int) -> dict[str, dict[str, float]]:
+    """Dispatched ``kernel[grid](*args)`` against run(), CompiledKernel.run and the JIT (see the
+    module's docstring), per kernel."""
+    import ttgen.dispatch
+    from ttgen.runtime import live
+
+    n = BLOCK
+    cases: dict[str, tuple[Any, Any, list[Any], dict[str, Any]]] = {}
+    for name, module, launchers, count in (("3 tensors", "k3", "k3", 3), ("64 tensors", "k64", "k64", 64)):
+        tensors = [torch.randn(BLOCK, device="cuda") for _ in range(count)]
+        cases[name] = (getattr(importlib.import_module(f"benchkernels.{module}"), module),
+                       getattr(importlib.import_module(f"benchgen.{launchers}_launch"), module),
+                       [*tensors, n], {"BLOCK": BLOCK})
+    p = [torch.randn(BLOCK, device="cuda") for _ in range(3)]
+    cases["3 tensors, unannotated"] = (importlib.import_module("benchkernels.variants").loose,
+                                       importlib.import_module("benchgen.variants_launch").loose, [*p, n], {"BLOCK": BLOCK})
+    wide = [torch.randn(BLOCK, device="cuda") for _ in range(6)]
+    cases["19 arguments"] = (importlib.import_module("benchkernels.shapes").w19,
+                             importlib.import_module("benchgen.shapes_launch").w19, [*wide, n, *range(1, 12)],
+                             {"BLOCK": BLOCK})
+    cases["no argument"] = (importlib.import_module("benchkernels.zero").zero,
+                            importlib.import_module("benchgen.zero_launch").zero, [], {})
+    stream = torch.cuda.current_stream().cuda_stream
+    results = {}
+    ttgen.dispatch.install()
+    try:
+        for name, (kernel, launcher, args, keywords) in cases.items():
+            params = dict(zip(kernel.arg_names, args)) | keywords
+            compiled = live.triton_run(kernel)(*args, grid=(1,), warmup=False, **keywords)
+            triton_run = live.triton_run(kernel)
+            run, fn, md = compiled.run, compiled.function, compiled.packed_metadata
+            constants = [keywords[k] for k in kernel.arg_names if k in keywords]
+            paths = {
+                "jit": lambda: triton_run(*args, grid=(1,), warmup=False, **keywords),
+                "compiled_run": lambda: run(1, 1, 1, stream, fn, md, None, None, None, *args, *constants),
+                "ttgen": lambda: launcher.run(**params, grid=(1,)),
+                "dispatch": lambda: kernel[(1,)](*args, **keywords),
+            }
+            for launch in paths.values():
+                launch()
+            torch.cuda.synchronize()
+            results[name] = burst_times({path: repeated(launch) for path, launch in paths.items()}, bursts)
+            results[name]["dispatched"] = float(ttgen.dispatch.patches.ROUTES[id(kernel)].hits)
+    finally:
+        print(ttgen.dispatch.report())
+        ttgen.dispatch.uninstall()
+    return results
+
+
+def dispatch_table(results: dict[str, dict[str, float]]) -> str:
+    rows = ["| kernel | JIT us | CompiledKernel.run us | ttgen run() us | dispatch us | dispatch/JIT | "
+            "dispatch/CompiledKernel.run | dispatch/run() |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in results.items():
+        rows.append(f"| {name} | {r['jit']:.2f} | {r['compiled_run']:.2f} | {r['ttgen']:.2f} | {r['dispatch']:.2f} | "
+                    f"{r['dispatch'] / r['jit']:.3f} | {r['dispatch'] / r['compiled_run']:.3f} | "
+                    f"{r['dispatch'] / r['ttgen']:.3f} |")
+    return "\n".join(rows)
+
+
 def table(results: dict[int, dict[str, float]]) -> str:
     rows = ["| tensors | JIT us | ttgen us | CompiledKernel.run us | native (tensors) us | "
             "native (ptrs) us | driver's floor us | ttgen/JIT | ttgen/native(tensors) | "
@@ -662,6 +736,7 @@ def main() -> int:
     parser.add_argument("--shape-processes", type=int, default=5, help="the shapes block's processes")
     parser.add_argument("--shapes-only", action="store_true", help="the shapes block alone")
     parser.add_argument("--shapes-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--dispatch", action="store_true", help="also the dispatch block (see above)")
     options = parser.parse_args()
     if not torch.cuda.is_available():
         parser.exit(2, "launch_overhead.py measures launches on a CUDA GPU, and torch sees none here "
@@ -686,13 +761,17 @@ def main() -> int:
         grid = measure_callable_grid(options.bursts)
         variants = measure_variants(options.bursts)
         forms = measure_value_forms(options.bursts)
+        dispatched = measure_dispatch(options.bursts) if options.dispatch else {}
     shaped = shapes_in_processes(options.shape_processes, options.shape_rounds)
     summary = {"plain": results, "autotuned": tuned, "callable_grid": grid, "variants": variants,
-               "value_forms": forms, "shapes": shaped, "slopes": slopes(results)}
+               "value_forms": forms, "shapes": shaped, "slopes": slopes(results), "dispatch": dispatched}
     (out / "results.json").write_text(json.dumps(summary, indent=1))
     plot(results, out / "launch_overhead.png")
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
     print(table(results))
+    if dispatched:
+        print("dispatch: kernel[(1,)](*args) by position, ttgen.dispatch installed")
+        print(dispatch_table(dispatched))
     print(
         f"autotuned, 3 tensors, after tuning: JIT+Autotuner {tuned['jit_autotuner']:.2f} us, "
         f"JIT alone {tuned['jit']:.2f} us, ttgen {tuned['ttgen']:.2f} us, "

@@ -28,6 +28,12 @@ WORKLOAD a Python script that uses the library as its users do.  docs/replay.md 
    warm-up, the two paths take turns burst by burst (alternating which goes first); the median
    microseconds per launch over the bursts.  ../shared/GPU.md, "How to measure".
 
+``--dispatch`` (issue 44): a third path, the workload's own call ``kernel[grid](...)`` with
+``ttgen.dispatch`` installed (the launchers it finds or builds into a temporary cache on first
+use, not the generated ones), checked and timed beside the other two; the JIT is then timed
+through Triton's own ``run`` (``kernel[grid]`` is dispatched: its lambda is not paid, a bias in
+the JIT's favour), and dispatch's report is printed at the end.
+
 Prints one row per kernel and the median ttgen/JIT ratio; writes ``replay.json`` and
 ``replay.png`` (with matplotlib) into ``--out``.  Exit status: 1 when ttgen failed a kernel (no
 launcher for a kernel of LIBRARY, a call run() refused, outputs that differ), 2 when nothing
@@ -44,6 +50,7 @@ say and timings do not.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -312,9 +319,18 @@ def literal_call(head: str, namespace: dict[str, Any], positional: list[Any], ke
 
 
 def jit_caller(kernel: Kernel, call: Call, copy: Snapshot) -> Callable[[], Any]:
-    """``kernel[grid](*args, **kwargs)`` as the workload wrote it, indexing included."""
+    """``kernel[grid](*args, **kwargs)`` as the workload wrote it, indexing included (with
+    ``--dispatch``: dispatched)."""
     namespace = {"kernel": kernel.interface, "grid": call.grid}
     return literal_call("kernel[grid]", namespace, list(copy.args), copy.kwargs)
+
+
+def triton_caller(kernel: Kernel, call: Call, copy: Snapshot) -> Callable[[], Any]:
+    """The workload's call through Triton's own ``run``, whatever dispatch made of the kernel."""
+    from ttgen.runtime import live
+
+    namespace = {"run": functools.partial(live.triton_run(kernel.interface), grid=call.grid, warmup=False)}
+    return literal_call("run", namespace, list(copy.args), copy.kwargs)
 
 
 def run_caller(run: Callable[..., Any], kernel: Kernel, call: Call, copy: Snapshot) -> Callable[[], Any]:
@@ -345,6 +361,7 @@ class Row:
     failed: bool = False  # ttgen's fault: no launcher where it should be, a refusal, other outputs
     jit_us: float | None = None
     ttgen_us: float | None = None
+    dispatch_us: float | None = None  # --dispatch: kernel[grid](...) dispatched
     callables_us: float | None = None  # the workload's grid function and heuristics, which both paths call
 
     @property
@@ -357,16 +374,23 @@ class Row:
             return None
         return self.ttgen_us / self.jit_us
 
+    @property
+    def dispatch_ratio(self) -> float | None:
+        return None if self.jit_us is None or self.dispatch_us is None else self.dispatch_us / self.jit_us
 
-def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Callable[[], Any], Callable[[], Any]]]:
-    """Replays each recorded call both ways and compares; returns the callers to time."""
+
+def check(kernel: Kernel, run: Callable[..., Any], row: Row, dispatch: bool = False) -> list[tuple[Callable[[], Any], ...]]:
+    """Replays each recorded call both ways (with ``dispatch``, three) and compares; returns the
+    callers to time: (JIT, run(), [dispatched])."""
     callers = []
     verdicts = []
     for call in kernel.calls:
         jit_copy, first, cached = call.recorded.copy(), call.recorded.copy(), call.recorded.copy()
+        copies = [first, cached] + ([call.recorded.copy(), call.recorded.copy()] if dispatch else [])
         try:
-            jit = jit_caller(kernel, call, jit_copy)
+            jit = (triton_caller if dispatch else jit_caller)(kernel, call, jit_copy)
             runs = [run_caller(run, kernel, call, copy) for copy in (first, cached)]
+            runs += [jit_caller(kernel, call, copy) for copy in copies[2:]]
         except TypeError as error:
             row.notes.append(f"not mapped to run(): {error}")
             continue
@@ -383,7 +407,7 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
             row.failed = True
             continue
         synchronize()
-        wrong = sorted(set(differing(jit_copy, first) + differing(jit_copy, cached)))
+        wrong = sorted(set(name for copy in copies for name in differing(jit_copy, copy)))
         if wrong:
             again = call.recorded.copy()
             jit_caller(kernel, call, again)()
@@ -393,7 +417,7 @@ def check(kernel: Kernel, run: Callable[..., Any], row: Row) -> list[tuple[Calla
         else:
             verdicts.append("yes")
         row.replayed += 1
-        callers.append((jit, runs[1]))
+        callers.append((jit, runs[1], *runs[3:]))
     if verdicts:
         bad = [v for v in verdicts if v != "yes"]
         row.outputs = bad[0] if bad else "yes"
@@ -419,7 +443,7 @@ def callables_us(kernel: Kernel, call: Call) -> float:
         layer.values = {name: watched(function) for name, function in layer.values.items()}
     try:
         grid = watched(call.grid) if callable(call.grid) else call.grid
-        jit_caller(kernel, Call(grid, call.recorded), call.recorded.copy())()
+        triton_caller(kernel, Call(grid, call.recorded), call.recorded.copy())()
     finally:
         for layer, saved in zip(layers, values):
             layer.values = saved
@@ -461,8 +485,9 @@ def median_times(paths: dict[str, Callable[[], None]], size: int, bursts: int, w
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| kernel | through | calls recorded | replayed | JIT us | ttgen us | ttgen/JIT | grid+heuristics us | outputs equal | note |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+        "| kernel | through | calls recorded | replayed | JIT us | ttgen us | ttgen/JIT | dispatch us | dispatch/JIT "
+        "| dispatch/run() | grid+heuristics us | outputs equal | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
 
     def number(value: float | None, digits: int) -> str:
@@ -472,6 +497,8 @@ def table(rows: list[Row]) -> str:
         lines.append(
             f"| `{row.kernel.label}` | {row.kernel.through} | {row.kernel.count} | {row.replayed} | "
             f"{number(row.jit_us, 2)} | {number(row.ttgen_us, 2)} | {number(row.ratio, 3)} | "
+            f"{number(row.dispatch_us, 2)} | {number(row.dispatch_ratio, 3)} | "
+            f"{number(row.dispatch_us / row.ttgen_us if row.dispatch_us and row.ttgen_us else None, 3)} | "
             f"{number(row.callables_us, 2)} | {row.outputs} | {row.note.replace('|', '/')[:300]} |"
         )
     timed = [row for row in rows if row.ratio is not None]
@@ -481,6 +508,15 @@ def table(rows: list[Row]) -> str:
             f"\nmedian ttgen/JIT over {len(timed)} kernels: {middle:.3f} "
             f"(lowest {min(row.ratio for row in timed):.3f}, "  # type: ignore[type-var]
             f"highest {highest.ratio:.3f}: `{highest.kernel.label}`)"
+        )
+    dispatched = [row for row in rows if row.dispatch_ratio is not None]
+    if dispatched:
+        ratios = [row.dispatch_ratio for row in dispatched]
+        over_run = [row.dispatch_us / row.ttgen_us for row in dispatched if row.ttgen_us]  # type: ignore[operator]
+        lines.append(
+            f"median dispatch/JIT over {len(dispatched)} kernels: {statistics.median(ratios):.3f} "  # type: ignore[type-var]
+            f"(highest {max(ratios):.3f}); dispatch/run(): median {statistics.median(over_run):.3f}, "  # type: ignore[type-var]
+            f"highest {max(over_run):.3f}"
         )
     return "\n".join(lines)
 
@@ -517,6 +553,7 @@ def as_json(rows: list[Row]) -> list[dict[str, Any]]:
             "kernel": f"{row.kernel.function.__module__}.{row.kernel.function.__qualname__}",
             "through": row.kernel.through, "calls": row.kernel.count, "replayed": row.replayed,
             "jit_us": row.jit_us, "ttgen_us": row.ttgen_us, "ratio": row.ratio, "callables_us": row.callables_us,
+            "dispatch_us": row.dispatch_us, "dispatch_ratio": row.dispatch_ratio,
             "outputs_equal": row.outputs, "note": row.note,
         }
         for row in rows
@@ -577,6 +614,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--warmup", type=int, default=5, help="untimed bursts per path first (default 5)")
     parser.add_argument("--max-calls", type=int, default=8, help="recorded calls kept per kernel (default 8)")
     parser.add_argument("--title", help="the plot's title (default: the workload's name)")
+    parser.add_argument("--dispatch", action="store_true",
+                        help="also time the workload's own calls with ttgen.dispatch installed (see above)")
     parser.add_argument("--target-max", type=float, metavar="RATIO",
                         help="say whether every kernel's ttgen/JIT is at most RATIO (issue 22: 0.60)")
     parser.add_argument("--target-median", type=float, metavar="RATIO",
@@ -609,7 +648,14 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             print("the workload failed: nothing replayed", file=sys.stderr)
             return 2
+        if options.dispatch:
+            os.environ.setdefault("TTGEN_CACHE_DIR", str(Path(scratch) / "dispatch-cache"))
+            import ttgen.dispatch
+
+            ttgen.dispatch.install()
         rows = replay(recorder, library, generated, options)
+        if options.dispatch:
+            print(ttgen.dispatch.report())
     if not rows:
         print("the workload made no kernel[grid](...) launch", file=sys.stderr)
         return 2
@@ -640,16 +686,16 @@ def replay(recorder: Recorder, library: Path, generated: Path, options: argparse
             row.notes.append(str(missing))
             row.failed = missing.ttgens
             continue
-        callers = check(kernel, run, row)
+        callers = check(kernel, run, row, options.dispatch)
         if not callers:
             continue
         print(f"timing {kernel.label} ...", flush=True)
-        times = median_times(
-            {"jit": burst_of([jit for jit, _ in callers], options.burst),
-             "ttgen": burst_of([ttgen for _, ttgen in callers], options.burst)},
-            options.burst, options.bursts, options.warmup,
-        )
-        row.jit_us, row.ttgen_us = times["jit"], times["ttgen"]
+        paths = {"jit": burst_of([found[0] for found in callers], options.burst),
+                 "ttgen": burst_of([found[1] for found in callers], options.burst)}
+        if options.dispatch:
+            paths["dispatch"] = burst_of([found[2] for found in callers], options.burst)
+        times = median_times(paths, options.burst, options.bursts, options.warmup)
+        row.jit_us, row.ttgen_us, row.dispatch_us = times["jit"], times["ttgen"], times.get("dispatch")
         row.callables_us = statistics.fmean(callables_us(kernel, call) for call in kernel.calls[: row.replayed])
     return rows
 

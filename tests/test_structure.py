@@ -7,7 +7,9 @@ module level, in functions and under ``if TYPE_CHECKING:`` alike: a type is a de
 * ``runtime``: what generated launchers import; stands on the vocabulary alone (never libcst);
 * ``generate``: source -> launchers; stands on the vocabulary alone (never torch or Triton);
 * ``bundle``: compiles a manifest; stands on the vocabulary and the runtime;
-* ``codemods``: edits a user's source; stands on the vocabulary and the generator.
+* ``codemods``: edits a user's source; stands on the vocabulary and the generator;
+* ``dispatch``: routes ``kernel[grid](...)`` to launchers; stands on the vocabulary, the runtime and
+  the generator (which builds a launcher on first use).
 
 No file imports itself back through others (no circles), and the top of ``ttgen/`` holds only
 the CLI, the package's face, the module kernel sources import (``ttgen.annotations``, which
@@ -30,7 +32,8 @@ ALLOWED = {
     "generate": {"vocabulary"},
     "bundle": {"vocabulary", "runtime"},
     "codemods": {"vocabulary", "generate"},
-    "cli": {"vocabulary", "runtime", "generate", "bundle", "codemods"},
+    "dispatch": {"vocabulary", "runtime", "generate"},
+    "cli": {"vocabulary", "runtime", "generate", "bundle", "codemods", "dispatch"},
     "__main__": {"cli"},
     "__init__": set(),
     "annotations": {"vocabulary"},

@@ -23,7 +23,7 @@ import pytest
 
 from tests.codemods.formatted import assert_laid_out_as_black
 from ttgen.cli import main as ttgen
-from ttgen.codemods import migrate_command
+from ttgen.codemods import migrate_command, typecheck
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -474,8 +474,9 @@ def copy(x, out, n, strided, warps):
     # (attorch's strides, Liger's num_warps by position)
     copy2[(1,)](x, out, *x.stride(), *out.stride() if strided else (1, 1), n, warps)
 '''
-# docs/adopting.md's command that checks migrated call sites in a library without annotations
-CHECK_UNTYPED = "mypy --check-untyped-defs --follow-imports=silent"
+# docs/adopting.md's command that checks migrated call sites in a library without annotations,
+# the one `ttgen migrate --check-types` runs
+CHECK_UNTYPED = " ".join(("mypy", *typecheck.FLAGS))
 
 
 def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library(tmp_path: Path) -> None:
@@ -569,3 +570,58 @@ def test_the_project_line_length_and_a_launcher_import_too_long(config: str, tmp
     assert f"        {one_line}\n" in after
     assert_laid_out_as_black(before, after, width)
     assert _migrate(tmp_path, pkg / "calls.py", capsys)[0] == after
+
+
+TYPED_KERNEL = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale(x, n: int, BLOCK: tl.constexpr = 64):
+    pass
+"""
+# a module with two type errors before migrating, and a call that passes a float for the int
+UNTYPED_CALLS = """\
+from pkg.kern import scale
+
+
+def count(x):
+    many: int = "many"
+    return many
+
+
+def launch(x, grid):
+    scale[grid](x, 2.5)
+    name: str = 1
+"""
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["preview", "written"])
+def test_check_types_reports_the_errors_on_the_lines_migrate_wrote(
+    write: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypy finds three errors in the migrated module: two there before, and the float migrate's
+    run() call passes for an int (Triton's call was never checked); --check-types shows that
+    one, on the line migrate wrote, and counts the others; the same whether or not it writes."""
+    pytest.importorskip("mypy.api")
+    monkeypatch.chdir(tmp_path)
+    # (one cache outlives the session: a fresh one reads ttgen's runtime and Triton's stubs afresh)
+    monkeypatch.setenv("MYPY_CACHE_DIR", str(ROOT / ".mypy_cache" / "check-types"))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kern.py").write_text(TYPED_KERNEL)
+    (tmp_path / "pkg" / "calls.py").write_text(UNTYPED_CALLS)
+    assert ttgen(["pkg", "--out", "gen", "-q"]) == 0
+    capsys.readouterr()
+    assert migrate_command.main(["pkg", "--out", "gen", "--check-types", *(["--write"] if write else [])]) == 1
+    err = capsys.readouterr().err
+    assert [text for text in err.splitlines() if text.startswith("pkg/")] == [
+        'pkg/calls.py:11: error: Argument "n" to "run" of "scale" has incompatible type "float"; '
+        'expected "int"  [arg-type]'
+    ], err
+    assert err.endswith("ttgen migrate: mypy: 1 error on the lines migrate wrote; 2 on other lines left out\n")
+    migrated = UNTYPED_CALLS.replace("    scale[grid](x, 2.5)", "    import gen.kern_launch as kern_launch\n"
+                                     "    kern_launch.scale.run(grid=grid, x=x, n=2.5)")
+    assert migrated.splitlines()[10] == "    kern_launch.scale.run(grid=grid, x=x, n=2.5)"
+    assert (tmp_path / "pkg" / "calls.py").read_text() == (migrated if write else UNTYPED_CALLS)

@@ -569,7 +569,7 @@ def test_help_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("usage: ttgen [generate] PATH...")
     listed = out.split("subcommands (ttgen SUBCOMMAND --help for each):\n")[1].splitlines()
-    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle", "record", "annotate", "migrate"]
+    assert [line.split()[0] for line in listed] == list(cli.COMMANDS) == ["generate", "bundle", "record", "annotate", "migrate", "run"]
     assert all(what in line for line, (_, what) in zip(listed, cli.COMMANDS.values()))
 
 
@@ -616,6 +616,11 @@ def test_every_subcommand_reports_on_stderr(command: str, tree: Path, capsys: py
         "annotate": ["annotate", "bad.txt", "src"],
         "migrate": ["migrate", "src", "missing", "--out", "gen"],
     }
+    if command == "run":
+        assert cli.main(["run", "--", "no-such-command-here"]) == 127
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith("ttgen run: error: cannot run no-such-command-here: ")
+        return
     if command == "record":
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         done = subprocess.run([sys.executable, "-m", "ttgen", "record", "--out", "m.txt", "--",

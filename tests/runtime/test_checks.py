@@ -191,7 +191,7 @@ def test_num_warps_is_refused_on_every_call_never_cached(monkeypatch: pytest.Mon
 
     launcher = scale_shift_launch._scale_shift_kernel
     kwargs = good()
-    with stand_in(launcher) as fake:
+    with stand_in(launcher, "scale") as fake:
         scale_shift_kernel.run(**kwargs)
         scale_shift_kernel.run(**kwargs)
         assert [path for _, _, path in fake.launches] == ["JITFunction.run", "cached launch function"]

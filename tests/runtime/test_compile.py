@@ -29,6 +29,8 @@ from tests import references as ref
 from tests.cases import EXAMPLES, assert_outputs
 from tests.conftest import CUDA, DEVICE
 from tests.importing import importable
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -511,3 +513,25 @@ def test_a_wrong_call_fails_the_compile_before_anything_runs() -> None:
         compiled(kwargs)
     assert str(eager) in _error_text(traced.value)
     assert torch.isnan(out).all()  # nothing launched
+
+
+PLAIN_AFTER_THE_ORIGINAL = f"""
+    import sys
+    sys.path.insert(0, {str(ROOT)!r})
+    import torch
+    from examples.kernels.vector_add import add_kernel
+    from ttgen.runtime.traced import plain
+
+    twin = plain(add_kernel)  # (made when a launcher is imported, before anything launched)
+    x = torch.ones(64)
+    add_kernel[(1,)](x, x, x, 64)  # the original compiles first
+    twin[(1,)](x, x, x, 64, BLOCK=64)  # then the copy Dynamo traces compiles a key of its own
+"""
+
+
+def test_the_plain_copy_compiles_after_the_original_did(stubcuda_lib) -> None:  # noqa: F811
+    """The copy `plain` makes launches on a device where the original launched first (on the
+    GPU, a torch.compile'd autotuned kernel failed with 'JITFunction' object has no attribute
+    'ASTSource' when the copy shared the original's compile cache)."""
+    records = run_recorded(PLAIN_AFTER_THE_ORIGINAL, session=stubcuda_lib)
+    assert len(records) == 2 and records[0].kernel == records[1].kernel == "add_kernel"

@@ -24,7 +24,8 @@ import ttgen.runtime._native as fastpath
 from tests.conftest import DEVICE
 from tests.frames import body_of
 from tests.importing import launcher
-from ttgen.runtime import autotune
+from ttgen.runtime import autotune, engine
+from ttgen.runtime.body import Body
 
 LAYERED = '''
 import triton
@@ -264,6 +265,38 @@ def test_refused_arguments_get_the_body_s_errors(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(TypeError, match="unexpected keyword argument 'BLOCK'"):
         run(**args, grid=_grid, BLOCK=64)
     assert not primed.launched  # (the first call filed its entry, the others launched nothing)
+
+
+def test_the_check_phase_passes_or_refuses_a_call_before_anything_runs(monkeypatch: pytest.MonkeyPatch,
+                                                                     layered: Any) -> None:
+    """`Body.check`, which a caller that falls back to Triton where the launcher refuses a call
+    runs first: every check with the launcher's errors, and no heuristic, tuning or launch."""
+    run, state = _kernel("layered", layered)
+    primed = Primed(monkeypatch, state)
+    kernels = sys.modules["engine_layers.kernels"]
+    kernels.SEEN.clear()
+    names, defaults = engine.keywords(run.__wrapped__.__wrapped__, engine.launch_options(state), state.compile_names)
+    body = Body(state, names)
+
+    def slots(**args: Any) -> list[Any]:
+        return [args[name] if name in args else default for name, default in zip(names, defaults)]
+
+    args = _layered()
+    values, *_ = body.check(slots(**args, grid=(4,)))
+    assert values["x"] is args["x"] and values["n"] == 1024
+    with pytest.raises(TypeError, match="layered: argument 'n' expected an int"):
+        body.check(slots(**{**args, "n": 1024.0}, grid=(4,)))
+    with pytest.raises(ValueError, match="layered: grid expected a tuple or list of 1 to 3 integers"):
+        body.check(slots(**args, grid=(1, 2, 3, 4)))
+    assert not kernels.SEEN and not primed.tune_keys and not primed.launched and not state.cache
+
+
+def test_a_wrong_grid_is_refused_before_a_new_autotune_key_tunes(monkeypatch: pytest.MonkeyPatch, layered: Any) -> None:
+    run, state = _kernel("layered", layered)
+    primed = Primed(monkeypatch, state)
+    with pytest.raises(ValueError, match="layered: grid expected a tuple or list of 1 to 3 integers"):
+        run(**_layered(), grid=(1, 2, 3, 4))
+    assert not primed.tune_keys and not state.tuned
 
 
 def test_decorators_setting_a_launch_option_keep_the_python_body(layered: Any) -> None:

@@ -1,17 +1,23 @@
-"""Many threads calling one launcher for the first time: one compile per key, every call
-launched exactly once, no lost or duplicated cache entries.
+"""Many threads launching through launchers at once: one compile per key, one tuning per
+autotune key, every call launched exactly once with its own key's binary, no lost or duplicated
+cache entries.
 
 Under the CPU interpreter ttgen never caches, so the compile-once logic (``Launcher.launch_slow``
-and its lock) runs against a stand-in: the launcher's kernel is replaced by `FakeJIT`, whose
-``run`` behaves like ``JITFunction.run`` -- it specializes the arguments with Triton's own
-binder, "compiles" on a miss of its own cache (slowly, and without a lock, as Triton does, so
-that concurrent misses would compile twice), launches, and returns a `FakeCompiled` that
+and its lock) and the tune-once logic (``Launcher.tune`` and the same lock) run against a
+stand-in: the launcher's kernel is replaced by `FakeJIT`, whose ``run`` behaves like
+``JITFunction.run`` -- it specializes the arguments with Triton's own binder, "compiles" on a
+miss of its own cache (slowly, and without a lock, as Triton does, so that concurrent misses
+would compile twice), launches, and returns a `FakeCompiled` that
 ``ttgen.runtime.launch.launch_function`` accepts (a launcher with scratch memory: the generic
-``CompiledKernel.run`` path).  Every call carries a unique tag in ``scale`` (a float32 scalar,
-not part of any key), so each launch, through Triton's run or through a cached launch function,
-is traced back to the call that made it.
+``CompiledKernel.run`` path).  The launcher keeps its own cache and tuned configs (emptied), so
+hits are the C engine's, racing with the misses of other threads.  Above the kernel, a
+kernel's decorators stay Triton's own: its heuristics, and its Autotuner, which benchmarks
+through `fake_bench` (a deterministic choice per key).  Every call carries a unique tag in one
+argument that is in no key (a float scalar, or an output tensor of its own), so each launch,
+through Triton's run or through a cached launch function, is traced back to the call that made
+it.
 
-The last test launches ``add_kernel`` from 8 threads through the real interpreter.
+The last tests launch ``add_kernel`` from 8 threads through the real interpreter.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +38,9 @@ from triton.compiler.compiler import make_backend
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
 import ttgen.runtime as rt
-from examples.generated import scale_shift_launch
+from examples.generated import axpy_launch, matmul_autotuned_launch, scale_shift_launch
+from examples.generated.axpy_launch import axpy_kernel
+from examples.generated.matmul_autotuned_launch import matmul_autotuned
 from examples.generated.scale_shift_launch import scale_shift_kernel
 from tests.conftest import DEVICE
 
@@ -56,67 +64,190 @@ class FakeLauncher:
     def __call__(self, g0: int, g1: int, g2: int, stream: int, function: Any, metadata: Any,
                  launch_metadata: Any, enter: Any, leave: Any, *args: Any) -> None:
         assert function is self.compiled.function and metadata is self.compiled.packed_metadata
-        self.compiled.jit.record(args[4], self.compiled, "cached launch function")
+        jit = self.compiled.jit
+        jit.record(args[jit.arg_names.index(jit.tag)], self.compiled, "cached launch function")
 
 
 @dataclass(eq=False)
 class FakeCompiled:
     jit: FakeJIT
     specialization: tuple[Any, ...]
+    constants: dict[str, Any]  # the constexpr parameters' values it was compiled with
+    options: dict[str, Any]  # and the compile options (num_warps, ...)
     function: object = field(default_factory=object)
     packed_metadata: object = field(default_factory=object)
+    made: int = 0  # launch functions made of it (launch_function reads ``run`` once for each)
 
     @property
     def run(self) -> FakeLauncher:
+        self.made += 1
         return FakeLauncher(self)
 
 
-class FakeJIT:
-    """JITFunction.run as far as ttgen can tell: specialize, compile on a miss, launch."""
+class Benchmarking(threading.local):
+    """Per thread: whether `fake_bench` is running a config, and the arguments and binary of
+    that config's launch."""
 
-    def __init__(self, kernel: Any) -> None:
+    on = False
+    bound: dict[str, Any] = {}
+    compiled: FakeCompiled | None = None
+
+
+BENCHMARKING = Benchmarking()
+
+
+class FakeJIT:
+    """JITFunction.run as far as ttgen can tell: specialize, compile on a miss, launch.  ``tag``
+    names the parameter whose value tells the calls apart (a tensor by its data pointer)."""
+
+    def __init__(self, kernel: Any, tag: str) -> None:
         jf = kernel if isinstance(kernel, JITFunction) else JITFunction(kernel.fn)
         self.binder = create_function_from_signature(
             jf.signature, jf.params, make_backend(GPUTarget("cuda", 90, 32))
         )
+        self.arg_names = jf.arg_names
+        self.constexprs = [p.name for p in jf.params if p.is_constexpr]
+        self.tag = tag
         self.pre_run_hooks: list[Any] = []
         self.used_global_vals: dict[Any, Any] = {}
         self.cache: dict[Any, FakeCompiled] = {}  # Triton's kernel_cache, by specialization
         self.compiles: collections.Counter[Any] = collections.Counter()
-        self.launches: list[tuple[float, FakeCompiled, str]] = []
+        self.launches: list[tuple[Any, FakeCompiled, str]] = []
         self.record_lock = threading.Lock()  # for the test's bookkeeping only
 
-    def record(self, tag: float, compiled: FakeCompiled, path: str) -> None:
+    def record(self, tag: Any, compiled: FakeCompiled, path: str) -> None:
+        if isinstance(tag, torch.Tensor):
+            tag = tag.data_ptr()  # (a cached launch function receives the pointer)
         with self.record_lock:
             self.launches.append((tag, compiled, path))
 
     def run(self, *args: Any, grid: Any, warmup: bool, **options: Any) -> FakeCompiled:
-        _, specialization, opts = self.binder(*args, **options)
+        bound, specialization, opts = self.binder(*args, **options)
         key = (tuple(specialization), str(opts))
         compiled = self.cache.get(key)
         if compiled is None:  # no lock, as in Triton: concurrent misses would each compile
             time.sleep(COMPILE_SECONDS)
-            compiled = FakeCompiled(self, key)
+            compiled = FakeCompiled(self, key, {name: bound[name] for name in self.constexprs}, dict(opts))
             with self.record_lock:
                 self.compiles[key] += 1
             self.cache[key] = compiled
         time.sleep(0.001)
-        self.record(args[4], compiled, "JITFunction.run")
+        if BENCHMARKING.on:
+            BENCHMARKING.bound, BENCHMARKING.compiled = bound, compiled
+        self.record(bound[self.tag], compiled, "benchmark" if BENCHMARKING.on else "JITFunction.run")
         return compiled
 
 
+Winner = Callable[[dict[str, Any], FakeCompiled], bool]  # (the arguments, a config's binary): the best?
+
+
+def fake_bench(winner: Winner) -> Callable[..., list[float]]:
+    """An Autotuner's ``do_bench``: runs the config once (on the stand-in) and times it 0 where
+    ``winner`` says its binary is the best for the arguments, else 1: the choice is known per key."""
+
+    def bench(kernel_call: Callable[[], None], quantiles: tuple[float, ...]) -> list[float]:
+        BENCHMARKING.on = True
+        try:
+            kernel_call()
+        finally:
+            BENCHMARKING.on = False
+        assert BENCHMARKING.compiled is not None
+        time = 0.0 if winner(BENCHMARKING.bound, BENCHMARKING.compiled) else 1.0
+        return [time] * len(quantiles)
+
+    return bench
+
+
 @contextlib.contextmanager
-def stand_in(launcher: rt.Launcher) -> Iterator[FakeJIT]:
-    saved = launcher.kernel, launcher.interpreted, launcher.pre_run_hooks, launcher.cache
-    fake = FakeJIT(launcher.kernel)
-    launcher.kernel, launcher.interpreted, launcher.pre_run_hooks, launcher.cache = fake, False, [], {}
+def stand_in(launcher: rt.Launcher, tag: str, winner: Winner | None = None
+             ) -> Iterator[FakeJIT]:
+    """``launcher``'s kernel replaced by a `FakeJIT` (beneath its decorators too), its cache and
+    tuned configs emptied in place (the C engine holds them), and an Autotuner's choices emptied
+    and its benchmarks `fake_bench`'s; all restored after."""
+    saved = launcher.kernel, launcher.interpreted, launcher.pre_run_hooks
+    fake = FakeJIT(launcher.kernel, tag)
+    beneath = launcher.layers[-1] if launcher.layers else None  # the decorator that calls the kernel
+    tuners = [layer for layer, kind in zip(launcher.layers, launcher.layer_kinds) if kind == "autotune"]
+    choices = [dict(tuner.cache) for tuner in tuners]
+    launcher.kernel, launcher.interpreted, launcher.pre_run_hooks = fake, False, []
+    launcher.cache.clear()
+    launcher.tuned.clear()
+    if beneath is not None:
+        assert beneath.fn is saved[0]
+        beneath.fn = fake
+    for tuner in tuners:
+        tuner.cache.clear()
+        vars(tuner)["do_bench"] = fake_bench(winner or (lambda bound, compiled: True))  # (wins over Triton's property)
     try:
         yield fake
     finally:
-        launcher.kernel, launcher.interpreted, launcher.pre_run_hooks, launcher.cache = saved
+        launcher.kernel, launcher.interpreted, launcher.pre_run_hooks = saved
+        launcher.cache.clear()
+        launcher.tuned.clear()
+        if beneath is not None:
+            beneath.fn = saved[0]
+        for tuner, chosen in zip(tuners, choices):
+            del vars(tuner)["do_bench"]
+            tuner.cache.clear()
+            tuner.cache.update(chosen)
 
 
-# -- the calls: several keys, one unique tag each ----------------------------------------------------
+# -- the workloads: each kernel's calls, one unique tag each --------------------------------------
+
+
+@dataclass
+class Workload:
+    """One kernel's calls in a test.  ``launch(variant, tag)`` launches variant ``variant``
+    (an index) tagged ``tag`` (`new_tag` makes a unique one); ``binary(variant)`` tells which
+    variants share a binary (those of one specialization key), and ``compiled_with(variant)`` the
+    constexprs and compile options it must have been compiled with."""
+
+    launcher: rt.Launcher
+    tag: str
+    launch: Callable[[int, Any], None]
+    new_tag: Callable[[], Any]
+    binary: Callable[[int], Any]
+    compiled_with: Callable[[int], dict[str, Any]]
+    winner: Winner | None = None
+    expected: dict[Any, int] = field(default_factory=dict)  # tag -> variant, of every call made
+    tensors: list[Any] = field(default_factory=list)  # (tensor tags: kept alive, their addresses unique)
+
+    def call(self, variant: int) -> Callable[[], None]:
+        """A call of ``variant`` with a tag of its own, for `run_threads`."""
+        tag = self.new_tag()
+        if isinstance(tag, torch.Tensor):
+            self.tensors.append(tag)
+        self.expected[tag.data_ptr() if isinstance(tag, torch.Tensor) else tag] = variant
+        return lambda: self.launch(variant, tag)
+
+    def stand_in(self) -> contextlib.AbstractContextManager[FakeJIT]:
+        return stand_in(self.launcher, self.tag, self.winner)
+
+    def check(self, fake: FakeJIT) -> None:
+        """Every call launched once, with its variant's binary; one compile and one cache entry
+        per binary, each made into one launch function."""
+        assert fake.compiles and all(count == 1 for count in fake.compiles.values()), fake.compiles
+        launched = [(tag, compiled, path) for tag, compiled, path in fake.launches if path != "benchmark"]
+        tags = collections.Counter(tag for tag, _, _ in launched)
+        assert set(tags) == set(self.expected), (set(self.expected) - set(tags), set(tags) - set(self.expected))
+        assert all(n == 1 for n in tags.values()), [t for t, n in tags.items() if n > 1]
+        of_binary: dict[Any, FakeCompiled] = {}
+        for tag, compiled, _ in launched:
+            variant = self.expected[tag]
+            assert of_binary.setdefault(self.binary(variant), compiled) is compiled, (variant, "another binary")
+            made_with = {**compiled.constants, **compiled.options}
+            want = self.compiled_with(variant)
+            assert {name: made_with.get(name) for name in want} == want, (variant, made_with)
+        assert len(set(map(id, of_binary.values()))) == len(of_binary)
+        assert len(self.launcher.cache) == len(of_binary)
+        assert {id(f.compiled) for f in self.launcher.cache.values()} == set(map(id, of_binary.values()))  # type: ignore[attr-defined]
+        assert all(compiled.made == 1 for compiled in of_binary.values()), "a cache entry was made twice"
+
+
+def tags() -> Callable[[], int]:
+    """Unique tags, for a float scalar (which is in no key): each int stands for its float."""
+    return itertools.count().__next__
+
 
 X = torch.zeros(512, device=DEVICE)
 BIAS = torch.zeros(512, device=DEVICE)
@@ -128,104 +259,214 @@ VARIANTS = [
 ]
 
 
-def call(variant: int, tag: float) -> None:
-    scale_shift_kernel.run(
-        x=X, out=OUT, n=512, scale=tag, relu=False, grid=(1,), **VARIANTS[variant]  # type: ignore[arg-type]
+def scale_shift() -> Workload:
+    """scale_shift_kernel, a plain kernel: `VARIANTS`, each its own key, tagged by ``scale``."""
+
+    def launch(variant: int, tag: int) -> None:
+        scale_shift_kernel.run(
+            x=X, out=OUT, n=512, scale=float(tag), relu=False, grid=(1,), **VARIANTS[variant]  # type: ignore[arg-type]
+        )
+
+    return Workload(
+        scale_shift_launch._scale_shift_kernel, "scale", launch, tags(), lambda v: v,
+        lambda v: {name: VARIANTS[v][name] for name in ("BLOCK", "ACTIVATION")},
     )
 
 
-def run_threads(schedule: list[list[int]]) -> dict[float, int]:
-    """Thread t makes the calls schedule[t], all threads released at once; returns the tags
-    (unique floats) with the variant each was called with."""
-    barrier = threading.Barrier(len(schedule))
-    expected: dict[float, int] = {}
-    errors: list[BaseException] = []
-    for thread, variants in enumerate(schedule):
-        for i, variant in enumerate(variants):
-            expected[float(thread * 1000 + i)] = variant
+# axpy_kernel's heuristics: BLOCK = min(1024, next power of 2 of n), EVEN = n % BLOCK == 0.
+AXPY = [(torch.float32, n) for n in (256, 300, 1000, 1024, 4096)] + [(torch.float16, n) for n in (256, 1000)]
+AXPY_TENSORS = {dtype: torch.zeros(4096, dtype=dtype, device=DEVICE) for dtype in (torch.float32, torch.float16)}
 
-    def work(thread: int) -> None:
+
+def axpy() -> Workload:
+    """axpy_kernel, under heuristics: `AXPY`'s dtypes and sizes (1024 and 4096 share a binary),
+    tagged by ``alpha``."""
+
+    def block(n: int) -> int:
+        return min(1024, 1 << (n - 1).bit_length())
+
+    def launch(variant: int, tag: int) -> None:
+        dtype, n = AXPY[variant]
+        x = AXPY_TENSORS[dtype]
+        axpy_kernel.run(x=x, y=x, out=x, alpha=float(tag), n=n, grid=lambda meta: (-(-meta["n"] // meta["BLOCK"]),))
+
+    def binary(variant: int) -> Any:
+        dtype, n = AXPY[variant]
+        return dtype, n % 16 == 0, block(n), n % block(n) == 0
+
+    return Workload(axpy_launch._axpy_kernel, "alpha", launch, tags(), binary,
+                    lambda v: {"BLOCK": block(AXPY[v][1]), "EVEN": AXPY[v][1] % block(AXPY[v][1]) == 0})
+
+
+# matmul_autotuned (an Autotuner over heuristics): shapes (M, N, K), and the config that the
+# stand-in's benchmark makes fastest for each; each pair is a binary of its own.
+SHAPES = [((64, 64, 64), 0), ((96, 32, 48), 1), ((128, 64, 128), 2), ((40, 30, 50), 0)]
+CONFIGS = matmul_autotuned_launch._matmul_autotuned.layers[0].configs
+MATRICES = {(m, n, k): (torch.zeros(m, k, device=DEVICE), torch.zeros(k, n, device=DEVICE)) for (m, n, k), _ in SHAPES}
+
+
+def matmul() -> Workload:
+    """matmul_autotuned: `SHAPES`, each a new autotune key, tagged by ``c`` (an output of its own)."""
+    shape_of = {(m, n, k): i for i, ((m, n, k), _) in enumerate(SHAPES)}
+    calls: dict[int, tuple[int, int, int]] = {}
+
+    def new_tag() -> torch.Tensor:
+        return torch.zeros(1, device=DEVICE)
+
+    def launch(variant: int, c: torch.Tensor) -> None:
+        (m, n, k), _ = SHAPES[variant]
+        a, b = MATRICES[m, n, k]
+        matmul_autotuned.run(
+            a=a, b=b, c=c, M=m, N=n, K=k, stride_am=k, stride_ak=1, stride_bk=n, stride_bn=1, stride_cm=n,
+            stride_cn=1, grid=lambda meta: (-(-meta["M"] // meta["BLOCK_M"]), -(-meta["N"] // meta["BLOCK_N"])),
+        )
+
+    def compiled_with(variant: int) -> dict[str, Any]:
+        (_, _, k), chosen = SHAPES[variant]
+        config = CONFIGS[chosen]
+        return {**config.kwargs, "EVEN_K": k % config.kwargs["BLOCK_K"] == 0, "num_warps": config.num_warps,
+                "num_stages": config.num_stages}
+
+    def winner(bound: dict[str, Any], compiled: FakeCompiled) -> bool:
+        chosen = SHAPES[shape_of[bound["M"], bound["N"], bound["K"]]][1]
+        return bool(compiled.constants["BLOCK_M"] == CONFIGS[chosen].kwargs["BLOCK_M"])
+
+    assert len({config.kwargs["BLOCK_M"] for config in CONFIGS}) == len(CONFIGS)  # (how `winner` tells them)
+    return Workload(matmul_autotuned_launch._matmul_autotuned, "c", launch, new_tag, lambda v: v, compiled_with,
+                    winner)
+
+
+def check_tuned_once(work: Workload, fake: FakeJIT) -> None:
+    """Each autotune key called was tuned once: every config benchmarked once for it, and one
+    choice remembered."""
+    shapes = {SHAPES[variant][0] for variant in work.expected.values()}
+    benchmarks = collections.Counter(compiled for _, compiled, path in fake.launches if path == "benchmark")
+    assert sum(benchmarks.values()) == len(shapes) * len(CONFIGS), benchmarks
+    assert len(work.launcher.tuned) == len(shapes) == len(work.launcher.layers[0].cache)
+
+
+def run_threads(schedule: list[list[Callable[[], None]]]) -> None:
+    """Thread t makes the calls schedule[t] in turn, all threads released at once."""
+    barrier = threading.Barrier(len(schedule))
+    errors: list[BaseException] = []
+
+    def work(calls: list[Callable[[], None]]) -> None:
         try:
             barrier.wait()
-            for i, variant in enumerate(schedule[thread]):
-                call(variant, float(thread * 1000 + i))
+            for call in calls:
+                call()
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
-    workers = [threading.Thread(target=work, args=(t,)) for t in range(len(schedule))]
+    workers = [threading.Thread(target=work, args=(calls,)) for calls in schedule]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=60)
     assert not any(w.is_alive() for w in workers), "a thread hung"
     assert not errors, errors
-    return expected
 
 
-def check(fake: FakeJIT, launcher: rt.Launcher, expected: dict[float, int]) -> None:
-    used = sorted(set(expected.values()))
-    # One compile per distinct specialization, and one per variant called.
-    assert all(count == 1 for count in fake.compiles.values()), fake.compiles
-    assert len(fake.compiles) == len(used)
-    # Every call launched exactly once (through Triton's run or a cached launch function) ...
-    tags = collections.Counter(tag for tag, _, _ in fake.launches)
-    assert set(tags) == set(expected), (set(expected) - set(tags), set(tags) - set(expected))
-    assert all(n == 1 for n in tags.values()), [t for t, n in tags.items() if n > 1]
-    # ... with the binary of its own variant: one compiled kernel per variant, never crossed.
-    compiled_of_variant: dict[int, FakeCompiled] = {}
-    for tag, compiled, _ in fake.launches:
-        assert compiled_of_variant.setdefault(expected[tag], compiled) is compiled
-    assert len(set(map(id, compiled_of_variant.values()))) == len(used)
-    # One cache entry per key, each launching its own variant's binary.
-    assert len(launcher.cache) == len(used)
-    assert {id(f.compiled) for f in launcher.cache.values()} == set(map(id, compiled_of_variant.values()))  # type: ignore[attr-defined]
+def rotated(work: Workload, variants: int, rounds: int = ROUNDS) -> list[list[Callable[[], None]]]:
+    """Each thread's calls: variant 0 first (every thread misses it at once), then all variants
+    in turn from a different one per thread, so that every key is first missed by several
+    threads at once."""
+    return [[work.call(0)] + [work.call((t + r) % variants) for r in range(rounds)] for t in range(THREADS)]
 
 
-@pytest.fixture
-def launcher() -> Iterator[rt.Launcher]:
-    yield scale_shift_launch._scale_shift_kernel
+# -- one kernel at a time ---------------------------------------------------------------------------
 
 
-def test_all_threads_first_call_same_key(launcher: rt.Launcher) -> None:
+def test_all_threads_first_call_same_key() -> None:
     """16 threads released at once on one key: Triton's run compiles once, all 16 launch."""
-    with stand_in(launcher) as fake:
-        expected = run_threads([[0]] * THREADS)
-        check(fake, launcher, expected)
+    work = scale_shift()
+    with work.stand_in() as fake:
+        run_threads([[work.call(0)] for _ in range(THREADS)])
+        work.check(fake)
         assert sum(path == "JITFunction.run" for _, _, path in fake.launches) == THREADS
 
 
-def test_threads_over_several_keys(launcher: rt.Launcher) -> None:
-    """16 threads x 12 calls over 12 keys, first round all on one key, then interleaved so
+def test_threads_over_several_keys() -> None:
+    """16 threads x 13 calls over 12 keys, first round all on one key, then interleaved so
     that every key is first missed by several threads at once."""
-    schedule = [[0] + [(t + r) % len(VARIANTS) for r in range(ROUNDS)] for t in range(THREADS)]
-    with stand_in(launcher) as fake:
-        expected = run_threads(schedule)
-        check(fake, launcher, expected)
+    work = scale_shift()
+    with work.stand_in() as fake:
+        run_threads(rotated(work, len(VARIANTS)))
+        work.check(fake)
         paths = collections.Counter(path for _, _, path in fake.launches)
         assert paths["cached launch function"] > 0 and paths["JITFunction.run"] >= len(VARIANTS)
 
 
-def test_the_stand_in_sees_a_missing_lock(launcher: rt.Launcher) -> None:
+def test_the_stand_in_sees_a_missing_lock() -> None:
     """The same race with the launcher's lock disabled compiles some key more than once:
     the stand-in is racy enough for the tests above to mean something."""
-
-    class NoLock:
-        def __enter__(self) -> None:
-            pass
-
-        def __exit__(self, *exc: object) -> None:
-            pass
-
-    if not hasattr(launcher, "lock"):
-        pytest.skip("the launcher has no lock attribute to disable")
-    saved = launcher.lock
-    launcher.lock = NoLock()  # type: ignore[assignment]
+    work = scale_shift()
+    saved = work.launcher.lock
+    work.launcher.lock = contextlib.nullcontext()  # type: ignore[assignment]
     try:
-        with stand_in(launcher) as fake:
-            run_threads([[0]] * THREADS)
+        with work.stand_in() as fake:
+            run_threads([[work.call(0)] for _ in range(THREADS)])
             assert max(fake.compiles.values()) > 1, fake.compiles
     finally:
-        launcher.lock = saved
+        work.launcher.lock = saved
+
+
+def test_heuristics_from_threads() -> None:
+    """axpy_kernel (its heuristics choose BLOCK and EVEN from n) from 16 threads over 7 sizes and
+    dtypes: one compile per binary, each call launched with its own size's BLOCK and EVEN."""
+    work = axpy()
+    with work.stand_in() as fake:
+        run_threads(rotated(work, len(AXPY)))
+        work.check(fake)
+
+
+def test_autotuning_one_key_from_all_threads() -> None:
+    """16 threads call an autotuned kernel with one new key at once: Triton's Autotuner tunes it
+    once (each config benchmarked once), every call launches the config it chose."""
+    work = matmul()
+    with work.stand_in() as fake:
+        run_threads([[work.call(1), work.call(1)] for _ in range(THREADS)])
+        work.check(fake)
+        check_tuned_once(work, fake)
+
+
+def test_autotuning_several_keys_racing() -> None:
+    """16 threads over 4 new autotune keys, each first called by several threads at once, each
+    tuned to a config of its own: tuned once per key, and no call launches another key's choice."""
+    work = matmul()
+    with work.stand_in() as fake:
+        run_threads(rotated(work, len(SHAPES), rounds=6))
+        work.check(fake)
+        check_tuned_once(work, fake)
+
+
+# -- several kernels at once ------------------------------------------------------------------------
+
+
+def test_first_launches_of_three_kernels_race_with_hits() -> None:
+    """Each kernel's first variant launched once before; then 16 threads call the three kernels
+    in turn, each on a variant of its own (new keys: first launches, tuning) between hits of the
+    first ones.  The hits stay hits (a cached launch function), and every check above holds for
+    each kernel."""
+    works = [scale_shift(), axpy(), matmul()]
+    sizes = [len(VARIANTS), len(AXPY), len(SHAPES)]
+    with contextlib.ExitStack() as stack:
+        fakes = [stack.enter_context(work.stand_in()) for work in works]
+        for work in works:
+            for _ in range(2):  # the first launch, and the one that caches it (after tuning)
+                work.call(0)()
+        warm = [{tag for tag, variant in work.expected.items() if variant == 0} for work in works]
+        schedule = [
+            [call for r in range(6) for work, size in zip(works, sizes)
+             for call in (work.call(0), work.call(1 + (t + r) % (size - 1)))]
+            for t in range(THREADS)
+        ]
+        run_threads(schedule)
+        for work, fake, before in zip(works, fakes, warm):
+            work.check(fake)
+            hits = [path for tag, _, path in fake.launches if work.expected.get(tag) == 0 and tag not in before]
+            assert len(hits) == THREADS * 6 and set(hits) == {"cached launch function"}, collections.Counter(hits)
+        check_tuned_once(works[2], fakes[2])
 
 
 # -- the real interpreter ------------------------------------------------------------------------------

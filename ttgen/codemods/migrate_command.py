@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ttgen.codemods import runner
+from ttgen.codemods import runner, typecheck
 from ttgen.codemods.settings import KEEP
 from ttgen.generate import command, plan
 from ttgen.generate.cache import digest
@@ -22,7 +22,7 @@ from ttgen.generate.discover import Source, discover
 from ttgen.generate.write import current
 
 if TYPE_CHECKING:
-    from ttgen.codemods.migrate import Target
+    from ttgen.codemods.calls import Target
 
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -32,6 +32,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="the kernel modules or folders, as given to ttgen")
     parser.add_argument("--out", metavar="DIR", help="where the launchers are, as given to ttgen")
     parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
+    parser.add_argument("--check-types", action="store_true",
+                        help="then run mypy on the PATHs as migrated and report its errors on the lines migrate wrote")
     command.add_build_options(parser)
     return parser
 
@@ -46,7 +48,7 @@ def main(argv: Sequence[str]) -> int:
     command.say_unreadable(cache)
 
     def targets() -> dict[str, Target | str]:
-        from ttgen.codemods.migrate import kernels
+        from ttgen.codemods.calls import kernels
 
         return kernels(found.sources, build)
 
@@ -58,6 +60,8 @@ def main(argv: Sequence[str]) -> int:
     tally = (f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {len(notes) - kept} skipped"
              + (f", {kept} kept ('{KEEP}')" if kept else ""))
     code = runner.finish("migrate", results, options.write, tally)
+    if options.check_types:
+        code = max(code, typecheck.check(options.paths, results))
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 

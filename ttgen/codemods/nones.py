@@ -1,7 +1,7 @@
 """Which kernel parameters the library's own call sites may pass None: what ``ttgen annotate``
 must allow though the recording never saw it (the workload took other paths).
 
-The call sites are those ``ttgen migrate`` rewrites, read as it reads them (`migrate.Migrate.read`:
+The call sites are those ``ttgen migrate`` rewrites, read as it reads them (ttgen.codemods.calls:
 the same kernels, every argument by keyword, ``*`` and ``**`` splats given their items), in
 every module under the PATHs.  An argument may be None when it is
 
@@ -26,9 +26,11 @@ from __future__ import annotations
 import ast
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope, ParentNodeProvider, PositionProvider, Scope, ScopeProvider
+from libcst.metadata import (
+    Assignment, FunctionScope, MetadataWrapper, ParentNodeProvider, PositionProvider, Scope, ScopeProvider,
+)
 
-from ttgen.codemods import bodies, migrate, runner
+from ttgen.codemods import bodies, calls, runner
 from ttgen.generate import plan
 from ttgen.generate.cache import Cache
 from ttgen.generate.discover import Source, read_regular
@@ -55,14 +57,14 @@ def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels:
 
 
 def _targets(sources: list[Source], build: plan.Plan, kernels: set[str] | None
-             ) -> tuple[dict[str, migrate.Target | str], set[str]]:
+             ) -> tuple[dict[str, calls.Target | str], set[str]]:
     """The kernels a call site may launch (migrate's, before their launchers), and the names
     of those whose call sites are read."""
-    targets = migrate.kernels(sources, build, launchers=False)
+    targets = calls.kernels(sources, build, launchers=False)
     return targets, kernels if kernels is not None else {key.rpartition(".")[2] for key in targets}
 
 
-def _sites(source: Source, context: tuple[dict[str, migrate.Target | str], set[str]]) -> list[tuple[str, str, str]]:
+def _sites(source: Source, context: tuple[dict[str, calls.Target | str], set[str]]) -> list[tuple[str, str, str]]:
     """`_read` of a module that may launch one of the kernels named (`_launches`)."""
     targets, names = context
     return _read(source, targets) if _launches(source, names) else []
@@ -88,14 +90,15 @@ def _launches(source: Source, kernels: set[str]) -> bool:
 
 
 @unchecked()  # (as migrate reads a module)
-def _read(source: Source, targets: dict[str, migrate.Target | str]) -> list[tuple[str, str, str]]:
+def _read(source: Source, targets: dict[str, calls.Target | str]) -> list[tuple[str, str, str]]:
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
     try:
         tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    _, reader = migrate.visited(tree, source.path, source.module, targets, _Reader)
-    assert isinstance(reader, _Reader)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)  # (a tree just parsed holds no node twice)
+    reader = _Reader(calls.Reader(wrapper, source.path, source.module, targets))
+    wrapper.module.visit(reader)
     keys = {id(target): key for key, target in targets.items()}
     return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]
 
@@ -106,24 +109,22 @@ def _kernel(key: str) -> str:
     return f"{module}:{name}"
 
 
-class _Reader(migrate.Migrate):
-    """Reads each call site as migrate does, and notes the arguments that may be None."""
+class _Reader(cst.CSTVisitor):
+    """Reads each call site as migrate does (``reader``), and notes the arguments that may be None."""
 
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.found: list[tuple[migrate.Target, str, str]] = []
+    def __init__(self, reader: calls.Reader) -> None:
+        super().__init__()
+        self.calls = reader
+        self.found: list[tuple[calls.Target, str, str]] = []
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if isinstance(original.func, cst.Subscript):
-            try:
-                target, _, _, args = self.read(original, updated)
-            except (migrate.NotACallSite, migrate.Kept, migrate.Skip):
-                return updated  # (not rewritten: it still calls kernel[grid], which takes None)
-            params = {param.name for param in target.kernel.params}
-            for arg in args:
-                if arg.keyword is not None and arg.keyword.value in params and self._may_be_none(arg.value, set()):
-                    self.found.append((target, arg.keyword.value, self.where(original)))
-        return updated
+    def visit_Call(self, node: cst.Call) -> None:
+        site = self.calls.read(node) if isinstance(node.func, cst.Subscript) else None
+        if not isinstance(site, calls.Site):
+            return  # (not rewritten: it still calls kernel[grid], which takes None)
+        params = {param.name for param in site.target.kernel.params}
+        for arg in site.args:
+            if arg.keyword is not None and arg.keyword.value in params and self._may_be_none(arg.value, set()):
+                self.found.append((site.target, arg.keyword.value, self.calls.where(node)))
 
     def _may_be_none(self, value: cst.BaseExpression, seen: set[cst.CSTNode],
                      safe: frozenset[str] = frozenset()) -> bool:
@@ -147,7 +148,7 @@ class _Reader(migrate.Migrate):
         return False
 
     def _name_may_be_none(self, name: cst.Name, seen: set[cst.CSTNode]) -> bool:
-        scope = self.get_metadata(ScopeProvider, name, None)
+        scope = self.calls.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return False
         for assignment in self._live(name, scope):
@@ -156,7 +157,7 @@ class _Reader(migrate.Migrate):
                 if _allows_none(node):
                     return True
                 continue
-            bound = self._bound(node, self.get_metadata(ParentNodeProvider, node, None))
+            bound = self._bound(node, self.calls.get_metadata(ParentNodeProvider, node, None))
             if bound is not None and self._may_be_none(bound, seen):
                 return True
         return False
@@ -174,7 +175,7 @@ class _Reader(migrate.Migrate):
         body = list(function.body.body)
         node: cst.CSTNode | None = name
         while node is not None and not any(node is statement for statement in body):
-            node = self.get_metadata(ParentNodeProvider, node, None)
+            node = self.calls.get_metadata(ParentNodeProvider, node, None)
         if node is None:
             return bindings  # (not in the body: a default, a decorator)
         end = self._at(node, end=True)
@@ -185,7 +186,7 @@ class _Reader(migrate.Migrate):
 
     def _at(self, node: cst.CSTNode, end: bool = False) -> tuple[int, int]:
         """Where ``node`` starts (or ends) in the module: (line, column)."""
-        found = self.get_metadata(PositionProvider, node)
+        found = self.calls.get_metadata(PositionProvider, node)
         at = found.end if end else found.start
         return at.line, at.column
 
@@ -193,7 +194,7 @@ class _Reader(migrate.Migrate):
         """The value a binding gives its name, where the source says it: ``name = value``
         (``a = b = value`` too), ``name: T = value`` (``None`` for ``name: T | None`` alone),
         an item of ``a, b = x, y``."""
-        get = self.get_metadata
+        get = self.calls.get_metadata
         if isinstance(parent, cst.AssignTarget):
             statement = get(ParentNodeProvider, parent, None)
             return statement.value if isinstance(statement, cst.Assign) else None
@@ -217,16 +218,16 @@ class _Reader(migrate.Migrate):
         if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
             return []
         index = item.slice[0].slice.value
-        scope = self.get_metadata(ScopeProvider, item.value, None)
+        scope = self.calls.get_metadata(ScopeProvider, item.value, None)
         found: list[cst.BaseExpression] = []
         for assignment in scope[item.value.value] if scope is not None else ():  # type: ignore[attr-defined]
-            bound = self._value(assignment)
+            bound = self.calls.value(assignment)
             if isinstance(bound, cst.Tuple) and isinstance(index, cst.Integer):
                 elements = bound.elements
                 if int(index.value) < len(elements):
                     found.append(elements[int(index.value)].value)
             elif isinstance(index, cst.SimpleString):
-                found += [value for key, value in migrate.literal_entries(bound) or () if key == index.evaluated_value]
+                found += [value for key, value in calls.literal_entries(bound) or () if key == index.evaluated_value]
         return found
 
 

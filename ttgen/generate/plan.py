@@ -53,13 +53,17 @@ class Plan:
         return sum(d.severity == "warning" for d in self.diagnostics)
 
 
-def plan(paths: list[str], out: str | None, cache: Cache | None = None, jobs: int = 1) -> Plan:
+def plan(paths: list[str], out: str | None, cache: Cache | None = None, jobs: int = 1,
+         context: list[str] | None = None) -> Plan:
     """``cache``: where each module's launcher is kept between runs (None: nowhere); ``jobs``:
-    how many processes build the modules the cache does not have."""
+    how many processes build the modules the cache does not have; ``context``: folders whose
+    modules the build may read (a config helper imported from beside the module) but makes no
+    launcher for (ttgen.dispatch builds one module so)."""
     found = discover(paths, out)
     result = Plan(diagnostics=list(found.diagnostics))
     claimed: dict[Path, Source] = {}
-    built = _build(found.sources, cache, jobs, result, (os.getcwd(), paths, out))
+    readable = {source.module: source.path for source in discover(context, None).sources} if context else {}
+    built = _build(found.sources, cache, jobs, result, (os.getcwd(), paths, out, context), readable)
     for source in found.sources:
         one = built.get(source)
         if one is None:
@@ -95,9 +99,11 @@ def plan(paths: list[str], out: str | None, cache: Cache | None = None, jobs: in
     return result
 
 
-def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, run: object) -> dict[Source, Built]:
+def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, run: object,
+           readable: dict[str, Path]) -> dict[Source, Built]:
     """Each readable source's `Built`: from the cache's record where the module and those it read
-    are as they were (`cache.unchanged` says so without reading it), else built (and kept)."""
+    are as they were (`cache.unchanged` says so without reading it), else built (and kept).
+    ``readable``: modules of the context by import name, which a build may read too."""
     started = time.time_ns()
     kept = cache.index(run) if cache is not None else {}
     keys: dict[Source, Key] = {source: (str(source.path), str(source.output), source.module) for source in sources}
@@ -127,6 +133,11 @@ def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, 
 
     def module_digest(name: str) -> str:
         source = by_name.get(name)
+        if source is None and name in readable:  # (a module of the context: read when asked)
+            try:
+                return digest(read_with_status(readable[name])[0])
+            except OSError:
+                return UNREADABLE
         return ABSENT if source is None else digests.get(source, UNREADABLE)
 
     built: dict[Source, Built] = {}
@@ -143,7 +154,7 @@ def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, 
         from ttgen.generate import workers
         from ttgen.generate.resolve import SourceTree
 
-        tree = SourceTree({source.module: source.path for source in sources})
+        tree = SourceTree({**readable, **{source.module: source.path for source in sources}})
         built.update(zip(missing, workers.build_all([(s, data[s]) for s in missing], tree, jobs)))
     for source in missing:
         one = built[source]

@@ -13,9 +13,19 @@ of a kernel the engine does not cover.  Both build the same key, so they share t
 `engine.bind` maps the keywords to): the parameters the caller gives, the grid's keyword, the
 launch options, the compile options, for each parameter named like a launch option the keyword
 that says whether it sets the option (`options.sets_option_keyword`), and ``stream`` where no
-parameter takes that name.  It checks every argument with the full rules (`LauncherCore.accept`,
-`check_options`, the shapes), which give back each value a hit would launch with, so a call the
-engine refused is explained and one it could not finish launches as the engine would have.
+parameter takes that name.
+
+It runs in two phases.  `Body.check` is the one sequence of run()'s checks: every argument and
+option by the full rules (`LauncherCore.accept`, `check_options`, the shapes, the grid), which
+give back each value a hit would launch with, so a call the engine refused is explained and one
+it could not finish launches as the engine would have; it launches, tunes and hooks nothing, so
+a caller that must fall back when the launcher refuses a call can do so before anything ran.
+`Body.launch` then applies the decorators, builds the key and launches.  Every path that
+launches through Triton's ``kernel[grid](...)`` checks with `Body.check` first: run() of a kernel
+whose decorators' names are known only at run time, Triton's interpreter, a new autotune key
+(all through `LauncherCore.through_triton`), torch.compile's traced run() and run() handed fake
+tensors by make_fx or non-strict torch.export (ttgen.runtime.traced: they check in Python only,
+``tracing``).
 """
 
 from __future__ import annotations
@@ -24,9 +34,11 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import torch
+
 from ttgen.runtime import device, live
 from ttgen.runtime.autotune import Autotuning
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor
+from ttgen.runtime.specs import TUNED, Constexpr, Dynamic, Scalar, Spec, Tensor
 from ttgen.runtime.state import grid3, launch_state
 from ttgen.vocabulary import kinds
 from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, RUN_OPTIONS, grid_keyword, sets_option_keyword
@@ -49,10 +61,20 @@ def key_part(launcher: Autotuning, index: int, spec: Spec) -> Callable[[Any], An
     return lambda value: launcher.dynamic_key(index, value)
 
 
+# What `Body.check` gives `Body.launch`: run()'s values by keyword, checked and normalized; the
+# launch state (None where torch.compile traces); the tensors' ``(alignment, pointer, ...)`` from
+# their inline tests or `LauncherCore.pointers` (None where it traces or launches through the
+# decorators); the options that parameters named like them set; the raw stream (None where it
+# traces); the compile options' part of the key (True while all are Triton's); the grid as
+# ``(x, y, z)``, or None for a callable grid, which the launch calls with every argument.
+# (A tuple: it is made on every launch the engine hands back.)
+Checked = tuple[dict[str, Any], Any, tuple[Any, ...] | None, dict[str, Any], int | None, Any,
+                tuple[int, int, int] | None]
+
+
 class Body:
     """run()'s body for ``launcher``, whose run() takes the keywords ``names`` (see the module's
-    docstring).  ``loose``: the decorators' names are known only at run time, and run() checks
-    and launches through them (`Autotuning.run_loose`)."""
+    docstring): `check`, then `launch`."""
 
     def __init__(self, launcher: Autotuning, names: Sequence[str]) -> None:
         self.launcher = launcher
@@ -61,14 +83,21 @@ class Body:
         self.grid = grid_keyword(params)
         split = self.names.index(self.grid)
         self.given = self.names[:split]
+        self.accepted = tuple(spec.name for spec in launcher.given)  # (a loose run() takes them all)
         rest = self.names[split + 1:]
         self.options = tuple(name for name in rest if name in OPTIONS)  # run()'s own launch options
         self.compile = tuple(name for name in rest if name in COMPILE_OPTIONS)
+        self.compiled = _getter(self.compile)  # the compile options' values, a tuple
         self.stream = "stream" in rest
+        # run() handed fake tensors: recorded as the kernel (ttgen.runtime.traced sets it)
+        self.capture: Callable[[Sequence[Any]], None] | None = None
         # Parameters named like a launch option, and run()'s keyword that says whether each sets it
-        flags = {name: sets_option_keyword(name, params) for name in self.given if name in OPTIONS}
+        flags = {name: sets_option_keyword(name, params) for name in self.accepted if name in OPTIONS}
         self.option_named = {name: flag for name, flag in flags.items() if flag in rest}
         self.params = tuple(params)
+        # The full rules check every call under Triton's interpreter, where the inline tests
+        # cannot tell a host tensor from a meta one (both report device -1).
+        self.full = launcher.interpreted
         if launcher.loose:
             return
         autotuned = "autotune" in launcher.layer_kinds
@@ -80,8 +109,10 @@ class Body:
         # full rules (accept, check_options) check, normalize or explain.
         at = {name: i for i, name in enumerate(self.names)}
         self.tensors_at = tuple(at[name] for name in self.tensors)
-        self.passes = tuple((at[spec.name], spec.passes) for spec in launcher.given if not isinstance(spec, Tensor))
-        self.options_at = tuple((at[name], _option_test(name)) for name in self.options)
+        self.tests = (
+            *((at[spec.name], spec.passes) for spec in launcher.given if not isinstance(spec, Tensor)),
+            *((at[name], _option_test(name)) for name in self.options),
+        )
         self.parts = [(spec.name, part) for i, spec in enumerate(launcher.params)
                       if (part := key_part(launcher, i, spec)) is not None]
         self.part_of = dict(self.parts)
@@ -93,80 +124,153 @@ class Body:
         for kind, names in self.layers:
             self.recipes.append(tune_recipe(launcher, known) if kind == "autotune" else ())
             known += [index[name] for name in names if name in index and index[name] not in known]
-        self.compiled = _getter(self.compile)  # the compile options' values, a tuple
         self.arguments = _getter(self.params)  # the kernel's arguments, a tuple
 
     def run(self, *slots: Any) -> None:
-        """run() called with ``slots``, its keywords' values in `names`' order."""
+        """run() called with ``slots``, its keywords' values in `names`' order.  Where fake
+        tensors stand for real ones (make_fx, non-strict torch.export: torch's fake mode is on),
+        the call is checked as torch.compile checks it and recorded as a Triton kernel in their
+        graph (`capture`: ttgen.runtime.traced), since nothing can launch on them."""
+        if _dispatch_mode(_FAKE) is not None and self.capture is not None:
+            self.capture(slots)
+        else:
+            self.launch(self.check(slots))
+
+    __call__ = run
+
+    def check(self, slots: Sequence[Any], tracing: int | None = None) -> Checked:
+        """Every check of run() called with ``slots`` (its keywords' values in `names`' order),
+        by the launcher's full rules and with their messages, in this order: the arguments the
+        decorators set or need (where their names are known only now), the parameters named like
+        a launch option (`LauncherCore.option_parameter`), the arguments (the inline tests, else
+        `LauncherCore.accept`) and the launch options (`check_options`), the shapes, the stream,
+        the compile options (`compile_key`), a grid that is not callable (`checked_grid`).  It
+        raises the launcher's error for the first that fails; it launches, tunes and hooks
+        nothing.  ``tracing``: the device where torch.compile traces the call
+        (`ttgen.runtime.traced`): only Python reads the traced tensors (no C test, the shapes'
+        `explain_shapes`), and a stream is refused."""
         launcher = self.launcher
         values = dict(zip(self.names, slots))
         if launcher.loose:
-            launcher.run_loose(
-                {name: values[name] for name in self.given}, values[self.grid],
-                values["stream"] if self.stream else None,
-                {name: values[name] for name in (*self.options, *self.compile)},
-                {name: values[flag] for name, flag in self.option_named.items()},
-            )
-            return
+            self.check_supplied(values)
         set_by: dict[str, Any] = {}  # the options that parameters named like them set
         for name, flag in self.option_named.items():
             values[name], set_by[name] = launcher.option_parameter(name, values[name], values[flag])
-        state = launch_state()
-        index = state[0]
-        found = self.inline(index, [values[name] for name in self.names] if set_by else slots)
-        if found is None:  # the full rules: the values normalized, or the error that explains
-            accepted = launcher.accept(index, tuple(values[name] for name in self.given))
-            values.update(zip(self.given, accepted))
-            found = launcher.pointers(index, tuple(values[name] for name in self.tensors)) if self.tensors else (None,)
+        if tracing is None:
+            state = launch_state()
+            index, found = state[0], None
+            if not launcher.loose:  # (a loose run() has no inline tests)
+                found = self.inline(index, [values[name] for name in self.names] if set_by else slots)
+        else:
+            state, index, found = None, tracing, None
+        if found is None or self.full:  # the full rules: the values normalized, or the error that explains
+            accepted = launcher.accept(index, tuple(values[name] for name in self.accepted))
+            values.update(zip(self.accepted, accepted))
+            if found is None and state is not None and not launcher.loose:
+                tensors = tuple(values[name] for name in self.tensors)
+                found = launcher.pointers(index, tensors) if tensors else (None,)
             if self.options:
                 values.update(launcher.check_options({name: values[name] for name in self.options}))
-        aligned, *pointers = found
-        launcher.shapes(*(values[name] for name in launcher.shape_names))
         given = values["stream"] if self.stream else None
-        stream = device.current_stream(index) if given is None else launcher.as_stream(given)
-        compiled = self.compiled(values)
+        if state is not None:
+            launcher.shapes(*(values[name] for name in launcher.shape_names))
+            stream = device.current_stream(index) if given is None else launcher.as_stream(given)
+        else:
+            launcher.explain_shapes(*(values[name] for name in launcher.shape_names))  # Dynamo traces it
+            if given is not None:  # Triton's kernel[grid](...) has no stream either
+                raise TypeError(
+                    f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
+                    "the kernel runs where the compiled code runs it"
+                )
+            stream = None
+        compiled: Any = None  # their part of the key
+        if self.compile:
+            # (Dynamo cannot trace the itemgetter)
+            options = self.compiled(values) if state is not None else tuple(values[name] for name in self.compile)
+            compiled = options == launcher.unset or launcher.compile_key(options)
         grid = values[self.grid]
+        dims = grid3(grid) if state is not None else None
+        if dims is None and (isinstance(grid, (tuple, list)) or not callable(grid)):  # (a callable: `launch`)
+            dims = launcher.checked_grid(grid)
+        return values, state, found, set_by, stream, compiled, dims
+
+    def check_supplied(self, values: dict[str, Any]) -> None:
+        """Where the decorators' names are known only at run time (run() then takes every
+        parameter, `TUNED` by default where a decorator may set it): none that a decorator sets
+        given, none that none sets missing."""
+        launcher = self.launcher
+        for name in self.params:
+            value = values.get(name, TUNED)
+            if name in launcher.supplied and value is not TUNED:
+                raise TypeError(f"{launcher.name}: argument '{name}' is set by the kernel's decorators; do not pass it")
+            if name not in launcher.supplied and value is TUNED:
+                raise TypeError(f"{launcher.name}: missing argument '{name}' (the decorators do not set it)")
+
+    def options_of(self, values: dict[str, Any], set_by: dict[str, Any]) -> dict[str, Any]:
+        """The launch and compile options of a checked call, as kernel[grid](...) takes them:
+        run()'s own, and those that parameters named like them set (``set_by``)."""
+        return {**{name: values[name] for name in (*self.options, *self.compile)}, **set_by}
+
+    def launch(self, checked: Checked) -> None:
+        """Launch a call that `check` passed: where the decorators' names are known only now,
+        through them, as kernel[grid](...) does (`LauncherCore.through_triton`: Triton's JIT
+        speed); else the decorators applied here (the heuristics, a tuned config and its
+        pre-hook; a new autotune key tunes through Triton), the key, and the cached launch
+        function, or Triton's own path (`LauncherCore.launch_slow`)."""
+        values, state, found, set_by, stream, compiled, dims = checked
+        assert state is not None and stream is not None  # (not a traced call's)
+        launcher = self.launcher
+        index = state[0]
+        grid = values[self.grid]
+        if launcher.loose:
+            given = {name: values[name] for name in self.accepted}
+            launcher.through_triton(launcher.outer, grid, given, self.options_of(values, set_by), (index, stream))
+            return
+        assert found is not None
+        aligned, *pointers = found
         choice = None
-        known = list(self.given)
-        for layer, (kind, supplies) in enumerate(self.layers):
-            if kind == "heuristics":
-                found = launcher.heuristics(layer, {name: values[name] for name in known}, grid)
-                values.update(zip(supplies, found))
-            else:
-                tune_key = self.tune_key(index, self.recipes[layer], values)
-                tuned = launcher.tuned.get(tune_key)
-                if tuned is None:
-                    options = {name: values[name] for name in (*self.options, *self.compile)}
-                    tuned = launcher.tune(tune_key, grid, stream, tuple(values[name] for name in known), options)
+        if self.layers:
+            known = list(self.given)
+            for layer, (kind, supplies) in enumerate(self.layers):
+                if kind == "heuristics":
+                    found = launcher.heuristics(layer, {name: values[name] for name in known}, grid)
+                    values.update(zip(supplies, found))
+                else:
+                    tune_key = self.tune_key(index, self.recipes[layer], values)
+                    tuned = launcher.tuned.get(tune_key)
                     if tuned is None:
-                        return  # Triton's Autotuner tuned and launched
-                *chosen, choice = tuned
-                values.update(zip(supplies, chosen))
-                if choice.pre_hook is not None:
-                    launcher.run_pre_hook(choice, {name: values[name] for name in (*known, *supplies)}, grid)
-            known += [name for name in supplies if name not in known]
-        if grid.__class__ is not tuple:
+                        options = self.options_of(values, set_by)
+                        given = {name: values[name] for name in self.accepted}
+                        tuned = launcher.tune(tune_key, grid, stream, given, options)
+                        if tuned is None:
+                            return  # Triton's Autotuner tuned and launched
+                    *chosen, choice = tuned
+                    values.update(zip(supplies, chosen))
+                    if choice.pre_hook is not None:
+                        launcher.run_pre_hook(choice, {name: values[name] for name in (*known, *supplies)}, grid)
+                known += [name for name in supplies if name not in known]
+        if dims is None:  # a callable grid: it receives every argument, the decorators' too
             grid = launcher.call_grid(grid, {name: values[name] for name in self.params})
-        g0, g1, g2 = grid3(grid) or launcher.checked_grid(grid)
-        launch_options = [set_by[name] if name in set_by else values.get(name) for name in self.option_names]
+            dims = grid3(grid) or launcher.checked_grid(grid)
+        g0, g1, g2 = dims
+        setting = {**values, **set_by} if set_by else values  # (the options parameters set, theirs)
+        launch_options = [*map(setting.get, self.option_names)]
         key = (
             state,
             *((choice,) if choice is not None else ()),
             *launch_options,
-            *((compiled == launcher.unset or launcher.compile_key(compiled),) if self.compile else ()),
+            *((compiled,) if self.compile else ()),
             *((aligned,) if self.aligned else ()),
             *[part(values[name]) for name, part in self.parts],
         )
         launch = launcher.cache.get(key)
         if launch is None or launcher.pre_run_hooks:
-            options = {**dict(zip(self.option_names, launch_options)), **dict(zip(self.compile, compiled))}
+            options = {**dict(zip(self.option_names, launch_options)), **dict(zip(self.compile, self.compiled(values)))}
             launcher.launch_slow(key, grid, stream, tuple(values[name] for name in self.params), options,
                                  *((choice.settings,) if choice is not None else ()))
         else:
             values.update(zip(self.tensors, pointers))
             launch(g0, g1, g2, stream, *self.arguments(values))
-
-    __call__ = run
 
     def inline(self, index: int, slots: Sequence[Any]) -> tuple[Any, ...] | None:
         """``(alignment, pointer, ...)`` of the tensors where every inline test passes, else None.
@@ -175,7 +279,7 @@ class Body:
             found = self.launcher.tensors(index, *(slots[i] for i in self.tensors_at)) if self.tensors_at else (None,)
             if found is None:
                 return None
-            for i, test in (*self.passes, *self.options_at):
+            for i, test in self.tests:
                 if not test(slots[i]):
                     return None
             return found
@@ -221,6 +325,11 @@ def tune_recipe(launcher: Autotuning, known: list[int]) -> tuple[tuple[str, int]
         elif isinstance(spec, Dynamic) or isinstance(spec, Constexpr) and spec.rule.kind.kind is None:
             recipe.append(("g", i))
     return tuple(recipe)
+
+
+# Torch's fake mode, where one is on (the way torch asks it on each operator: a C call)
+_dispatch_mode = torch._C._get_dispatch_mode
+_FAKE = torch._C._TorchDispatchModeKey.FAKE
 
 
 def _option_test(name: str) -> Callable[[Any], bool]:

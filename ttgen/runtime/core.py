@@ -47,8 +47,7 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
 def _no_shapes(*values: Any) -> None:
-    """The shape check of a launcher without shape annotations (run_loose and the traced run()
-    call it)."""
+    """The shape check of a launcher without shape annotations (`Body.check` calls it)."""
 
 
 class KernelMissingError(RuntimeError):
@@ -331,7 +330,7 @@ class LauncherCore:
         options.update(settings or {})
         grid = tuple(grid)  # a callable grid may have returned a list; Triton wants a tuple
         if self.interpreted:
-            self._interpret(grid, args)
+            self.through_triton(self.kernel, grid, dict(zip([spec.name for spec in self.params], args)), options)
             return
         state = key[0]
         positional, keywords, options = self.arguments([spec.name for spec in self.params], list(args), options)
@@ -371,7 +370,7 @@ class LauncherCore:
                  options: dict[str, Any]) -> Any:
         """Triton's ``JITFunction.run``: it compiles on a miss, and launches."""
         try:
-            return self.kernel.run(*positional, grid=grid, warmup=False, **keywords, **options)
+            return live.triton_run(self.kernel)(*positional, grid=grid, warmup=False, **keywords, **options)
         except RuntimeError as exc:  # no GPU driver: say which kernel and what to do
             raise device.explained(self.name, False, exc)
 
@@ -403,25 +402,51 @@ class LauncherCore:
             return nullcontext()
         return torch.cuda.stream(torch.cuda.ExternalStream(stream, device=index))  # type: ignore[no-untyped-call]
 
-    def _interpret(self, grid: tuple[int, ...], args: tuple[Any, ...]) -> None:
-        # The inline predicate cannot tell a host tensor from a meta one (both report device
-        # -1); the interpreter is slow anyway, so it gets the full rules.
-        given = self.accept(device.current_device(), tuple(v for s, v in zip(self.params, args) if s in self.given))
-        checked = iter(given)
-        values = self.for_interpreter(self.params, [next(checked) if s in self.given else v for s, v in zip(self.params, args)])
-        positional, keywords, _ = self.arguments([s.name for s in self.params], values)
-        with device.INTERPRETER_LOCK:
-            self.kernel[grid](*positional, **keywords)
+    def through_triton(self, target: Any, grid: Any, given: dict[str, Any], options: dict[str, Any],
+                       stream: tuple[int, int] | None = None) -> None:
+        """``target[grid](...)`` as Triton's users write it: ``target`` the kernel, or the
+        outermost decorator (Triton's Autotuner tunes there, the heuristics set their
+        parameters); ``given`` the checked arguments by name, in the kernel's order; ``options``
+        the launch and compile options (`kernel_call`); ``stream``: (device, raw stream) to
+        launch on.  Under Triton's interpreter the arguments go as it takes them
+        (`for_interpreter`) and without options (it has no use for them), one launch at a time
+        (it is not thread-safe).  Where Triton has no GPU driver, a RuntimeError says what to do
+        (`device.explained`), but for the interpreter running the kernel itself."""
+        if isinstance(grid, list):
+            grid = tuple(grid)
+        interpreted = self.interpreted
+        if interpreted:
+            positional, keywords = self.kernel_call(self.for_interpreter(given), {})
+            launching: AbstractContextManager[Any] = device.INTERPRETER_LOCK
+        else:
+            positional, keywords = self.kernel_call(given, options)
+            launching = self.on_stream(*stream) if stream is not None else nullcontext()
+        with launching:
+            try:
+                live.through_triton(target, grid)(*positional, **keywords)
+            except RuntimeError as exc:
+                if interpreted and target is self.kernel:
+                    raise  # the kernel's own error, in the interpreter
+                raise device.explained(self.name, interpreted, exc)
 
-    def for_interpreter(self, specs: Sequence[Spec], values: Sequence[Any]) -> list[Any]:
-        """``values`` as kernel[grid](...) hands them to Triton's interpreter: a parameter that
-        its GridExecutor takes for a constexpr as it came (a numpy integer stays one:
-        `tl.static_range(0, BLOCK, 16)` runs on it, not on tl.constexpr(it)), the others as
-        their specs make them (`Spec.for_interpreter`)."""
+    def kernel_call(self, given: dict[str, Any], options: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """The positional arguments and keywords of ``kernel[grid](...)`` for the checked
+        arguments ``given`` (by name, in the kernel's order) and ``options`` (normalized here:
+        `check_options`; Triton's defaults left out), as `arguments` orders them."""
+        positional, keywords, options = self.arguments(list(given), list(given.values()),
+                                                       non_default(self.check_options(options)))
+        return positional, {**keywords, **options}
+
+    def for_interpreter(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The arguments ``given`` (by name) as kernel[grid](...) hands them to Triton's
+        interpreter: a parameter that its GridExecutor takes for a constexpr as it came (a numpy
+        integer stays one: `tl.static_range(0, BLOCK, 16)` runs on it, not on tl.constexpr(it)),
+        the others as their specs make them (`Spec.for_interpreter`)."""
         from triton.runtime import interpreter
 
         taken = interpreter.GridExecutor(self.kernel.fn, self.kernel.arg_names, None).constexprs
-        return [v if s.name in taken else s.for_interpreter(v) for s, v in zip(specs, values)]
+        specs = {spec.name: spec for spec in self.params}
+        return {name: v if name in taken else specs[name].for_interpreter(v) for name, v in given.items()}
 
 
 def _index(value: object) -> int | None:

@@ -107,7 +107,7 @@ def _launching() -> str:
     before it is known."""
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_globals.get("__name__") == f"{PACKAGE}.body" and frame.f_code.co_name == "run":
+        if frame.f_globals.get("__name__") == f"{PACKAGE}.body" and frame.f_code.co_name == "check":
             return str(frame.f_locals["self"].launcher.name)
         frame = frame.f_back
     return "ttgen"

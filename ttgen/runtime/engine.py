@@ -40,6 +40,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     options = launch_options(launcher)
     given = keywords(function, options, launcher.compile_names)
     body = Body(launcher, given[0])
+    launcher.body = body  # type: ignore[attr-defined]  # (a Launcher's: ttgen.dispatch reads it)
     # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
     python = keyword_call(function, body, given)
     layers = None if launcher.loose else _layers(launcher)
@@ -55,7 +56,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
             launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
             tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
         ), python)
-    traced.mark(call, function, launcher, given, REQUIRED)
+    traced.mark(call, function, body, given, REQUIRED)
     return call
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from ttgen.runtime import engine, traced
 from ttgen.runtime.autotune import Autotuning
+from ttgen.runtime.body import Body
 from ttgen.runtime.core import KernelMissingError, missing
 from ttgen.runtime.specs import Spec
 from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS
@@ -24,6 +25,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 class Launcher(Autotuning):
     """One per kernel: everything a generated launcher needs that is not on its inline fast path."""
+
+    call: Any  # run() as `engine` made it: an `Engine`, or a `KeywordCall` of the body
+    body: Body  # run()'s Python path (`engine.bind` sets it)
 
     def __new__(
         cls,
@@ -43,7 +47,8 @@ class Launcher(Autotuning):
     def engine(self, function: _F) -> _F:
         """run() as the C `Engine` (see ttgen.runtime.engine), which torch.compile traces as
         ``kernel[grid](...)`` (see ttgen.runtime.traced)."""
-        return engine.bind(self, function)
+        self.call = engine.bind(self, function)
+        return self.call  # type: ignore[no-any-return]
 
 
 class MissingKernel:

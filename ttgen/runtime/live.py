@@ -10,6 +10,7 @@ names they supply, and how Triton reads each parameter.  A disagreement is a
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -50,6 +51,29 @@ def chain(outer: object) -> list[Any] | None:
             return found if hasattr(node, "arg_names") else None
         node = node.fn
     return None
+
+
+# Triton's own functions that ttgen.dispatch replaced, by the replacement (empty while it is not
+# installed): a launcher's own way into Triton never comes back to dispatch.
+TRITON: dict[Any, Callable[..., Any]] = {}
+
+
+def triton_run(node: Any) -> Callable[..., Any]:
+    """``node.run`` as Triton defines it, whatever ttgen.dispatch made of ``node``'s class."""
+    if TRITON:
+        for cls in type(node).__mro__:
+            run = cls.__dict__.get("run")
+            if run is not None and not cls.__dict__.get("__ttgen_dispatch__", False):
+                return functools.partial(TRITON.get(run, run), node)
+    return node.run  # type: ignore[no-any-return]
+
+
+def through_triton(node: Any, grid: object) -> Callable[..., Any]:
+    """``node[grid]`` as Triton makes it, whatever ttgen.dispatch made of ``node``'s class:
+    what a launcher calls when it launches through Triton."""
+    if not TRITON:
+        return node[grid]  # type: ignore[no-any-return]
+    return functools.partial(triton_run(node), grid=grid, warmup=False)
 
 
 def supplied_names(layer: Any) -> tuple[str, ...]:

@@ -181,17 +181,17 @@ def _recorded(path: Path, metadata: Any, entry: dict[str, Any]) -> None:
                              f"records for this key ({entry['name']} with hash {entry['hash']})")
 
 
-def choice(launcher: Any, device: int, given: tuple[Any, ...]) -> Any | None:
-    """The live config the bundle's autotune choice names for these arguments, or None."""
+def choice(launcher: Any, device: int, given: dict[str, Any]) -> Any | None:
+    """The live config the bundle's autotune choice names for these arguments (``given``: the
+    kernel's parameters that its decorators do not set, by name), or None."""
     found = _kernel(launcher)
     target = None if found is None else current_target(device)
     if found is None or target is None:
         return None
     bundle, kernel = found
-    values = dict(zip([spec.name for spec in launcher.given], given))
     tuner = launcher.layers[launcher.layer_kinds.index("autotune")]
     try:
-        key = manifest.Entry("tune", "", target, record.tune_key(tuner, values), ()).key
+        key = manifest.Entry("tune", "", target, record.tune_key(tuner, given), ()).key
     except keys.Unsupported:
         return None
     chosen = kernel["choices"].get(key)

@@ -9,12 +9,17 @@ each launcher's run() such a function; eager calls never read it, so the fast pa
 unchanged, and nothing here imports Dynamo.
 
 The traced function does, on the traced (fake) tensors, what run() does before it launches:
-binds the keywords, checks every argument with the launcher's full rules and messages
-(`Launcher.accept`, the shapes' `explain_shapes`, `check_options`, `checked_grid`), so a wrong
-call raises the launcher's own error while Dynamo traces (a symbolic size compared there
-becomes a guard); applies the heuristics that are outside any autotuner, as run()
-does; then calls the kernel as ``kernel[grid](...)``, which Dynamo puts in the graph as a Triton
-kernel (an Autotuner tunes there, with the heuristics below it).
+binds the keywords, checks every argument with the launcher's full rules and messages, by
+run()'s own check phase (`Body.check`, told it traces: Python reads the tensors, the shapes'
+`explain_shapes`, `checked_grid`), so a wrong call raises the launcher's own error while Dynamo
+traces (a symbolic size compared there becomes a guard); applies the heuristics that are
+outside any autotuner, as run() does; then calls the kernel as ``kernel[grid](...)``, which
+Dynamo puts in the graph as a Triton kernel (an Autotuner tunes there, with the heuristics below
+it).
+
+make_fx and non-strict torch.export call run() itself, with fake tensors (no data to launch
+on): there `Body.run` calls the same function (`Body.capture`), which calls the kernel through
+``torch.library.wrap_triton`` (`capture_kernel`), and their graph records it as a Triton kernel.
 
 Inductor compiles that kernel from its source text (``JITFunction.src``), in worker processes
 that exec the text afresh and never import ``ttgen.annotations``: there ``tl.tensor[tl.float32]``
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
@@ -37,34 +43,40 @@ import triton.language as tl
 from triton.runtime.jit import JITFunction
 
 from ttgen.runtime import live
-from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, grid_keyword, non_default, sets_option_keyword
-from ttgen.runtime.core import LauncherCore
+from ttgen.runtime.body import Body
 
 
-def mark(call: Any, function: Callable[..., Any], launcher: LauncherCore | Callable[..., None],
+def mark(call: Any, function: Callable[..., Any], body: Body | Callable[..., None],
          given: tuple[tuple[str, ...], tuple[Any, ...]], required: object) -> None:
-    """Give ``call`` (``launcher``'s generated run() ``function`` as an `Engine` or a
-    `KeywordCall`) the function Dynamo traces instead; ``given``: run()'s keywords and their
-    defaults (``required`` for none: ttgen.runtime.engine's `keywords`).  ``launcher`` a function
-    instead (a `MissingKernel`'s): the traced run() binds the call, then calls it with nothing."""
+    """Give ``call`` (a generated run() ``function`` as an `Engine` or a `KeywordCall`, whose
+    Python path is ``body``) the function Dynamo traces instead; ``given``: run()'s keywords and
+    their defaults (``required`` for none: ttgen.runtime.engine's `keywords`).  ``body`` a
+    function instead (a `MissingKernel`'s): the traced run() binds the call, then calls it with
+    nothing."""
     names = given[0]
     defaults = {name: default for name, default in zip(*given) if default is not required}
     qualname = function.__qualname__
-    if not isinstance(launcher, LauncherCore):
-        explain = launcher
+    if not isinstance(body, Body):
+        explain = body
 
         def traced_run(*args: Any, **kwargs: Any) -> None:
             bind(qualname, names, defaults, args, kwargs)
             explain()
     else:
-        core = launcher
+        checks = body
+        core = body.launcher
         # What kernel[grid](...) calls: the first layer that is not heuristics (an Autotuner),
         # else the JITFunction.
         kinds = zip(core.layers, core.layer_kinds)
         kernel = plain(next((l for l, k in kinds if k != "heuristics"), core.kernel))
 
         def traced_run(*args: Any, **kwargs: Any) -> None:
-            launch(core, kernel, bind(qualname, names, defaults, args, kwargs))
+            launch(checks, kernel, bind(qualname, names, defaults, args, kwargs))
+
+        def captured(slots: Sequence[Any]) -> None:
+            launch(checks, kernel, dict(zip(names, slots)), captured=True)
+
+        body.capture = captured
 
     setattr(call, "__original_fn", traced_run)
     setattr(call, "__script_if_tracing_wrapper", True)
@@ -105,26 +117,15 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
-    """Check ``values`` (run()'s parameters) as run() does, then launch as kernel[grid](...)."""
+def launch(body: Body, kernel: Any, values: dict[str, Any], captured: bool = False) -> None:
+    """Check ``values`` (run()'s keywords) as run() does (`Body.check`, tracing: Python only),
+    then launch as kernel[grid](...); ``captured``: through `capture_kernel`."""
     device = torch.cuda.current_device() if torch.cuda.is_available() else -1
-    options = {name: values[name] for name in (*OPTIONS, *COMPILE_OPTIONS) if name in values}
-    for name in launcher.option_named & set(values):  # (a parameter named like an option)
-        sets = values.get(sets_option_keyword(name, launcher.arg_names), True)
-        values[name], options[name] = launcher.option_parameter(name, values[name], sets)
-    names = [spec.name for spec in launcher.given]
-    arguments = dict(zip(names, launcher.accept(device, tuple(values[n] for n in names))))
-    launcher.explain_shapes(*(arguments[n] for n in launcher.shape_names))  # Python's rule: Dynamo traces it
-    options = launcher.check_options(options)
-    if values.get("stream") is not None and "stream" not in launcher.arg_names:  # (else a parameter)
-        # Triton's kernel[grid](...) has no stream either
-        raise TypeError(
-            f"{launcher.name}: under torch.compile a launcher takes no stream (stream=None): "
-            "the kernel runs where the compiled code runs it"
-        )
-    grid = values[grid_keyword(launcher.arg_names)]
+    checked, _, _, set_by, _, _, _ = body.check([values[name] for name in body.names], device)
+    launcher = body.launcher
+    arguments = {name: checked[name] for name in body.accepted}
+    grid = checked[body.grid]
     if not callable(grid):
-        launcher.checked_grid(grid)  # the launcher's grid error, if it is one
         grid = tuple(grid)
     # Heuristics outside any autotuner are applied here, as run() applies them (the kernel
     # launched is the first layer that is not one).
@@ -132,9 +133,9 @@ def launch(launcher: LauncherCore, kernel: Any, values: dict[str, Any]) -> None:
         if kind != "heuristics":
             break
         supplied = launcher.layers[index].values
-        arguments.update(zip(supplied, live.heuristic_values(launcher.layers[index], arguments, grid)))
-    positional, keywords, options = launcher.arguments(list(arguments), list(arguments.values()), non_default(options))
-    launch_kernel(kernel, grid, positional, {**keywords, **options})
+        arguments.update(zip(supplied, launcher.heuristics(index, arguments, grid)))
+    call = capture_kernel if captured else launch_kernel
+    call(kernel, grid, *launcher.kernel_call(arguments, body.options_of(checked, set_by)))
 
 
 def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
@@ -142,16 +143,27 @@ def launch_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[
     kernel[grid](*positional, **keywords)
 
 
+def capture_kernel(kernel: Any, grid: Any, positional: list[Any], keywords: dict[str, Any]) -> None:
+    """``kernel[grid](...)`` through ``torch.library.wrap_triton``, which make_fx and non-strict
+    torch.export record in their graph as a Triton kernel (they cannot launch one on fake
+    tensors, which have no data)."""
+    torch.library.wrap_triton(kernel)[grid](*positional, **keywords)
+
+
 def plain(layer: Any) -> Any:
     """``layer`` (a kernel, or a decorator over one) as Inductor can compile it: ``layer`` itself
     where the kernel's source is `plain_source` already, else copies down its ``.fn`` chain, the
-    kernel's copy holding that source (its parameters, options and caches are the original's)."""
+    kernel's copy holding that source (its parameters and options are the original's; its
+    compiled kernels its own: Triton's ``create_binder`` sets what a compile needs on the object
+    whose cache it fills, so a cache shared with the original, filled by it first, would leave the
+    copy without them)."""
     if isinstance(layer, JITFunction):
         source = plain_source(layer)
         if source == layer.src:
             return layer
         twin = copy.copy(layer)
         twin._unsafe_update_src(source)  # Triton's one way to change a kernel's source
+        twin.device_caches = collections.defaultdict(twin.create_binder)
         return twin
     if live.kind(layer) == "jit":
         return layer  # the interpreter's function: nothing compiles it

@@ -1,5 +1,7 @@
 """Patching a module as Python imports it: how ``ttgen.annotations`` mends Triton's code generator
-and interpreter, and how ``ttgen record``'s sitecustomize wraps Triton's launch methods.
+and interpreter, how ``ttgen record``'s sitecustomize wraps Triton's launch methods, and how
+``TTGEN_DISPATCH`` installs dispatch once Triton is imported; and the ``sitecustomize`` that
+``ttgen record``'s and ``ttgen run``'s own hide.
 
 The standard library only: that sitecustomize runs this file at start-up in processes whose
 Python may not import ttgen (ttgen/runtime/recording/sitecustomize.py).
@@ -7,6 +9,8 @@ Python may not import ttgen (ttgen/runtime/recording/sitecustomize.py).
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib.abc import Loader, MetaPathFinder
@@ -67,3 +71,20 @@ class _Finder(MetaPathFinder):
                         spec.loader = _Loader(spec.loader, patch)
                     return spec
         return None
+
+
+def run_shadowed(folder: str) -> None:
+    """Import the ``sitecustomize`` that the one in ``folder`` hides (later on sys.path), as
+    `site` would have: ``ttgen record``'s and ``ttgen run``'s each end with this."""
+    here = sys.modules.pop("sitecustomize", None)
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != folder]
+    try:
+        importlib.import_module("sitecustomize")
+    except ModuleNotFoundError as exc:
+        if exc.name != "sitecustomize":
+            raise
+    finally:
+        sys.path[:] = saved
+        if here is not None and "sitecustomize" not in sys.modules:
+            sys.modules["sitecustomize"] = here

@@ -1,9 +1,10 @@
 /* Direct launches: ttgen calls the CUDA driver itself, as Triton's own launcher calls it.
  *
- * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native).  Nothing here
- * needs CUDA's headers to build: the few driver types and constants used are declared below,
- * with the values of cuda.h, and the driver is opened at run time (dlopen "libcuda.so.1", the
- * library Triton's launcher opens), so a machine with no GPU builds and imports ttgen.
+ * Part of the extension ttgen.runtime._native (native.c includes it; native.h declares what
+ * other files use of it: Direct, `direct_run`, `load_binary`).  Nothing here needs CUDA's
+ * headers to build: the few driver types and constants used are declared below, with the
+ * values of cuda.h, and the driver is opened at run time (dlopen "libcuda.so.1", the library
+ * Triton's launcher opens), so a machine with no GPU builds and imports ttgen.
  *
  * 1. Direct(name, function, num_warps, num_ctas, shared, cooperative, pdl, oversized, codes)
  *      (g0, g1, g2, stream, *args)
@@ -25,8 +26,9 @@
  * A compiled binary loaded as Triton's driver loads it (its cuda_utils.load_binary, which on
  * Triton 3.6 must be compiled with gcc at first use): for launches from a precompiled bundle.
  */
+#include "native.h"
+
 #include <dlfcn.h>
-#include <string.h>
 
 #if PY_VERSION_HEX < 0x030B0000
 #define PACK2 _PyFloat_Pack2 /* public as PyFloat_Pack2 from Python 3.11 */
@@ -159,7 +161,7 @@ static int ensure_context(PyObject *name) {
 
 #define DIRECT_STACK 128
 
-typedef struct {
+struct Direct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *name, *codes, *dict;
@@ -167,9 +169,7 @@ typedef struct {
     int num_warps, num_ctas, shared, cooperative, pdl, oversized;
     Py_ssize_t count;  /* kernel arguments taken (constexprs included) */
     Py_ssize_t passed; /* of which the driver receives */
-} Direct;
-
-static PyObject *data_ptr_name;
+};
 
 /* A pointer argument given as a Python object, read as Triton's launcher reads it. */
 static int object_pointer(Direct *self, PyObject *value, uint64_t *out) {
@@ -181,7 +181,7 @@ static int object_pointer(Direct *self, PyObject *value, uint64_t *out) {
         *out = PyLong_AsUnsignedLongLong(value);
         return PyErr_Occurred() ? -1 : 0;
     }
-    PyObject *ptr = PyObject_CallMethodNoArgs(value, data_ptr_name);
+    PyObject *ptr = PyObject_CallMethodNoArgs(value, ttgen.str.data_ptr);
     if (ptr == NULL || !PyLong_Check(ptr)) {
         Py_XDECREF(ptr);
         PyErr_Format(PyExc_TypeError, "%U: a pointer argument must be an int or have data_ptr()", self->name);

@@ -1,8 +1,9 @@
 /* The engine: a generated run()'s whole cache-hit path in C.
  *
- * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native); it uses the
- * pieces above it there: the keyword binding (Keywords, bind) KeywordCall uses, TensorCheck's tensor reads,
- * LaunchState, Launch, and direct.c's Direct.
+ * Part of the extension ttgen.runtime._native (native.c includes it); it uses what native.h
+ * declares of the other files: the keyword binding (Keywords, bind) KeywordCall uses,
+ * TensorCheck's tensor reads, LaunchState, Launch, shapes.c's check, guard.c's Guarded, loose.c's
+ * keys and direct.c's Direct.
  *
  * Engine(body, original, names, defaults, required, plan, state, hooked, current_stream,
  *        tensors, cache, hooks, dynamic_key, params, layers, containers)
@@ -64,6 +65,7 @@
  * named like a launch option or ``stream``) or a decorator does something else (supplies a
  * launch option or a tensor, or sets names the source did not tell: run() then calls run_loose).
  */
+#include "native.h"
 
 typedef struct {
     char kind, keyed;
@@ -107,8 +109,6 @@ typedef struct {
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
 } Engine;
-
-static PyObject *s_dtype, *s_grid, *s_warmup, *s_pre_hook; /* interned at module init */
 
 /* 1: an int (a subclass too, an IntEnum, read as Triton's launcher reads it: its int value; not a
  * bool) within [low, high], 0: not. */
@@ -326,7 +326,7 @@ static int apply_tuned(const Layer *layer, PyObject *device, PyObject *const *va
         } else if (step->how == 'k') {
             item = Py_NewRef(parts[step->index]);
         } else { /* 'g': getattr(value, "dtype", None) */
-            item = PyObject_GetAttr(value, s_dtype);
+            item = PyObject_GetAttr(value, ttgen.str.dtype);
             if (item == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
                 PyErr_Clear();
                 item = Py_NewRef(Py_None);
@@ -345,7 +345,7 @@ static int apply_tuned(const Layer *layer, PyObject *device, PyObject *const *va
     for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
         owned[layer->supplies[j]] = Py_NewRef(PyTuple_GET_ITEM(entry, j));
     *choice = Py_NewRef(PyTuple_GET_ITEM(entry, layer->nsupplies));
-    PyObject *hook = PyObject_GetAttr(*choice, s_pre_hook);
+    PyObject *hook = PyObject_GetAttr(*choice, ttgen.str.pre_hook);
     int plain = hook == Py_None; /* a pre_hook runs in the body */
     Py_XDECREF(hook);
     return plain;
@@ -360,7 +360,8 @@ static int apply_heuristics(Engine *self, const Layer *layer, PyObject *const *v
     for (Py_ssize_t s = 0; ok && s < layer->nsteps; s++)
         ok = PyDict_SetItem(seen, PyTuple_GET_ITEM(self->params_names, layer->steps[s].index),
                             values[layer->steps[s].index]) == 0;
-    ok = ok && PyDict_SetItem(seen, s_grid, grid) == 0 && PyDict_SetItem(seen, s_warmup, Py_False) == 0;
+    ok = ok && PyDict_SetItem(seen, ttgen.str.grid, grid) == 0 &&
+         PyDict_SetItem(seen, ttgen.str.warmup, Py_False) == 0;
     Py_ssize_t pos = 0, j = 0;
     PyObject *name, *function;
     while (ok && PyDict_Next(layer->table, &pos, &name, &function)) {
@@ -678,6 +679,18 @@ static PyObject *engine_bound(Engine *self, PyObject **stack) {
     return PyObject_Vectorcall(self->keywords.body, stack, PyTuple_GET_SIZE(self->keywords.names), NULL);
 }
 
+static inline Keywords *engine_keywords(PyObject *engine) {
+    return &((Engine *)engine)->keywords;
+}
+
+static inline Py_ssize_t engine_grid(PyObject *engine) {
+    return ((Engine *)engine)->given;
+}
+
+static inline int engine_fast(PyObject *engine, PyObject *const *args) {
+    return fast((Engine *)engine, args);
+}
+
 static PyObject *engine_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Engine *self = (Engine *)op;
     PyObject *stack[ON_STACK];
@@ -875,14 +888,6 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (PyTuple_GET_SIZE(v[13]) != PyTuple_GET_SIZE(v[5])) {
         PyErr_SetString(PyExc_ValueError, "params: one name per plan entry");
         return NULL;
-    }
-    if (s_dtype == NULL) {
-        s_dtype = PyUnicode_InternFromString("dtype");
-        s_grid = PyUnicode_InternFromString("grid");
-        s_warmup = PyUnicode_InternFromString("warmup");
-        s_pre_hook = PyUnicode_InternFromString("pre_hook");
-        if (s_dtype == NULL || s_grid == NULL || s_warmup == NULL || s_pre_hook == NULL)
-            return NULL;
     }
     Engine *self = (Engine *)type->tp_alloc(type, 0);
     if (self == NULL)

@@ -1,7 +1,8 @@
-/* Two pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
+/* Five pieces of a generated run()'s hot path, in C, where CPython's interpreter is the cost.
  *
- * Built when ttgen is installed, as the extension ttgen.runtime._native (setup.py): it needs a C
- * compiler and Python's headers then, and neither torch's nor Triton's headers ever.
+ * Part of the extension ttgen.runtime._native (native.c, the translation unit, includes it;
+ * native.h declares what the other files use of it): building it needs a C compiler and
+ * Python's headers, and neither torch's nor Triton's headers ever.
  *
  * 1. TensorCheck(kinds, get_device, data_ptr, strided).check(device, *tensors)
  *
@@ -70,58 +71,16 @@
  * run() that requires 16 keywords or more is called only through tp_call, which reads the dict
  * every such call site builds (`bind_dict`) instead of having CPython unpack it first.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "native.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <structmember.h>
-
-/* -- DLPack's C exchange API: the parts used here, as torch/include/ATen/dlpack.h (DLPack 1.x)
- * declares them.  Declared here so that building needs no torch headers. ----------------------- */
-
-enum { kDLCPU = 1, kDLCUDA = 2 };
-
-typedef struct {
-    int32_t device_type; /* DLDeviceType, an int-sized enum */
-    int32_t device_id;
-} DLDevice;
-
-typedef struct {
-    uint8_t code, bits;
-    uint16_t lanes;
-} DLDataType;
-
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape, *strides;
-    uint64_t byte_offset;
-} DLTensor;
-
-typedef struct DLPackExchangeAPIHeader {
-    struct { uint32_t major, minor; } version;
-    struct DLPackExchangeAPIHeader *prev_api;
-} DLPackExchangeAPIHeader;
-
-typedef struct {
-    DLPackExchangeAPIHeader header;
-    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync,
-        *managed_tensor_to_py_object_no_sync;
-    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
-    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
-} DLPackExchangeAPI;
-
-static PyObject *exchange_name;
 
 /* ``type``'s exchange API; NULL with no error set where it has none of DLPack major version 1. */
 static const DLPackExchangeAPI *exchange_api(PyObject *type) {
     if (type == Py_None)
         return NULL;
-    PyObject *capsule = PyObject_GetAttr(type, exchange_name);
+    PyObject *capsule = PyObject_GetAttr(type, ttgen.str.dlpack_c_exchange_api);
     if (capsule == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError))
             PyErr_Clear();
@@ -169,47 +128,17 @@ static inline long long as_long_long(PyObject *value, int *overflow) {
     return PyLong_AsLongLongAndOverflow(value, overflow);
 }
 
-#include "shapes.c"
-
 /* -- 1. TensorCheck ---------------------------------------------------------------------------- */
 
-typedef struct {
-    PyObject *dtypes; /* tuple (identity) or frozenset (membership) */
-    int optional;
-    int aligned;
-    uint64_t accepts; /* bit i: TensorCheck.dtypes[i] is accepted (the first 64 entries) */
-} Kind;
-
-typedef struct {
+struct Encoding {
     uint32_t encoding;
     PyObject *dtype; /* borrowed from TensorCheck.encodings */
-} Encoding;
-
-#define ENCODING_SLOTS 256 /* a power of two, over twice as many as the encodings TensorCheck takes */
+};
 
 /* Where an encoding's search in TensorCheck.by_encoding starts. */
 static Py_ssize_t encoding_slot(uint32_t encoding) {
     return (Py_ssize_t)((encoding * 2654435761u) >> 24) & (ENCODING_SLOTS - 1);
 }
-
-typedef struct {
-    PyObject_HEAD
-    Py_ssize_t count;
-    Kind *kinds;
-    PyObject *spec; /* the kinds tuple, kept alive: kinds[] borrows from it */
-    PyObject *get_device;
-    PyObject *data_ptr;
-    PyObject *strided; /* torch.strided: the layout of a tensor with memory a kernel reads */
-    PyObject *exact; /* the type read through ``api``; NULL where there is no API */
-    const DLPackExchangeAPI *api;
-    PyObject *encodings; /* the (encoding, dtype) pairs, kept alive: dtypes[] borrows from it */
-    Py_ssize_t dtype_count;
-    Encoding *dtypes;
-    int16_t by_encoding[ENCODING_SLOTS]; /* open addressing: an index into dtypes[], or -1 */
-    Shapes *shapes; /* the tensors' shape annotations (shapes.c), checked by the engine; NULL: none */
-} TensorCheck;
-
-static PyObject *dtype_name, *is_cuda_name, *is_cpu_name, *layout_name;
 
 /* 1: accepted, 0: not, -1: error set. */
 static int dtype_ok(const Kind *kind, PyObject *dtype) {
@@ -259,7 +188,7 @@ static __attribute__((nonnull(7))) int dlpack_read(const TensorCheck *self, PyOb
     if (*at >= 0) {
         *dtype = Py_NewRef(self->dtypes[*at].dtype);
     } else { /* an encoding several dtypes share (uint8 and uint1-7): ask the tensor */
-        *dtype = PyObject_GetAttr(tensor, dtype_name);
+        *dtype = PyObject_GetAttr(tensor, ttgen.str.dtype);
         if (*dtype == NULL)
             return PyErr_ExceptionMatches(PyExc_Exception) ? (PyErr_Clear(), 0) : -1;
     }
@@ -276,14 +205,14 @@ static __attribute__((nonnull(7))) int dlpack_read(const TensorCheck *self, PyOb
  * checks (ttgen.runtime.specs' Tensor.accept and `_has_memory`), for a tensor read through
  * torch's getters. */
 static long torch_device(const TensorCheck *self, PyObject *tensor, long device) {
-    PyObject *layout = PyObject_GetAttr(tensor, layout_name);
+    PyObject *layout = PyObject_GetAttr(tensor, ttgen.str.layout);
     if (layout == NULL)
         return -3;
     int strided = layout == self->strided;
     Py_DECREF(layout);
     if (!strided)
         return -2;
-    PyObject *kind = PyObject_GetAttr(tensor, device >= 0 ? is_cuda_name : is_cpu_name);
+    PyObject *kind = PyObject_GetAttr(tensor, device >= 0 ? ttgen.str.is_cuda : ttgen.str.is_cpu);
     int same = kind != NULL ? PyObject_IsTrue(kind) : -1;
     Py_XDECREF(kind);
     if (same <= 0)
@@ -313,7 +242,7 @@ static inline __attribute__((always_inline)) int read_tensor_as(const TensorChec
         ok = found != device ? 0 : at >= 0 && at < 64 ? (int)(kind->accepts >> at & 1) : dtype_ok(kind, dtype);
         goto done;
     }
-    dtype = PyObject_GetAttr(tensor, dtype_name);
+    dtype = PyObject_GetAttr(tensor, ttgen.str.dtype);
     if (dtype == NULL)
         return 0;
     ok = dtype_ok(kind, dtype);
@@ -601,36 +530,16 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
     return Py_BuildValue("(LLL)", dims[0], dims[1], dims[2]);
 }
 
-static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* 3. */
-
-static PyMethodDef functions[] = {
-    {"grid3", grid3, METH_O, "grid3(grid) -> (x, y, z) or None"},
-    {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
-    {"use_torch_device", (PyCFunction)(void (*)(void))use_torch_device, METH_FASTCALL,
-     "use_torch_device(query, library) -> whether LaunchState calls torch's C++ query in place of query"},
-    {NULL},
-};
-
 /* -- 3. LaunchState ------------------------------------------------------------------------------ */
 
-typedef struct {
+struct LaunchState {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *module, *hooks, *knobs, *hooked, *inspection;
-} LaunchState;
-
-static PyObject *current_device_name, *calls_name;
-
-/* torch's c10::cuda::GetDevice (libc10_cuda), which torch._C._cuda_getDevice (what
- * torch.cuda.current_device() and Triton's CUDA driver ask) wraps: its answer, without the
- * Python call.  It returns a cudaError_t and never throws.  Set by `use_torch_device`; NULL
- * until then, and in a forked child, where torch's own query must run (it raises there). */
-typedef int (*GetDeviceFn)(int8_t *device);
-static GetDeviceFn torch_get_device;
-static PyObject *torch_device_query; /* the Python query it stands for */
+};
 
 static void forget_torch_device(void) {
-    torch_get_device = NULL;
+    ttgen.torch_get_device = NULL;
 }
 
 /* use_torch_device(query, library) -> whether LaunchState now calls c10::cuda::GetDevice from
@@ -649,19 +558,20 @@ static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ss
     if (found == NULL || (!at_fork && pthread_atfork(NULL, NULL, forget_torch_device) != 0))
         Py_RETURN_FALSE; /* (the library stays open: torch holds it anyway) */
     at_fork = 1;
-    Py_XSETREF(torch_device_query, Py_NewRef(args[0]));
-    torch_get_device = found;
+    Py_XSETREF(ttgen.torch_device_query, Py_NewRef(args[0]));
+    ttgen.torch_get_device = found;
     Py_RETURN_TRUE;
 }
 
 /* ``module.current_device()``, or torch's C++ answer where that is its query. */
 static PyObject *current_device(PyObject *module) {
-    PyObject *query = PyObject_GetAttr(module, current_device_name);
+    PyObject *query = PyObject_GetAttr(module, ttgen.str.current_device);
     if (query == NULL)
         return NULL;
     int8_t index;
-    PyObject *device = query == torch_device_query && torch_get_device != NULL && torch_get_device(&index) == 0
-        ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
+    PyObject *device =
+        query == ttgen.torch_device_query && ttgen.torch_get_device != NULL && ttgen.torch_get_device(&index) == 0
+            ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
     Py_DECREF(query);
     return device;
 }
@@ -673,7 +583,7 @@ static int hooks_registered(const LaunchState *self) {
         PyObject *chain = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         if (chain == NULL)
             return -1;
-        PyObject *calls = PyObject_GetAttr(chain, calls_name);
+        PyObject *calls = PyObject_GetAttr(chain, ttgen.str.calls);
         Py_DECREF(chain);
         if (calls == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
@@ -805,12 +715,12 @@ static PyTypeObject LaunchStateType = {
 
 #define LAUNCH_STACK 160
 
-typedef struct {
+struct Launch {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *native, *middle, *dict;
     int args_as_tuple;
-} Launch;
+};
 
 static PyObject *launch(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Launch *self = (Launch *)op;
@@ -880,7 +790,7 @@ static int launch_clear(Launch *self) {
 }
 
 /* A __dict__, so that the launcher can note the CompiledKernel a Launch stands for. */
-static PyGetSetDef with_dict[] = {
+static PyGetSetDef with_dict[2] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL},
 };
@@ -916,22 +826,6 @@ static PyTypeObject LaunchType = {
 };
 
 /* -- 5. KeywordCall --------------------------------------------------------------------------- */
-
-#define CACHED 8   /* distinct keyword sets remembered per run(): one per call-site shape */
-#define ON_STACK 128 /* run()'s keywords: a kernel's parameters, grid, 26 options and stream */
-
-typedef struct {
-    PyObject *kwnames; /* owned; NULL while the entry is free */
-    Py_ssize_t *slots; /* the parameter slot of each keyword */
-    int complete;      /* whether they give every parameter that has no default */
-} Mapping;
-
-/* What a keyword-only function's binding needs; KeywordCall and engine.c's Engine embed it. */
-typedef struct {
-    PyObject *body, *original, *names, *defaults, *required;
-    Mapping cache[CACHED];
-    int next;
-} Keywords;
 
 typedef struct {
     PyObject_HEAD
@@ -1172,57 +1066,3 @@ static PyTypeObject KeywordCallType = {
     .tp_getattro = PyObject_GenericGetAttr,
     .tp_setattro = PyObject_GenericSetAttr,
 };
-
-#include "direct.c"
-#include "guard.c"
-#include "loose.c"
-#include "engine.c"
-
-static PyMethodDef more_functions[] = {
-    {"load_binary", load_binary, METH_VARARGS,
-     "load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)"},
-    {NULL},
-};
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ttgen.runtime._native", "Pieces of ttgen's launch hot path.", -1, functions,
-};
-
-PyMODINIT_FUNC PyInit__native(void) {
-    dtype_name = PyUnicode_InternFromString("dtype");
-    is_cuda_name = PyUnicode_InternFromString("is_cuda");
-    is_cpu_name = PyUnicode_InternFromString("is_cpu");
-    layout_name = PyUnicode_InternFromString("layout");
-    current_device_name = PyUnicode_InternFromString("current_device");
-    calls_name = PyUnicode_InternFromString("calls");
-    exchange_name = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
-    data_ptr_name = PyUnicode_InternFromString("data_ptr");
-    value_name = PyUnicode_InternFromString("value");
-    shape_name = PyUnicode_InternFromString("shape");
-    stride_name = PyUnicode_InternFromString("stride");
-    if (shape_name == NULL || stride_name == NULL || dtype_name == NULL || is_cuda_name == NULL || is_cpu_name == NULL || layout_name == NULL ||
-        current_device_name == NULL || calls_name == NULL || exchange_name == NULL || data_ptr_name == NULL ||
-        value_name == NULL)
-        return NULL;
-    CacheType.tp_base = &PyDict_Type;
-    PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
-                             &GuardedType, &CacheType, &EngineType, &ShapesType};
-    const char *names[] = {"TensorCheck", "LaunchState", "Launch", "KeywordCall", "Direct", "Guarded", "Cache",
-                           "Engine", "Shapes"};
-    enum { TYPES = sizeof(types) / sizeof(types[0]) };
-    for (int i = 0; i < TYPES; i++)
-        if (PyType_Ready(types[i]) < 0)
-            return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL || PyModule_AddFunctions(m, more_functions) < 0)
-        return NULL;
-    for (int i = 0; i < TYPES; i++) {
-        Py_INCREF(types[i]);
-        if (PyModule_AddObject(m, names[i], (PyObject *)types[i]) < 0) {
-            Py_DECREF(types[i]);
-            Py_DECREF(m);
-            return NULL;
-        }
-    }
-    return m;
-}

@@ -1,7 +1,7 @@
 /* The globals a cached launch depends on, checked on every launch as Triton checks them.
  *
- * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native), before
- * engine.c, which checks the guards on its hit.
+ * Part of the extension ttgen.runtime._native (native.c includes it; native.h declares Guarded
+ * and `guards_hold`, which the engine checks on its hit).
  *
  * Triton's JITFunction.run checks on every launch that each global its kernel reads (or a
  * function it calls reads: ``used_global_vals``) still compares equal (``!=``) to the value it
@@ -22,14 +22,7 @@
  * A launcher's dict of launch functions (a dict subclass), whose ``get`` misses a Guarded entry
  * whose guards do not hold: the generated run() body then takes the slow path through Triton.
  */
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyObject *launch, *guards, *dict;
-} Guarded;
-
-static PyObject *value_name; /* interned at module init */
+#include "native.h"
 
 /* 1: every guard holds, 0: one does not, -1: error set. */
 static int guards_hold(const Guarded *self) {
@@ -41,7 +34,7 @@ static int guards_hold(const Guarded *self) {
         PyObject *inner = PyTuple_GET_ITEM(guard, 3);
         if (inner == Py_None)
             continue;
-        PyObject *value = PyObject_GetAttr(bound, value_name);
+        PyObject *value = PyObject_GetAttr(bound, ttgen.str.value);
         if (value == NULL)
             return -1;
         Py_DECREF(value); /* only its identity is compared */

@@ -1,9 +1,10 @@
 /* Loosely typed parameters keyed in C, exactly as Triton's specializer keys them.
  *
- * Included by fastpath.c (one translation unit, the extension ttgen.runtime._native), before
- * engine.c, whose plan entry ("d", index, rule, scalar) is a parameter ttgen typed loosely (no
- * annotation, or one it does not read).  With ``rule`` None the engine asks ``dynamic_key``
- * (Triton's native_specialize_impl, from Python).  Otherwise ``rule`` is
+ * Part of the extension ttgen.runtime._native (native.c includes it; native.h declares Loose,
+ * `loose_read` and `loose_key` for engine.c, whose plan entry ("d", index, rule, scalar) is a
+ * parameter ttgen typed loosely: no annotation, or one it does not read).  With ``rule`` None
+ * the engine asks ``dynamic_key`` (Triton's native_specialize_impl, from Python).  Otherwise
+ * ``rule`` is
  *
  *   (pointer_types, specialize, align, native, dtype_type, tensor_types, first)
  *
@@ -49,27 +50,13 @@
  * (fastpath.c's `torch_device`: a meta tensor's get_device() gives the host's -1, the device of
  * the interpreter and of the stand-in driver).
  */
-
-typedef struct {
-    PyObject *pointer_types;        /* NULL: every value is dynamic_key's; borrowed from the plan */
-    PyObject *dtype_type, *tensor_types, *first;
-    int specialize, align, native;
-} Loose;
-
-static PyObject *s_constexpr, *s_i32, *s_i64, *s_u64, *s_fp32, *s_u1, *s_D, *s_empty, *s_tma;
+#include "native.h"
 
 /* ``rule`` (None or the tuple above) into ``out``; -1 with an error set. */
 static int loose_read(PyObject *rule, Loose *out) {
     *out = (Loose){NULL, NULL, NULL, NULL, 0, 0, 0};
     if (rule == Py_None)
         return 0;
-    if (s_constexpr == NULL) {
-        PyObject **slots[] = {&s_constexpr, &s_i32, &s_i64, &s_u64, &s_fp32, &s_u1, &s_D, &s_empty, &s_tma};
-        const char *texts[] = {"constexpr", "i32", "i64", "u64", "fp32", "u1", "D", "", "tma_desc_cpu_ptr"};
-        for (int i = 0; i < 9; i++)
-            if ((*slots[i] = PyUnicode_InternFromString(texts[i])) == NULL)
-                return -1;
-    }
     if (!PyTuple_Check(rule) || !PyArg_ParseTuple(rule, "O!pppO!O!O!", &PyDict_Type, &out->pointer_types,
                                                   &out->specialize, &out->align, &out->native, &PyType_Type,
                                                   &out->dtype_type, &PyTuple_Type, &out->tensor_types, &PyTuple_Type,
@@ -129,7 +116,7 @@ static int read_as_tensor(const Loose *r, PyObject *value) {
         if (is != 0)
             return is < 0 ? -1 : 0;
     }
-    int tensor = has_attr(value, data_ptr_name);
+    int tensor = has_attr(value, ttgen.str.data_ptr);
     return tensor < 0 ? -1 : tensor ? 1 : 2;
 }
 
@@ -146,7 +133,7 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
         if (found != device)
             return found == -3 ? -1 : 0;
     }
-    PyObject *dtype = PyObject_GetAttr(value, dtype_name);
+    PyObject *dtype = PyObject_GetAttr(value, ttgen.str.dtype);
     if (dtype == NULL)
         return -1;
     PyObject *type = (PyObject *)Py_TYPE(dtype) == r->dtype_type ? PyDict_GetItemWithError(r->pointer_types, dtype)
@@ -158,7 +145,7 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
         return pack_key(type, Py_None, part);
     if (!r->native)
         return 0;
-    PyObject *start = PyObject_CallMethodNoArgs(value, data_ptr_name);
+    PyObject *start = PyObject_CallMethodNoArgs(value, ttgen.str.data_ptr);
     if (start == NULL)
         return -1;
     int read = PyLong_Check(start);
@@ -166,7 +153,7 @@ static int loose_object(const Loose *r, const TensorCheck *tc, PyObject *value, 
     Py_DECREF(start);
     if (!read || PyErr_Occurred()) /* Triton's specializer raises its own error */
         return PyErr_Occurred() ? -1 : 0;
-    return pack_key(type, r->align && (*ptr & 15) == 0 ? s_D : s_empty, part);
+    return pack_key(type, r->align && (*ptr & 15) == 0 ? ttgen.str.D : ttgen.str.empty, part);
 }
 
 /* An int's key (of an int subclass too, holding the object as Triton's specializer does): as
@@ -177,28 +164,29 @@ static int loose_int(const Loose *r, PyObject *value, PyObject **part) {
     unsigned long long bits = (unsigned long long)v;
     PyObject *type;
     if (r->specialize && v == 1 && !overflow)
-        return pack_key(s_constexpr, value, part);
+        return pack_key(ttgen.str.constexpr, value, part);
     if (!overflow) {
-        type = v >= INT32_MIN && v <= INT32_MAX ? s_i32 : s_i64;
+        type = v >= INT32_MIN && v <= INT32_MAX ? ttgen.str.i32 : ttgen.str.i64;
     } else {
         bits = PyLong_AsUnsignedLongLong(value);
         if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
             PyErr_Clear(); /* beyond 64 bits: Triton's specializer raises its own OverflowError */
             return 0;
         }
-        type = s_u64;
+        type = ttgen.str.u64;
     }
-    return pack_key(type, r->specialize ? (r->align && (bits & 15) == 0 ? s_D : s_empty) : Py_None, part);
+    return pack_key(type, r->specialize ? (r->align && (bits & 15) == 0 ? ttgen.str.D : ttgen.str.empty) : Py_None,
+                    part);
 }
 
 /* An int or float subclass past the specializer's tests for a tensor (`read_as_tensor` 2): keyed
  * as its value, but for one with a ``tma_desc_cpu_ptr`` attribute (newer Triton keys it as a TMA
  * descriptor, 3.6 as a number): dynamic_key's.  As `loose_key`. */
 static int loose_number(const Loose *r, PyObject *value, PyObject **part) {
-    int tma = has_attr(value, s_tma);
+    int tma = has_attr(value, ttgen.str.tma_desc_cpu_ptr);
     if (tma != 0)
         return tma < 0 ? -1 : 0;
-    return PyLong_Check(value) ? loose_int(r, value, part) : pack_key(s_fp32, Py_None, part);
+    return PyLong_Check(value) ? loose_int(r, value, part) : pack_key(ttgen.str.fp32, Py_None, part);
 }
 
 /* A tensor's key, or a subclass of int or float's: as `loose_key` (inlined as it). */
@@ -222,7 +210,7 @@ static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, co
     if (read < 0)
         return -1;
     if (read == 0) { /* torch's getters, as for an annotated tensor */
-        dtype = PyObject_GetAttr(value, dtype_name);
+        dtype = PyObject_GetAttr(value, ttgen.str.dtype);
         found = dtype != NULL ? torch_device(tc, value, device) : -3;
         PyObject *start = found == device ? PyObject_Vectorcall(tc->data_ptr, &value, 1, NULL) : NULL;
         read = start != NULL && PyLong_CheckExact(start);
@@ -245,7 +233,8 @@ static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, co
         return 0; /* memory elsewhere, or none (meta): dynamic_key refuses it, naming it */
     *ptr = address;
     *have = 1;
-    return pack_key(type, r->specialize ? (r->align && (address & 15) == 0 ? s_D : s_empty) : Py_None, part);
+    return pack_key(type, r->specialize ? (r->align && (address & 15) == 0 ? ttgen.str.D : ttgen.str.empty) : Py_None,
+                    part);
 }
 
 /* ``value`` keyed by rule ``r`` (pointer_types not NULL): 1 with *part (a new reference) and, for
@@ -255,11 +244,11 @@ static inline __attribute__((always_inline)) int loose_tensor(const Loose *r, co
 static inline __attribute__((always_inline)) int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value,
                                                           long device, uint64_t *ptr, char *have, PyObject **part) {
     if (value == Py_None)
-        return pack_key(s_constexpr, Py_None, part);
+        return pack_key(ttgen.str.constexpr, Py_None, part);
     if (PyBool_Check(value))
-        return pack_key(s_u1, Py_None, part);
+        return pack_key(ttgen.str.u1, Py_None, part);
     if (PyFloat_CheckExact(value))
-        return pack_key(s_fp32, Py_None, part);
+        return pack_key(ttgen.str.fp32, Py_None, part);
     if (PyLong_CheckExact(value))
         return loose_int(r, value, part);
     return loose_tensor(r, tc, value, device, ptr, have, part);

@@ -1,7 +1,8 @@
 /* Shapes: the tensors' shape annotations, checked in C before a launch.
  *
- * Included by fastpath.c after the DLPack declarations and before TensorCheck, which holds the
- * launcher's Shapes (the engine reaches it there).
+ * Part of the extension ttgen.runtime._native (native.c includes it; native.h declares what
+ * other files use of it).  A TensorCheck (fastpath.c) holds the launcher's Shapes, and the
+ * engine reaches it there.
  *
  * Shapes(program, explain, exact, uses).check(*values) -> None
  *
@@ -34,6 +35,7 @@
  * `shapes_hold` compares them in place; a tensor that read did not cover (a subclass, torch's
  * getters) is read here as above.
  */
+#include "native.h"
 
 enum { SHAPE_DIMS = 64 }; /* more than torch's tensors have (64 is its limit) */
 
@@ -54,7 +56,7 @@ typedef struct {
     const ShapeDim *head, *tail, *end;
 } ShapedTensor;
 
-typedef struct {
+struct Shapes {
     PyObject_HEAD
     Py_ssize_t ntensors, nuses, nints, nslots;
     /* What a call reads, in one allocation (``block``) once built, so that a launch touches a few
@@ -67,9 +69,7 @@ typedef struct {
     Py_ssize_t *uses;
     PyObject *explain, *exact;
     const DLPackExchangeAPI *api;
-} Shapes;
-
-static PyObject *shape_name, *stride_name;
+};
 
 /* A tensor's dimensions read for the check into *dl: through the exchange API for ``exact``'s
  * type, else through its ``shape`` and ``stride()`` into ``shape`` and ``strides`` (SHAPE_DIMS
@@ -81,8 +81,8 @@ static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int6
             return dl->ndim;
         PyErr_Clear(); /* torch's getters decide */
     }
-    PyObject *sizes = PyObject_GetAttr(tensor, shape_name);
-    PyObject *steps = sizes != NULL ? PyObject_CallMethodNoArgs(tensor, stride_name) : NULL;
+    PyObject *sizes = PyObject_GetAttr(tensor, ttgen.str.shape);
+    PyObject *steps = sizes != NULL ? PyObject_CallMethodNoArgs(tensor, ttgen.str.stride) : NULL;
     int ndim = -1;
     if (steps != NULL && PyTuple_Check(sizes) && PyTuple_Check(steps) &&
         PyTuple_GET_SIZE(sizes) == PyTuple_GET_SIZE(steps) && PyTuple_GET_SIZE(sizes) <= SHAPE_DIMS) {

@@ -79,23 +79,8 @@ def _on_import() -> ModuleType:
     return module
 
 
-def _run_shadowed() -> None:
-    """Import the ``sitecustomize`` this one hides (later on sys.path), as `site` would have."""
-    here = sys.modules.pop("sitecustomize", None)
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _FOLDER]
-    try:
-        importlib.import_module("sitecustomize")
-    except ModuleNotFoundError as exc:
-        if exc.name != "sitecustomize":
-            raise
-    finally:
-        sys.path[:] = saved
-        if here is not None and "sitecustomize" not in sys.modules:
-            sys.modules["sitecustomize"] = here
-
-
+_ON_IMPORT = _on_import()
 if os.environ.get("TTGEN_RECORD"):
     # (a module imported before site ran this, by a .pth file, is wrapped at once)
-    _on_import().patch_on_import(dict.fromkeys(METHODS, _wrap))
-_run_shadowed()
+    _ON_IMPORT.patch_on_import(dict.fromkeys(METHODS, _wrap))
+_ON_IMPORT.run_shadowed(_FOLDER)

@@ -1,0 +1,62 @@
+"""Dispatched ``kernel[grid](...)`` on the launch stand-in (tests/standins): Triton's real JIT
+compiles, a recording libcuda takes the launches.  For every example kernel, called by position
+as a library calls it: the JIT's launch with dispatch off, then with dispatch on a first call (the
+launcher's Python path: it compiles through Triton) and a hit, which hands the driver the same
+bytes as the JIT with no Python frame of ttgen's from ``kernel[grid]`` to the driver (the
+stand-in's driver is Python).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.standins import run_recorded
+from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+
+SCRIPT = f"""
+    import importlib, json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import ttgen.dispatch
+    from ttgen.dispatch import patches
+    from tests.cases import EXAMPLES
+
+    names, frames, hits = [], [], []
+
+    def profile(frame, event, arg):  # (the stand-in's driver is Python: only ttgen's frames count)
+        if event == "call" and "/ttgen/" in frame.f_code.co_filename:
+            frames.append(f"{{frame.f_code.co_filename}}:{{frame.f_code.co_name}}")
+
+    for example in EXAMPLES:
+        kernel = getattr(importlib.import_module(f"examples.kernels.{{example.module}}"), example.kernel)
+        case = example.make(device="cpu", **example.options)
+        positional = [case.kwargs[name] for name in kernel.arg_names if name in case.kwargs]
+        kernel[case.grid](*positional)
+        ttgen.dispatch.install()
+        kernel[case.grid](*positional)
+        sys.setprofile(profile)
+        kernel[case.grid](*positional)
+        sys.setprofile(None)
+        hits.append(patches.ROUTES[id(kernel)].dispatch.hits)
+        ttgen.dispatch.uninstall()
+        names.append(example.kernel)
+    print(json.dumps({{"names": names, "frames": frames, "hits": hits}}))
+"""
+
+
+def test_a_dispatched_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    records = run_recorded(SCRIPT, session=stubcuda_lib, env_extra={"TTGEN_CACHE_DIR": str(tmp_path)})
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    names = info["names"]
+    assert len(records) == 3 * len(names)
+    for i, name in enumerate(names):
+        jit, first, hit = records[3 * i: 3 * i + 3]
+        assert jit.kernel == name and jit.params is not None
+        assert first == jit, f"{name}: the first dispatched launch differs from the JIT's"
+        assert hit == jit, f"{name}: the dispatched hit differs from the JIT's"
+    assert info["hits"] == [1] * len(names)  # each second call a hit of the engine
+    # and no Python frame of ttgen's ran for it but the stream query, which the engine asks on
+    # the stand-in's device (-1: torch's exchange API has no stream there), as run()'s hits do
+    assert [f for f in info["frames"] if not f.endswith("runtime/engine.py:_current_stream")] == []
