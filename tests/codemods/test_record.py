@@ -21,7 +21,7 @@ import pytest
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
 from ttgen.codemods import record as command
-from ttgen.runtime import record
+from ttgen.runtime import live, record
 
 KERNELS = """\
 import triton
@@ -206,11 +206,13 @@ def test_a_kernel_no_module_holds_is_not_recorded(tmp_path: Path) -> None:
 
 def test_the_sitecustomize_wraps_what_the_recorder_wraps() -> None:
     """The sitecustomize cannot import ttgen (it runs in every process at start-up), so it
-    holds its own copy of the table of Triton's launch methods."""
+    holds its own copy of the table of Triton's launch methods, and of the attribute where
+    ttgen.dispatch keeps Triton's run."""
     site: dict[str, object] = {}
     text = (command.HOOK / "sitecustomize.py").read_text()
     exec(compile(text.split("\n_FOLDER")[0], "sitecustomize.py", "exec"), site)  # the table, not the side effects
     assert site["METHODS"] == record.METHODS
+    assert site["DISPATCHED"] == live.TRITON
 
 
 # -- on the stand-in ---------------------------------------------------------------------------------

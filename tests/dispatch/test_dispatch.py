@@ -221,7 +221,7 @@ def test_a_kernel_with_no_launcher_is_left_to_triton(kernels: ModuleType) -> Non
     route = _route(kernels.made)
     assert route.dispatch is None and "none for 'made'" in (route.reason or "")
     assert f"{route.name}: left to Triton (its calls are not counted): " in ttgen.dispatch.report()
-    assert type(kernels.made).__getitem__ is patches.live.TRITON[patches._getitem]  # Triton's own, no step of ours
+    assert type(kernels.made).__getitem__ is getattr(patches._getitem, patches.live.TRITON)  # Triton's own
 
 
 def test_uninstall_gives_triton_back(kernels: ModuleType) -> None:
@@ -267,7 +267,7 @@ def test_shipped_launchers_beside_the_module_are_used(tmp_path: Path, monkeypatc
     assert not (tmp_path / "cache").exists()
 
 
-def test_ttgen_run_dispatches_a_commands_processes(tmp_path: Path) -> None:
+def test_ttgen_run_dispatches_a_commands_processes_and_ttgen_record_records_them(tmp_path: Path) -> None:
     _package(tmp_path, "dk_run", PLAIN)
     (tmp_path / "main.py").write_text(
         "import torch\nfrom dk_run import kern\n"
@@ -276,10 +276,12 @@ def test_ttgen_run_dispatches_a_commands_processes(tmp_path: Path) -> None:
     )
     env = {**os.environ, "TTGEN_CACHE_DIR": str(tmp_path / "cache"), "TRITON_INTERPRET": "1",
            "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
-    done = subprocess.run([sys.executable, "-m", "ttgen", "run", "--report", "--", sys.executable, "main.py"],
+    done = subprocess.run([sys.executable, "-m", "ttgen", "record", "--out", "m.txt", "--",
+                           sys.executable, "-m", "ttgen", "run", "--report", "--", sys.executable, "main.py"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "dk_run.kern.axpy: 1 dispatched, 0 to Triton" in done.stderr
+    assert "ttgen record: 1 key of 1 kernel" in done.stderr  # the dispatched launch, recorded
 
 
 def test_the_pth_file_starts_dispatch_only_where_asked(tmp_path: Path) -> None:

@@ -60,3 +60,47 @@ def test_a_dispatched_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib, t
     # and no Python frame of ttgen's ran for it but the stream query, which the engine asks on
     # the stand-in's device (-1: torch's exchange API has no stream there), as run()'s hits do
     assert [f for f in info["frames"] if not f.endswith("runtime/engine.py:_current_stream")] == []
+
+
+THREADS_AND_HOOKS = f"""
+    import json, sys, threading
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    from triton import knobs
+    import ttgen.dispatch
+    from ttgen.dispatch import patches
+    from examples.kernels.vector_add import add_kernel
+
+    ttgen.dispatch.install()
+    x, out = torch.ones(64), torch.zeros(64)
+    start = threading.Barrier(8)
+
+    def work():
+        start.wait()  # first launches race: one route, one launcher, one compile
+        for _ in range(50):
+            add_kernel[(1,)](x, x, out, 64)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    route = patches.ROUTES[id(add_kernel)]
+    hits = route.hits
+    seen = []
+    knobs.runtime.launch_enter_hook = lambda metadata: seen.append(metadata)
+    add_kernel[(1,)](x, x, out, 64)  # a hook is set: the launch takes Triton's path, which calls it
+    knobs.runtime.launch_enter_hook = None
+    print(json.dumps({{"hits": hits, "hooked": len(seen), "after": route.hits, "fallbacks": route.fallbacks,
+                       "cache": len(route.launcher.cache)}}))
+"""
+
+
+def test_dispatch_from_threads_and_with_a_launch_hook(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """8 threads launching one kernel through dispatch, their first launches racing: every launch
+    reaches the driver once, as the JIT's would, all through the launcher, one cache entry; with
+    a launch hook set, the dispatched launch goes through Triton's path and the hook sees it."""
+    records = run_recorded(THREADS_AND_HOOKS, session=stubcuda_lib, env_extra={"TTGEN_CACHE_DIR": str(tmp_path)})
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    assert len(records) == 8 * 50 + 1 and all(record == records[0] for record in records)
+    assert (info["hits"], info["after"], info["hooked"], info["fallbacks"], info["cache"]) == (400, 401, 1, {}, 1)

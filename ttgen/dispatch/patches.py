@@ -8,8 +8,9 @@ way a decorator calls the object under it).  The first call of an object makes i
 own: a subclass of its class whose ``__getitem__`` is ``partial(partial, route.dispatch)``, so
 that ``kernel[grid](...)`` reaches the C engine with no Python frame, and whose ``run`` is the
 route's.  Every other object (no launcher, a decorator under another...) goes on to Triton's
-own functions, also in a class of its own, and pays nothing more.  Triton's functions are kept in `live.TRITON`, through which
-a launcher's own launches reach Triton (`live.through_triton`), never dispatch again.
+own functions, also in a class of its own.  Each replacement carries Triton's function under
+`live.TRITON` (``ttgen record`` wraps it there), through which a launcher's own launches reach
+Triton (`live.triton_run`, `live.through_triton`), never dispatch again.
 `uninstall` puts Triton's functions and every object's class back.
 """
 
@@ -49,9 +50,8 @@ def uninstall() -> None:
     """Triton's functions and every dispatched object's class back; the routes forgotten."""
     with _LOCK:
         for cls, name, function in reversed(_REPLACED):
-            setattr(cls, name, function)
+            setattr(cls, name, getattr(cls.__dict__[name], live.TRITON, function))  # (as ttgen record left it)
         _REPLACED.clear()
-        live.TRITON.clear()
         for route in ROUTES.values():
             if type(route.node).__dict__.get("__ttgen_dispatch__", False):
                 route.node.__class__ = type(route.node).__base__
@@ -92,8 +92,11 @@ def _own_class(node: Any, route: Route) -> None:
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
             return route.run(self, *args, **kwargs)
     else:
-        getitem = live.TRITON.get(cls.__getitem__, cls.__getitem__)
-        run = live.TRITON.get(cls.run, cls.run)
+        getitem = getattr(cls.__getitem__, live.TRITON, cls.__getitem__)
+        replaced = cls.run
+
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:  # (Triton's own, as it is now)
+            return getattr(replaced, live.TRITON, replaced)(self, *args, **kwargs)
     node.__class__ = type(cls.__name__, (cls,), {
         "__ttgen_dispatch__": True,
         "__getitem__": getitem,
@@ -106,7 +109,7 @@ def _own_class(node: Any, route: Route) -> None:
 def _replace(cls: type, name: str, function: Callable[..., Any]) -> None:
     original = cls.__dict__[name]
     _REPLACED.append((cls, name, original))
-    live.TRITON[function] = original
+    setattr(function, live.TRITON, original)
     setattr(cls, name, function)
 
 
@@ -119,12 +122,13 @@ def _getitem(self: Any, grid: Any) -> Callable[..., Any]:
 
 
 def _run(original: Callable[..., Any]) -> Callable[..., Any]:
-    """A class's ``run`` for objects not (yet) given their own class."""
+    """A class's ``run`` for objects not (yet) given their own class; Triton's is ``original``,
+    read from the function itself on each call (`live.TRITON`: ``ttgen record`` may wrap it)."""
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         found_route = route(self)
         if found_route.dispatch is not None:
             return found_route.run(self, *args, **kwargs)
-        return original(self, *args, **kwargs)
+        return getattr(run, live.TRITON)(self, *args, **kwargs)
 
     return run

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner, Heuristics
-from triton.runtime.jit import JITFunction
+from triton.runtime.jit import JITFunction, KernelInterface
 
 from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Tensor
 from ttgen.vocabulary import kinds
@@ -53,25 +53,26 @@ def chain(outer: object) -> list[Any] | None:
     return None
 
 
-# Triton's own functions that ttgen.dispatch replaced, by the replacement (empty while it is not
-# installed): a launcher's own way into Triton never comes back to dispatch.
-TRITON: dict[Any, Callable[..., Any]] = {}
+# ttgen.dispatch's replacements of Triton's functions carry Triton's own under this attribute
+# (where ``ttgen record`` wraps it there, recording launches beneath dispatch): a launcher's own
+# way into Triton never comes back to dispatch.
+TRITON = "__ttgen_triton__"
 
 
 def triton_run(node: Any) -> Callable[..., Any]:
-    """``node.run`` as Triton defines it, whatever ttgen.dispatch made of ``node``'s class."""
-    if TRITON:
-        for cls in type(node).__mro__:
-            run = cls.__dict__.get("run")
-            if run is not None and not cls.__dict__.get("__ttgen_dispatch__", False):
-                return functools.partial(TRITON.get(run, run), node)
+    """``node.run`` as Triton defines it (bound to ``node``), whatever ttgen.dispatch made of
+    ``node``'s class."""
+    for cls in type(node).__mro__:
+        run = cls.__dict__.get("run")
+        if run is not None and not cls.__dict__.get("__ttgen_dispatch__", False):
+            return functools.partial(getattr(run, TRITON, run), node)
     return node.run  # type: ignore[no-any-return]
 
 
 def through_triton(node: Any, grid: object) -> Callable[..., Any]:
     """``node[grid]`` as Triton makes it, whatever ttgen.dispatch made of ``node``'s class:
     what a launcher calls when it launches through Triton."""
-    if not TRITON:
+    if not hasattr(KernelInterface.__getitem__, TRITON):  # (dispatch is not installed)
         return node[grid]  # type: ignore[no-any-return]
     return functools.partial(triton_run(node), grid=grid, warmup=False)
 

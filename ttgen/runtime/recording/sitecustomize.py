@@ -26,6 +26,8 @@ METHODS = {
     "triton.runtime.interpreter": ("InterpretedFunction", "kernel"),
     "triton.runtime.autotuner": ("Autotuner", "autotune"),
 }
+# Where ttgen.dispatch's replacement of a run() keeps Triton's: ttgen.runtime.live.TRITON, likewise.
+DISPATCHED = "__ttgen_triton__"
 _FOLDER = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -54,9 +56,13 @@ _observe: Callable[..., Any] | None = None
 
 
 def _wrap(module: ModuleType) -> None:
+    """Wrap the class's ``run``; where ttgen.dispatch replaced it, the Triton ``run`` its
+    replacement carries (ttgen.runtime.live.TRITON, named here again: this file imports no
+    ttgen), so that launches are recorded beneath dispatch, whichever was installed first."""
     name, kind = METHODS[module.__name__]
     cls = getattr(module, name)
-    original = cls.run
+    holder, attribute = (cls.run, DISPATCHED) if hasattr(cls.run, DISPATCHED) else (cls, "run")
+    original = getattr(holder, attribute)
     if getattr(original, "_ttgen_recording", False):
         return
 
@@ -65,7 +71,7 @@ def _wrap(module: ModuleType) -> None:
 
     run.__wrapped__ = original  # type: ignore[attr-defined]
     run._ttgen_recording = True  # type: ignore[attr-defined]
-    cls.run = run
+    setattr(holder, attribute, run)
 
 
 def _on_import() -> ModuleType:
