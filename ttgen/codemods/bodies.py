@@ -41,8 +41,8 @@ class Cut:
 
 
 def for_call_sites(data: bytes) -> Cut:
-    """``data`` (a module's bytes) with each body cut that ``migrate``'s reading of call sites
-    (`ttgen.codemods.migrate`, `ttgen.codemods.nones`) cannot be told by: one with no call of a
+    """``data`` (a module's bytes) with each body cut that the reading of call sites
+    (`ttgen.codemods.calls`, for migrate and nones) cannot be told by: one with no call of a
     subscript, no ``global`` statement, and no name of the module's own that a call site names
     (the reader looks at the bindings of every name, which a cut body cannot hold without
     ``global``, and at every use of a name a call site splats)."""
