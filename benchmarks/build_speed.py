@@ -1,7 +1,11 @@
 """The build step's speed (issue 35): `ttgen PATH --out DIR` cold, with nothing changed, with one
 kernel module edited, and `--check`, on real libraries as fetched and on the examples; on the CPU.
+With ``--codemods``, the codemods beside it (issue 45.4): ``ttgen migrate`` cold (no cache: the
+build it reads through included) and with nothing changed, and ``ttgen annotate`` cold, on the
+same libraries and on a made-up one of issue 45's size (benchmarks/speed_library.py).
 
     python3 benchmarks/build_speed.py [--real DIR] [--runs 5] [--baseline /work/base/.venv/bin/ttgen]
+    python3 benchmarks/build_speed.py --codemods [--real DIR] [--only made-up --only Liger-Kernel]
     python3 benchmarks/build_speed.py --compare /work/base/.venv/bin/ttgen [--real DIR]
 
 ``--real``: the folder holding ``flag_gems`` (FlagGems' src/flag_gems), ``liger_kernel`` (its
@@ -12,6 +16,9 @@ a fresh process: wall time, and CPU time (user and system, its workers' included
 machine does not change), with the peak resident memory of that process and its workers
 (``os.wait4``; a pool's workers are children of it).  ``--baseline``: another ttgen (today's
 main, say), timed cold on the same libraries and machine.  The table is printed as markdown.
+annotate reads a recording: the made-up library's own; for another, one made here from the
+kernels the build reads (every parameter seen as an ``i32``, a constexpr as 16: annotate's work
+is the same whatever was recorded).
 
 ``--compare BASELINE``: the launchers that BASELINE writes and the ones this tree writes, cold in
 one process, cold on every core and from a warm cache, file by file (exit 1 on a difference).
@@ -32,12 +39,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # (this tree's ttgen: the recording of a library)
+import speed_library  # noqa: E402
 LIBRARIES = {  # name -> its kernel tree under --real (None: this repository's examples)
     "FlagGems": "flag_gems",
     "Liger-Kernel (ops)": "liger_kernel/ops",
     "attorch": "attorch",
     "unsloth": "unsloth",
     "examples": None,
+    "made-up (issue 45's size)": "",  # (benchmarks/speed_library.py, made in the work folder)
 }
 OURS = [sys.executable, "-m", "ttgen"]
 
@@ -68,6 +78,9 @@ def libraries(real: Path | None, work: Path) -> dict[str, Path]:
     """Each library copied into ``work`` (as fetched; never edited in place)."""
     found = {}
     for name, where in LIBRARIES.items():
+        if where == "":
+            found[name] = speed_library.make(work / "made-up")
+            continue
         source = ROOT / "examples" / "kernels" if where is None else real / where if real else None
         if source is None or not source.is_dir():
             continue
@@ -86,6 +99,44 @@ def kernel_module(tree: Path) -> Path:
     raise SystemExit(f"no kernel module under {tree}")
 
 
+def codemods(name: str, tree: Path, work: Path, runs: int) -> list[tuple[str, float, float, int, int]]:
+    """``ttgen migrate`` and ``ttgen annotate`` on ``tree`` (a copy: nothing is written), after the
+    launchers are generated."""
+    key = name.split()[0].lower().replace("-", "_")  # (--out is the launchers' package: a name)
+    out, cache = work / "codemods_out" / key, work / "codemods_cache" / key
+    assert run([*OURS, str(tree), "--out", str(out), "--cache-dir", str(cache)], work)[3] in (0, 2)
+    migrate = [*OURS, "migrate", str(tree), "--out", str(out), "--cache-dir", str(cache)]
+    recorded = tree.parent / "launches.txt"
+    if not recorded.exists():
+        recording(tree, recorded)
+    annotate = [*OURS, "annotate", str(recorded), str(tree), "--cache-dir", str(cache)]
+
+    def fresh() -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    return [("`migrate` cold (no cache)", *median(migrate, work, runs, fresh)),
+            ("`migrate`, nothing changed", *median(migrate, work, runs)),
+            ("`annotate` cold (no cache)", *median(annotate, work, runs, fresh)),
+            ("`annotate`, nothing changed", *median(annotate, work, runs))]
+
+
+def recording(tree: Path, path: Path) -> None:
+    """A recording of every kernel the build reads under ``tree``, at ``path``: each parameter
+    an ``i32``, a constexpr 16, in two calls of different sizes."""
+    from ttgen.generate import plan
+    from ttgen.vocabulary.param_types import ConstexprType
+
+    lines = ["# ttgen manifest"]
+    for parsed in plan.plan([str(tree)], None).parsed.values():
+        for kernel in parsed.kernels:
+            name = f"{parsed.module}:{kernel.name}"
+            for size in (16, 300):
+                words = [(p.name, "16" if isinstance(p.type, ConstexprType) else "i32", str(size)) for p in kernel.params]
+                lines.append(f"kernel {name} cuda:90 " + " ".join(f"{n}={token}" for n, token, _ in words))
+                lines.append(f"call {name} " + " ".join(f"{n}={value}" for n, _, value in words))
+    path.write_text("\n".join(lines) + "\n")
+
+
 def median(command: list[str], cwd: Path, runs: int,
            before: Callable[[], None] = lambda: None) -> tuple[float, float, int, int]:
     results = []
@@ -96,7 +147,7 @@ def median(command: list[str], cwd: Path, runs: int,
             max(r[2] for r in results), results[-1][3])
 
 
-def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None) -> list[str]:
+def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None, with_codemods: bool) -> list[str]:
     out, cache = work / "out" / name.split()[0].lower(), work / "cache" / name.split()[0].lower()
     ours = [*OURS, str(tree), "--out", str(out), "--cache-dir", str(cache)]
     rows = []
@@ -123,6 +174,8 @@ def measure(name: str, tree: Path, work: Path, runs: int, baseline: str | None) 
 
     rows.append((f"one kernel module edited ({edited.relative_to(tree)})", *median(ours, work, runs, edit)))
     edited.write_bytes(original)
+    if with_codemods:
+        rows += codemods(name, tree, work, runs)
     return [f"| {name} | {what} | {seconds:.2f} | {cpu:.2f} | {rss} | {code} |" for what, seconds, cpu, rss, code in rows]
 
 
@@ -177,6 +230,7 @@ def main() -> int:
     parser.add_argument("--baseline", help="another ttgen executable, timed cold beside this tree's")
     parser.add_argument("--compare", metavar="BASELINE", help="compare the launchers with BASELINE's instead")
     parser.add_argument("--only", action="append", help="only these libraries (names as in the table)")
+    parser.add_argument("--codemods", action="store_true", help="time migrate and annotate too")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ttgen-build-speed-") as folder:
         work = Path(folder)
@@ -189,7 +243,7 @@ def main() -> int:
         print(f"{os.cpu_count()} cores, load average {load:.1f} at the start; median of {options.runs} runs\n")
         print("| library | run | wall s | CPU s | peak RSS MiB (a process) | exit |\n|---|---|---:|---:|---:|---:|")
         for name, tree in trees.items():
-            for row in measure(name, tree, work, options.runs, options.baseline):
+            for row in measure(name, tree, work, options.runs, options.baseline, options.codemods):
                 print(row, flush=True)
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0

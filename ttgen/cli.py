@@ -5,7 +5,7 @@
     ttgen bundle merge SHARD_DIR... --out DIR      join a bundle built in shards (ttgen.bundle.shards)
     ttgen record --out FILE -- COMMAND...          record a workload's launches (ttgen.codemods.record)
     ttgen annotate FILE PATH... [--write]          annotate kernels from a recording (ttgen.codemods.annotate)
-    ttgen migrate PATH... [--out DIR] [--write]    rewrite call sites into run() (ttgen.codemods.migrate)
+    ttgen migrate PATH... [--out DIR] [--write]    rewrite call sites into run() (ttgen.codemods.migrate_command)
     ttgen run [--strict] [--report] -- COMMAND...  dispatch a command's kernel calls (ttgen.dispatch.command)
 
 The first word picks the subcommand; anything else is the first PATH to generate launchers for.  A subcommand's
@@ -26,7 +26,7 @@ COMMANDS = {
     "bundle": ("ttgen.bundle.compile", "precompile a recorded manifest's launches, on a machine with no GPU"),
     "record": ("ttgen.codemods.record", "run a command and record its kernel launches into a manifest"),
     "annotate": ("ttgen.codemods.annotate", "annotate kernel parameters with what a recording saw"),
-    "migrate": ("ttgen.codemods.migrate", "rewrite kernel[grid](...) call sites into launcher run() calls"),
+    "migrate": ("ttgen.codemods.migrate_command", "rewrite kernel[grid](...) call sites into launcher run() calls"),
     "run": ("ttgen.dispatch.command", "run a command with its kernel[grid](...) calls dispatched to launchers"),
 }
 

@@ -10,6 +10,7 @@ its launchers generated into ``gen`` (``ttgen pkg --out gen``) before ``ttgen mi
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ import pytest
 
 from tests.codemods.formatted import assert_laid_out_as_black
 from ttgen.cli import main as ttgen
-from ttgen.codemods import migrate, typecheck
+from ttgen.codemods import migrate_command, typecheck
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,6 +70,7 @@ def function(body: str, head: str = IMPORT, launcher: str = "") -> str:
     return f"{head}\n\ndef f(x, y, out, n, grid, kw):\n{launcher}{textwrap.indent(textwrap.dedent(body), '    ')}"
 
 
+_REBINDS_OPTIONS = 'OPTIONS = {"num_warps": 4}\n\n\ndef tune():\n    global OPTIONS\n    OPTIONS = {"num_warps": 8}\n'
 ROWS = [
     Row("positional arguments become keywords; the grid first", function("add[grid](x, y, out, n)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", launcher=LAUNCHER)),
@@ -303,6 +305,11 @@ ROWS = [
         function("add[grid](x, y, out, n)\n", IMPORT + "fallback = () if 0 else(lambda: ())\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n",
                  IMPORT + "fallback = () if 0 else(lambda: ())\n", LAUNCHER)),
+    Row("a module's dict splatted, that a function elsewhere binds again ('global'): read from the dict "
+        "(that function's body is read: ttgen.codemods.bodies)",
+        function("add[grid](x, y, out, n, **OPTIONS)\n", IMPORT + _REBINDS_OPTIONS),
+        function("kern_launch.add.run(\n    grid=grid, x=x, y=y, out=out, n=n, num_warps=OPTIONS['num_warps']\n)\n",
+                 IMPORT + _REBINDS_OPTIONS, LAUNCHER)),
     Row("a module's dict of another backend's option (Liger's Ascend ops: multibuffer): a keyword run() takes",
         function("add[grid](x, y, out, n, **_NO_MULTIBUFFER)\n", IMPORT + "_NO_MULTIBUFFER = dict(multibuffer=False)\n"),
         function("kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, multibuffer=False)\n",
@@ -322,7 +329,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _migrate(root: Path, module: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[str]]:
-    assert migrate.main([str(root / "pkg"), "--out", str(root / "gen"), "--write"]) == 0
+    assert migrate_command.main([str(root / "pkg"), "--out", str(root / "gen"), "--write"]) == 0
     err = capsys.readouterr().err
     skipped = [line.split(": skipped: ", 1)[1] for line in err.splitlines() if ": skipped: " in line]
     return module.read_text(), skipped
@@ -355,13 +362,34 @@ def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.Captu
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
 
 
+def test_a_run_with_nothing_changed_reads_its_results_from_the_cache_and_imports_no_libcst(
+        tmp_path: Path, generated: Path) -> None:
+    """As the build's (issue 45.4): migrate run again over a tree it has seen gives the same diff,
+    notes and summary, from the build's cache, in a process that never imports libcst."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kern.py").write_text(KERNELS)
+    (tmp_path / "pkg" / "calls.py").write_text(function("add[grid](x, y, out, n)\n")
+                                                  + "\n\ndef g(k, grid):\n    k[grid](1)\n")
+    shutil.copytree(generated, tmp_path / "gen")
+    program = ("import sys\nfrom ttgen import cli\ncode = cli.main(['migrate', 'pkg', '--out', 'gen'])\n"
+               "print(code, 'libcst' in sys.modules)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first, again = (subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env, capture_output=True,
+                                   text=True, timeout=300) for _ in range(2))
+    assert first.stdout.endswith("\n0 True\n") and "+    kern_launch.add.run(grid=grid" in first.stdout, first.stderr
+    assert "skipped: the kernel is chosen at run time" in first.stderr
+    assert "1 call site rewritten, 1 skipped; 1 file would be rewritten" in first.stderr
+    assert (again.stdout, again.stderr) == (first.stdout.replace("\n0 True\n", "\n0 False\n"), first.stderr)
+
+
 def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "kern.py").write_text(KERNELS)
     (tmp_path / "pkg" / "calls.py").write_text(function("add[grid](x, y, out, n)\n"))
     shutil.copytree(generated, tmp_path / "gen")
-    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen")]) == 0
+    assert migrate_command.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen")]) == 0
     out, err = capsys.readouterr()
     assert "+    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n" in out
     assert "1 call site rewritten, 0 skipped; 1 file would be rewritten (--write writes them)" in err
@@ -464,7 +492,7 @@ def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "kern.py").write_text(UNTYPED)
     assert ttgen([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "-q"]) == 0
-    assert migrate.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
+    assert migrate_command.main([str(tmp_path / "pkg"), "--out", str(tmp_path / "gen"), "--write"]) == 0
     migrated = (tmp_path / "pkg" / "kern.py").read_text()
     assert "opts: ttgen.runtime.LaunchOptions = {" in migrated and "](" not in migrated  # (every call rewritten)
     wrong = migrated.replace("n=n,", "nn=n, n=2.5,", 1).replace('opts["num_stages"]', 'opts["num_stage"]')
@@ -506,7 +534,7 @@ def test_the_library_migrated_is_laid_out_as_black(tmp_path: Path, capsys: pytes
                     ignore=shutil.ignore_patterns("__pycache__"))
     before = {path.name: path.read_text() for path in (tmp_path / "adoptlib").glob("*.py")}
     assert ttgen([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "-q"]) == 0
-    assert migrate.main([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "--write"]) == 0
+    assert migrate_command.main([str(tmp_path / "adoptlib"), "--out", str(tmp_path / "generated"), "--write"]) == 0
     assert "14 call sites rewritten" in capsys.readouterr().err
     for name, text in before.items():
         assert_laid_out_as_black(text, (tmp_path / "adoptlib" / name).read_text())
@@ -586,7 +614,7 @@ def test_check_types_reports_the_errors_on_the_lines_migrate_wrote(
     (tmp_path / "pkg" / "calls.py").write_text(UNTYPED_CALLS)
     assert ttgen(["pkg", "--out", "gen", "-q"]) == 0
     capsys.readouterr()
-    assert migrate.main(["pkg", "--out", "gen", "--check-types", *(["--write"] if write else [])]) == 1
+    assert migrate_command.main(["pkg", "--out", "gen", "--check-types", *(["--write"] if write else [])]) == 1
     err = capsys.readouterr().err
     assert [text for text in err.splitlines() if text.startswith("pkg/")] == [
         'pkg/calls.py:11: error: Argument "n" to "run" of "scale" has incompatible type "float"; '

@@ -35,7 +35,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ttgen.codemods import infer, layout, nones, observed, runner, shapes
+from ttgen.codemods import bodies, infer, layout, nones, observed, runner, settings, shapes
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
@@ -82,9 +82,13 @@ def main(argv: Sequence[str]) -> int:
     build = plan.plan(list(options.paths), None, cache, max(1, options.jobs))
     command.say_unreadable(cache)
     recorded = {name.rpartition(":")[2] for name in seen}  # (only they are annotated)
-    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded)
-    annotated = (annotate_file(source.path, source.module, seen, calls, options.tighten, widen, _read(build, source),
-                               passed) for source in found.sources)
+    passed = nones.passed_none(found.sources, build, max(1, options.jobs), recorded, cache)
+    context = (seen, calls, options.tighten, widen, build, passed)
+    # (each module's result depends on the recording, the options, the modules it was read with and
+    # the call sites that may pass None: kept for them, as migrate's is for the tree it reads)
+    key = (seen, calls, options.tighten, widen, sorted((str(p), d) for p, d in build.digests.items()), passed)
+    annotated = runner.each("annotate", found.sources, build, key, cache, max(1, options.jobs), lambda: context,
+                            _annotated)
     results = [result for result in annotated if result is not None]
     lines = [note for result in results for note in result.notes]
     edits, alone = sum(result.edits for result in results), sum(f": {ONE_DTYPE}: " in note for note in lines)
@@ -99,6 +103,15 @@ def main(argv: Sequence[str]) -> int:
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
 
 
+_Context = tuple[observed.Seen, observed.Calls, bool, "Widen", plan.Plan, nones.Nones]
+
+
+def _annotated(source: Source, context: _Context) -> runner.Result | None:
+    """`annotate_file` of ``source``, as `main` reads it (``context``: what it read)."""
+    seen, calls, tighten, widen, build, passed = context
+    return annotate_file(source.path, source.module, seen, calls, tighten, widen, _read(build, source), passed)
+
+
 def _read(build: plan.Plan, source: Source) -> tuple[model.KernelModule | None, list[Diagnostic]]:
     """What the build read of ``source``: its model (None where it is not Python) and diagnostics."""
     return build.parsed.get(source.path), [d for d in build.diagnostics if d.path == str(source.path)]
@@ -108,10 +121,12 @@ def _read(build: plan.Plan, source: Source) -> tuple[model.KernelModule | None, 
 def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.Calls, tighten: bool,
                   widen: Widen | None = None,
                   read: tuple[model.KernelModule | None, list[Diagnostic]] | None = None,
-                  passed: nones.Nones | None = None) -> runner.Result | None:
+                  passed: nones.Nones | None = None, whole: bool = False) -> runner.Result | None:
     """The file at ``path`` (import name ``module``) annotated; None if it defines no kernel.
     ``read``: what the build read of it (`_read`), else it is read here.  ``passed``: the call
-    sites that may pass None (ttgen.codemods.nones), whose parameters take None."""
+    sites that may pass None (ttgen.codemods.nones), whose parameters take None.  libcst reads
+    the module with the bodies that hold no kernel's parameter cut (`bodies.for_signatures`), or
+    ``whole``."""
     try:
         data = read_regular(path)
     except OSError as exc:
@@ -120,7 +135,9 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     if parsed is None or not parsed.kernels:
         errors = [d for d in diagnostics if d.severity == "error"]
         return runner.Result(path, "", None, error=errors[0].message) if errors and parsed is None else None
-    tree = cst.parse_module(data)
+    cut = bodies.Cut(data) if whole else bodies.for_signatures(
+        data, [param.position.line for kernel in parsed.kernels for param in kernel.params])
+    tree = cst.parse_module(cut.data)
     annotations: dict[tuple[int, int], str] = {}
     notes: list[str] = []
     mechanism = literal = False  # (literal: a shape written, whose strings name typing.Literal)
@@ -185,14 +202,15 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             names = ", ".join(f"'{name}' ({dtype})" for name, dtype in alone.items())
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: {ONE_DTYPE}: '{kernel.name}': "
                          f"{names}; run() refuses any other (--widen adds dtypes)")
-    text = tree.code
+    text = cut.restore(tree.code, tree.encoding)
     if annotations:
-        tree = MetadataWrapper(tree).visit(_Annotate(annotations, layout.line_length(path), tree.default_indent))
-        if mechanism:
-            tree = _with_mechanism(tree)
-        if literal:
-            tree = _with_literal(tree)
-    return runner.rewritten(path, text, tree.code, tree.encoding, tuple(notes), len(annotations), (related, unproven))
+        tree = MetadataWrapper(tree).visit(_Annotate(annotations, settings.line_length(path), tree.default_indent))
+        tree = _with_imports(tree, _imports_end(cut.data), [*([_MECHANISM_IMPORT] if mechanism else []),
+                                                           *([_LITERAL_IMPORT] if literal else [])])
+    written = cut.restore(tree.code, tree.encoding)
+    if text is None or written is None:  # (a change in a body cut: none is made there)
+        return annotate_file(path, module, seen, calls, tighten, widen, read, passed, whole=True)
+    return runner.rewritten(path, text, written, tree.encoding, tuple(notes), len(annotations), (related, unproven))
 
 
 # the line of a kernel whose tensor parameters, some of them, were seen with one dtype only
@@ -458,37 +476,51 @@ _LITERAL = m.SimpleStatementLine(body=[
     m.ZeroOrMore()])
 
 
-def _with_mechanism(tree: cst.Module) -> cst.Module:
-    """``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported
-    for what it does: linters and pyright's strict mode see no use of it) after the imports at
-    the top (before any kernel), unless the module imports it already."""
-    return _with_import(tree, MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
+def _imports_end(data: bytes) -> int:
+    """How many of the module's first statements (libcst's: one a line) hold every import it
+    makes, at any depth, and the statement after them (whose spacing libcst sets when it adds an
+    import before it); all of them where Python cannot parse it."""
+    try:
+        body = ast.parse(data).body
+    except (SyntaxError, ValueError):
+        return sys.maxsize
+    importing = [index for index, statement in enumerate(body)
+                 if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(statement))]
+    return len({statement.lineno for statement in body[:importing[-1] + 2 if importing else 2]})
 
 
-def _with_literal(tree: cst.Module) -> cst.Module:
-    """``from typing import Literal`` for the shapes' Literal spelling, which mypy reads, unless
-    the module imports it already.  pyright reads a ``tl.tensor[...]`` subscript as values (the
-    stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so."""
-    return _with_import(tree, "typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
+# ``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported for
+# what it does: linters and pyright's strict mode see no use of it) after the imports at the top
+# (before any kernel), unless the module imports it already; and ``from typing import Literal`` for
+# the shapes' Literal spelling, which mypy reads.  pyright reads a ``tl.tensor[...]`` subscript as
+# values (the stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so.
+_MECHANISM_IMPORT = (MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
+_LITERAL_IMPORT = ("typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
 
 
-def _with_import(tree: cst.Module, module: str, name: str | None, comment: str,
-                 line: m.SimpleStatementLine) -> cst.Module:
-    """``import module`` (``from module import name``) added after the imports at the top, as
-    libcst adds one, and ``comment`` after it on its line (after a comment already there, where
-    libcst adds the name to an import the module has), unless a top-level statement matches
-    ``line`` already: the line that then does is the one that gets the comment."""
-    if any(m.matches(statement, line) for statement in tree.body):
+def _with_imports(tree: cst.Module, top: int,
+                  imports: list[tuple[str, str | None, str, m.SimpleStatementLine]]) -> cst.Module:
+    """For each ``(module, name, comment, line)`` of ``imports``: ``import module`` (``from module
+    import name``) added after the imports at the top, as libcst adds one, and ``comment`` after
+    it on its line (after a comment already there, where libcst adds the name to an import the
+    module has), unless a top-level statement matches ``line`` already: the line that then does is
+    the one that gets the comment.  libcst reads the first ``top`` statements, which hold every
+    import of the module (`_imports_end`), in one pass: what follows is most of a module, and
+    its matchers take a tenth of a second a pass on a module of kernels."""
+    wanted = [one for one in imports if not any(m.matches(statement, one[3]) for statement in tree.body)]
+    if not wanted:
         return tree
     context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, module, name)
-    tree = AddImportsVisitor(context).transform_module(tree)
-    body = list(tree.body)
-    for index, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
-            there = statement.trailing_whitespace
-            text = comment if there.comment is None else f"{there.comment.value}  {comment}"
-            body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
-                cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
-            break
-    return tree.with_changes(body=body)
+    for module, name, _, _ in wanted:
+        AddImportsVisitor.add_needed_import(context, module, name)
+    head = AddImportsVisitor(context).transform_module(tree.with_changes(body=tree.body[:top]))
+    body = [*head.body, *tree.body[top:]]
+    for _, _, comment, line in wanted:
+        for index, statement in enumerate(body):
+            if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
+                there = statement.trailing_whitespace
+                text = comment if there.comment is None else f"{there.comment.value}  {comment}"
+                body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
+                    cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
+                break
+    return head.with_changes(body=body)

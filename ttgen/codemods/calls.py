@@ -39,6 +39,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from ttgen.codemods.settings import KEEP
 from ttgen.generate import plan
 from ttgen.generate.discover import Source, module_name, read_regular
 from ttgen.generate.write import current
@@ -85,12 +86,13 @@ def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> 
         for name, why in parsed.without_launcher:
             found[f"{source.module}.{name}"] = f"'{name}' has no launcher: {why}"
         wanted = build.outputs.get(source.output)
+        runs = _runs_of(wanted) if wanted is not None and launchers else {}
         for kernel in parsed.kernels:
             key = f"{source.module}.{kernel.name}"
             if not launchers:
                 found[key] = Target(kernel, "", Run(tuple(p.name for p in kernel.params), frozenset(), True))
                 continue
-            run = _run_of(wanted, kernel.name) if wanted is not None else None
+            run = runs.get(kernel.name)
             if run is None:
                 found[key] = f"'{kernel.name}' has no launcher: ttgen writes none for {source.path} ({_why_none(build, source)})"
             elif current(source.output) != wanted:
@@ -120,18 +122,19 @@ def _why_none(build: plan.Plan, source: Source) -> str:
     return next(errors, "ttgen reports why")
 
 
-def _run_of(text: str, kernel: str) -> Run | None:
-    """The signature of ``run()`` of class ``kernel`` in a generated launcher module's text."""
+def _runs_of(text: str) -> dict[str, Run]:
+    """The signature of ``run()`` of each kernel's class in a generated launcher module's text."""
+    found = {}
     for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == kernel:
+        if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "run":
                     args = item.args
                     names = tuple(arg.arg for arg in args.kwonlyargs)
                     required = frozenset(a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None)
                     typed = _options_of(args.kwarg)
-                    return Run(names + typed, required, args.kwarg is not None and not typed)
-    return None
+                    found[node.name] = Run(names + typed, required, args.kwarg is not None and not typed)
+    return found
 
 
 def _options_of(kwarg: ast.arg | None) -> tuple[str, ...]:
@@ -144,8 +147,6 @@ def _options_of(kwarg: ast.arg | None) -> tuple[str, ...]:
 
 
 CONTAINER = "a dict, list or set"
-# the comment that keeps a call site as it is (on its first line, or alone on the line above)
-KEEP = "# ttgen: keep"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """How the codemods lay out what they write into a user's module: as black lays it out, in the
-line length the user's project sets.
+line length the user's project sets (`ttgen.codemods.settings.line_length`).
 
 A bracketed list ttgen writes or changes (a call's arguments, a signature's parameters) is, as
 black makes it: on one line if that fits; else its contents on one line of their own between
@@ -10,46 +10,10 @@ closing bracket on a line of its own.  Each comment stays after its item.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 from typing import Any, Union
 
 import libcst as cst
-
-DEFAULT = 88  # black's line length, and ruff's
-
-
-def line_length(path: Path) -> int:
-    """The line length of the project ``path`` is in: black's ``line-length`` in the nearest
-    pyproject.toml above it, else ruff's (88, black's and ruff's, where neither is set or the
-    file cannot be read), as black and ruff find their settings."""
-    toml = _toml()
-    for folder in path.resolve().parents:
-        config = folder / "pyproject.toml"
-        if config.is_file():
-            try:
-                tool = toml.loads(config.read_text()).get("tool", {}) if toml is not None else {}
-            except (OSError, UnicodeDecodeError, ValueError):  # (tomllib.TOMLDecodeError is a ValueError)
-                return DEFAULT
-            for name in ("black", "ruff"):
-                found = tool.get(name, {}).get("line-length") if isinstance(tool.get(name), dict) else None
-                if isinstance(found, int):
-                    return found
-            return DEFAULT
-    return DEFAULT
-
-
-def _toml() -> ModuleType | None:
-    """Python's TOML reader (3.11+), or on 3.10 tomli where it is installed (black, mypy and
-    pytest need it there): ttgen depends on neither."""
-    for name in ("tomllib", "tomli"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            pass
-    return None
 
 
 def fits(code: str, column: int, width: int) -> bool:

@@ -25,111 +25,43 @@ mypy's errors on the lines migrate wrote (ttgen.codemods.typecheck).
 
 from __future__ import annotations
 
-import argparse
-import ast
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from ttgen.codemods import calls, layout, runner, typecheck
-from ttgen.codemods.calls import KEEP, Target, kernels
-from ttgen.generate import command, plan
-from ttgen.generate.cache import Cache, digest
-from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import unchecked
-from ttgen.generate.write import current
-
-
-def _arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ttgen migrate",
-        description="Rewrite kernel[grid](...) call sites into the generated launchers' run() calls.",
-    )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="the kernel modules or folders, as given to ttgen")
-    parser.add_argument("--out", metavar="DIR", help="where the launchers are, as given to ttgen")
-    parser.add_argument("--write", action="store_true", help="write the files (default: print a diff)")
-    parser.add_argument("--check-types", action="store_true",
-                        help="then run mypy on the PATHs as migrated and report its errors on the lines migrate wrote")
-    command.add_build_options(parser)
-    return parser
-
-
-def main(argv: Sequence[str]) -> int:
-    options = _arguments().parse_args(argv)
-    found = discover(list(options.paths), options.out)
-    for problem in found.diagnostics:
-        print(problem.render(), file=sys.stderr)
-    cache = command.open_cache(options)
-    build = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
-    command.say_unreadable(cache)
-    targets = kernels(found.sources, build)
-    state = _tree_state(found.sources) if cache is not None else ""
-    results = [_migrated(source, targets, cache, state) for source in found.sources]
-    notes = [note for result in results for note in result.notes]
-    rewritten, kept = sum(result.edits for result in results), sum(": kept: " in note for note in notes)
-    tally = (f"{rewritten} call {'site' if rewritten == 1 else 'sites'} rewritten, {len(notes) - kept} skipped"
-             + (f", {kept} kept ('{KEEP}')" if kept else ""))
-    code = runner.finish("migrate", results, options.write, tally)
-    if options.check_types:
-        code = max(code, typecheck.check(options.paths, results))
-    return 2 if any(d.severity == "error" for d in found.diagnostics) else code
-
-
-def _tree_state(sources: list[Source]) -> str:
-    """A digest of all the targets are made from: every module's bytes, each launcher's place and
-    what is there now."""
-    parts = []
-    for source in sources:
-        try:
-            parts.append(f"{source.path}\0{digest(read_regular(source.path))}\0{source.output}\0{current(source.output)}")
-        except OSError:
-            parts.append(f"{source.path}\0unreadable")
-    return digest("\0\0".join(parts).encode())
-
-
-def _migrated(source: Source, targets: dict[str, Target | str], cache: Cache | None, state: str) -> runner.Result:
-    """`migrate_file`, kept in ``cache`` for the tree's state (``state``: `_tree_state`)."""
-    where = str(source.path.resolve())
-    # (the line length a pyproject.toml sets shapes the rewritten calls too)
-    key = (source.module, state, layout.line_length(source.path))
-    result = cache.recall("migrate", where, key) if cache is not None else None
-    if not isinstance(result, runner.Result):
-        result = migrate_file(source.path, source.module, targets)
-        if cache is not None:
-            cache.keep("migrate", where, key, result)
-    return result
+from ttgen.codemods import bodies, calls, layout, runner, settings
+from ttgen.codemods.calls import Target
+from ttgen.generate.discover import read_regular
+from ttgen.generate.parse import decode, unchecked
 
 
 @unchecked()  # (libcst's own checks refuse some valid Python; Python's parser checks the rewrite)
-def migrate_file(path: Path, module: str, targets: dict[str, Target | str]) -> runner.Result:
+def migrate_file(path: Path, module: str, targets: dict[str, Target | str], whole: bool = False) -> runner.Result:
     """The module at ``path`` (import name ``module``) with its call sites rewritten (``edits``),
-    a note for each one skipped."""
+    a note for each one skipped.  libcst reads the module with the bodies that hold no call site
+    cut (`bodies.for_call_sites`: its scopes and names take ~0.5 s a module), or ``whole``."""
     try:
         data = read_regular(path)
-        tree = cst.parse_module(data)
-    except (OSError, cst.ParserSyntaxError) as exc:
-        error = f"cannot read: {exc.strerror}" if isinstance(exc, OSError) else f"cannot parse: {exc.message}"
-        return runner.Result(path, "", None, error=error)
-    if not _has_call_sites(tree.code):  # (libcst's scopes and names take ~0.5 s a module)
-        return runner.Result(path, tree.code, tree.code, tree.encoding)
-    wrapper = MetadataWrapper(tree)
-    rewrite = Migrate(calls.Reader(wrapper, path, module, targets), layout.line_length(path), tree.default_indent)
-    after = wrapper.visit(rewrite)
-    return runner.rewritten(path, tree.code, after.code, tree.encoding, (*rewrite.notes, *rewrite.kept),
-                            rewrite.rewritten)
-
-
-def _has_call_sites(code: str) -> bool:
-    """Whether the module may call the result of a subscript (Python's ast sees it fast; code
-    that this Python cannot parse, but libcst can, is laid out all the same)."""
+    except OSError as exc:
+        return runner.Result(path, "", None, error=f"cannot read: {exc.strerror}")
+    cut = bodies.Cut(data) if whole else bodies.for_call_sites(data)
+    if not cut.calls:
+        text = decode(str(path), data)
+        return runner.Result(path, text, text)
     try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return True
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) for node in ast.walk(tree))
+        tree = cst.parse_module(cut.data)
+    except cst.ParserSyntaxError as exc:
+        return runner.Result(path, "", None, error=f"cannot parse: {exc.message}")
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)  # (a tree just parsed holds no node twice)
+    rewrite = Migrate(calls.Reader(wrapper, path, module, targets), settings.line_length(path), tree.default_indent)
+    after = wrapper.visit(rewrite)
+    before, written = cut.restore(tree.code, tree.encoding), cut.restore(after.code, tree.encoding)
+    if before is None or written is None:  # (a rewrite in a body cut: none is made there)
+        return migrate_file(path, module, targets, whole=True)
+    return runner.rewritten(path, before, written, tree.encoding, (*rewrite.notes, *rewrite.kept),
+                            rewrite.rewritten)
 
 
 class Migrate(cst.CSTTransformer):

@@ -30,8 +30,9 @@ from libcst.metadata import (
     Assignment, FunctionScope, MetadataWrapper, ParentNodeProvider, PositionProvider, Scope, ScopeProvider,
 )
 
-from ttgen.codemods import calls
-from ttgen.generate import plan, workers
+from ttgen.codemods import bodies, calls, runner
+from ttgen.generate import plan
+from ttgen.generate.cache import Cache
 from ttgen.generate.discover import Source, read_regular
 from ttgen.generate.parse import unchecked
 
@@ -39,18 +40,15 @@ from ttgen.generate.parse import unchecked
 Nones = dict[str, dict[str, list[str]]]
 
 
-def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels: set[str] | None = None) -> Nones:
+def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels: set[str] | None = None,
+                cache: Cache | None = None) -> Nones:
     """For each kernel of the modules under the PATHs (read as ``build`` read them), or those of
     them named in ``kernels``, the call sites in those modules that may pass each parameter None
-    (read in ``jobs`` processes: libcst's scopes take about a second a module, so only modules
-    that subscript such a name are read)."""
-    targets = calls.kernels(sources, build, launchers=False)
-    names = kernels if kernels is not None else {key.rpartition(".")[2] for key in targets}
-    launching = [source for source in sources if _launches(source, names)]
-    if min(jobs, len(launching)) > 1:
-        read = workers.spread(_read, launching, jobs, _with_targets, (targets,))
-    else:
-        read = [_read(source, targets) for source in launching]
+    (read in ``jobs`` processes, and kept in ``cache`` for the tree: libcst's scopes take about
+    a second a module, so only modules that subscript such a name are read)."""
+    tree = sorted((str(path), digest) for path, digest in build.digests.items())
+    key = (tree, None if kernels is None else sorted(kernels))
+    read = runner.each("nones", sources, build, key, cache, jobs, lambda: _targets(sources, build, kernels), _sites)
     found: Nones = {}
     for sites in read:
         for kernel, param, where in sites:
@@ -58,12 +56,18 @@ def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels:
     return found
 
 
-_TARGETS: dict[str, calls.Target | str] = {}  # a worker's (`_with_targets`)
+def _targets(sources: list[Source], build: plan.Plan, kernels: set[str] | None
+             ) -> tuple[dict[str, calls.Target | str], set[str]]:
+    """The kernels a call site may launch (migrate's, before their launchers), and the names
+    of those whose call sites are read."""
+    targets = calls.kernels(sources, build, launchers=False)
+    return targets, kernels if kernels is not None else {key.rpartition(".")[2] for key in targets}
 
 
-def _with_targets(targets: dict[str, calls.Target | str]) -> None:
-    global _TARGETS
-    _TARGETS = targets
+def _sites(source: Source, context: tuple[dict[str, calls.Target | str], set[str]]) -> list[tuple[str, str, str]]:
+    """`_read` of a module that may launch one of the kernels named (`_launches`)."""
+    targets, names = context
+    return _read(source, targets) if _launches(source, names) else []
 
 
 def _launches(source: Source, kernels: set[str]) -> bool:
@@ -86,14 +90,13 @@ def _launches(source: Source, kernels: set[str]) -> bool:
 
 
 @unchecked()  # (as migrate reads a module)
-def _read(source: Source, targets: dict[str, calls.Target | str] | None = None) -> list[tuple[str, str, str]]:
+def _read(source: Source, targets: dict[str, calls.Target | str]) -> list[tuple[str, str, str]]:
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
-    targets = _TARGETS if targets is None else targets
     try:
-        tree = cst.parse_module(read_regular(source.path))
+        tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    wrapper = MetadataWrapper(tree)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)  # (a tree just parsed holds no node twice)
     reader = _Reader(calls.Reader(wrapper, source.path, source.module, targets))
     wrapper.module.visit(reader)
     keys = {id(target): key for key, target in targets.items()}

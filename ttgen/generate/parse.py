@@ -664,7 +664,7 @@ def _without_bodies(source: str, syntax: ast.Module) -> str:
     statement of the module names (so no call there can make it a kernel: `bindings`) is a
     stub, ``def name(): pass``: only its name is read."""
     lines = source.splitlines(keepends=True)
-    statements = list(_module_level(syntax.body))
+    statements = list(module_level(syntax.body))
     # (in ASCII a name is spelt one way (NFKC: see `_may_name_jit`), and with no line break that
     # str.splitlines knows and Python does not, its lines are Python's)
     named = _named_outside_defs(lines, statements) if source.isascii() and not _ODD_BREAK.search(source) else None
@@ -706,16 +706,16 @@ _WORD = re.compile(r"\w+")
 _ODD_BREAK = re.compile(r"[\v\f\x1c-\x1e]")
 
 
-def _module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+def module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements `_statements` yields: module-level ones, looking into ``if`` and ``try``."""
     for stmt in body:
         if isinstance(stmt, ast.If):
-            yield from _module_level(stmt.body)
-            yield from _module_level(stmt.orelse)
+            yield from module_level(stmt.body)
+            yield from module_level(stmt.orelse)
         elif isinstance(stmt, _TRY):
             stmt = cast(ast.Try, stmt)
             for block in (stmt.body, *(handler.body for handler in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from _module_level(block)
+                yield from module_level(block)
         else:
             yield stmt
 

@@ -35,6 +35,9 @@ class Plan:
     launchers: set[Path] = field(default_factory=set)
     kept: set[Path] = field(default_factory=set)  # outputs of modules that failed this run
     models: dict[Path, bytes] = field(default_factory=dict)  # source path -> its model, pickled
+    # source path -> the digest of its bytes (`cache.digest`; known, not read, where its status is
+    # as the cache recorded it): what the codemods key each file's result by
+    digests: dict[Path, str] = field(default_factory=dict)
 
     @cached_property
     def parsed(self) -> dict[Path, model.KernelModule]:
@@ -159,6 +162,7 @@ def _build(sources: list[Source], cache: Cache | None, jobs: int, result: Plan, 
         records[keys[source]] = Record(statuses[source], digests[source], reads, one)
     if cache is not None and records != kept:
         cache.save(run, records)
+    result.digests = {source.path: digests[source] for source in digests}
     return built
 
 

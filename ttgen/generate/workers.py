@@ -7,7 +7,8 @@ from __future__ import annotations
 import gc
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -32,16 +33,12 @@ def default_jobs() -> int:
 
 def build_all(work: list[tuple[Source, bytes]], tree: SourceTree, jobs: int) -> list[Built]:
     """`build.build` of each ``(source, data)``, in ``jobs`` processes, in the order given."""
-    before = _collect_less()  # (here, before any fork: no worker imports the builder again)
-    try:
+    with collecting_less():  # (here, before any fork: no worker imports the builder again)
         if min(jobs, len(work)) <= 1 or len(work) < _SMALL:
             return [build(source, data, tree) for source, data in work]
         # The largest first, so no process is left with a long module at the end.
         order = sorted(range(len(work)), key=lambda i: -len(work[i][1]))
         built = spread(_build, [work[i] for i in order], jobs, _start, (tree.paths,))
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
     result: list[Built] = [None] * len(work)  # type: ignore[list-item]
     for i, one in zip(order, built):
         result[i] = one
@@ -79,6 +76,18 @@ def _start(paths: dict[str, Path]) -> None:
     global _TREE
     _TREE = SourceTree(paths)
     _collect_less()  # (for the process's life)
+
+
+@contextmanager
+def collecting_less() -> Iterator[None]:
+    """Within: Python's cyclic collector runs less (`_collect_less`), in this process and those
+    it forks; as it did after."""
+    before = _collect_less()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 def _collect_less() -> tuple[int, int, int]:
