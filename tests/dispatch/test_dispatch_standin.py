@@ -60,3 +60,55 @@ def test_a_dispatched_hit_hands_the_driver_what_the_jit_hands_it(stubcuda_lib, t
     # and no Python frame of ttgen's ran for it but the stream query, which the engine asks on
     # the stand-in's device (-1: torch's exchange API has no stream there), as run()'s hits do
     assert [f for f in info["frames"] if not f.endswith("runtime/engine.py:_current_stream")] == []
+
+
+OPTION_NAMED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled(x, out, n, num_stages: tl.constexpr, num_warps: tl.constexpr = 2):
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps * num_stages, mask=offs < n)
+"""
+
+OPTION_SCRIPT = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    import ttgen.dispatch
+    from ttgen.dispatch import patches
+    import option_dispatch
+
+    kernel = option_dispatch.scaled
+    x, out = torch.randn(64), torch.empty(64)
+    calls = [((x, out, 64, 1, 8), {{}}), ((x, out, 64), {{"num_stages": 1, "num_warps": 16}}), ((x, out, 64, 2), {{}})]
+    for args, kwargs in calls:  # the JIT's launches, each on a key of its own
+        kernel[(1,)](*args, **kwargs)
+    ttgen.dispatch.install()
+    for args, kwargs in calls:  # a first call (the launcher's Python path), then a hit
+        kernel[(1,)](*args, **kwargs)
+        kernel[(1,)](*args, **kwargs)
+    route = patches.ROUTES[id(kernel)]
+    try:
+        kernel[(1,)](x, out, 64, 1, num_warps_sets_option=False)
+    except Exception:
+        pass
+    print(json.dumps({{"hits": route.dispatch.hits, "fallbacks": route.fallbacks}}))
+"""
+
+
+def test_a_parameter_named_like_a_launch_option_is_dispatched_as_triton_binds_it(
+        stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """``num_warps: tl.constexpr`` given by position sets the parameter only, by name the option
+    too, omitted neither (the kernel's default, the option's): dispatched, each launch is the
+    JIT's, and its second call a hit of the engine.  run()'s sets-option keyword is no keyword
+    of kernel[grid](...): it goes to Triton."""
+    records = run_recorded(OPTION_SCRIPT, files={"option_dispatch.py": OPTION_NAMED}, session=stubcuda_lib,
+                           env_extra={"TTGEN_CACHE_DIR": str(tmp_path)})
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    jit, dispatched = records[:3], records[3:9]
+    assert [record.block[0] for record in jit] == [128, 512, 128]
+    assert dispatched == [jit[0], jit[0], jit[1], jit[1], jit[2], jit[2]]
+    assert info == {"hits": 3, "fallbacks": {"a keyword the launcher does not take: 'num_warps_sets_option'": 1}}
