@@ -83,11 +83,15 @@ OPTION_SCRIPT = f"""
 
     kernel = option_dispatch.scaled
     x, out = torch.randn(64), torch.empty(64)
-    calls = [((x, out, 64, 1, 8), {{}}), ((x, out, 64), {{"num_stages": 1, "num_warps": 16}}), ((x, out, 64, 2), {{}})]
-    for args, kwargs in calls:  # the JIT's launches, each on a key of its own
+
+    def calls(stages):  # num_warps by position, by name, omitted
+        return [((x, out, 64, stages, 8), {{}}), ((x, out, 64), {{"num_stages": stages, "num_warps": 16}}),
+                ((x, out, 64, stages + 1), {{}})]
+
+    for args, kwargs in calls(1):  # the JIT's launches
         kernel[(1,)](*args, **kwargs)
     ttgen.dispatch.install()
-    for args, kwargs in calls:  # a first call (the launcher's Python path), then a hit
+    for args, kwargs in calls(3):  # a first call (the launcher's Python path), then a hit
         kernel[(1,)](*args, **kwargs)
         kernel[(1,)](*args, **kwargs)
     route = patches.ROUTES[id(kernel)]
@@ -102,13 +106,15 @@ OPTION_SCRIPT = f"""
 def test_a_parameter_named_like_a_launch_option_is_dispatched_as_triton_binds_it(
         stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """``num_warps: tl.constexpr`` given by position sets the parameter only, by name the option
-    too, omitted neither (the kernel's default, the option's): dispatched, each launch is the
-    JIT's, and its second call a hit of the engine.  run()'s sets-option keyword is no keyword
-    of kernel[grid](...): it goes to Triton."""
+    too, omitted neither (the kernel's default, the option's): dispatched, each launch has the
+    JIT's warps, and its second call is a hit of the engine.  (Each on a key of its own: Triton's
+    in-memory cache keys a positional and a keyword num_warps alike.)  run()'s sets-option
+    keyword is no keyword of kernel[grid](...): it goes to Triton."""
     records = run_recorded(OPTION_SCRIPT, files={"option_dispatch.py": OPTION_NAMED}, session=stubcuda_lib,
                            env_extra={"TTGEN_CACHE_DIR": str(tmp_path)})
     info = json.loads(records.stdout.strip().splitlines()[-1])
     jit, dispatched = records[:3], records[3:9]
     assert [record.block[0] for record in jit] == [128, 512, 128]
-    assert dispatched == [jit[0], jit[0], jit[1], jit[1], jit[2], jit[2]]
+    assert [record.block[0] for record in dispatched] == [128, 128, 512, 512, 128, 128]
+    assert dispatched[::2] == dispatched[1::2]  # the hit launches what the first call launched
     assert info == {"hits": 3, "fallbacks": {"a keyword the launcher does not take: 'num_warps_sets_option'": 1}}
