@@ -104,3 +104,61 @@ def test_dispatch_from_threads_and_with_a_launch_hook(stubcuda_lib, tmp_path: Pa
     info = json.loads(records.stdout.strip().splitlines()[-1])
     assert len(records) == 8 * 50 + 1 and all(record == records[0] for record in records)
     assert (info["hits"], info["after"], info["hooked"], info["fallbacks"], info["cache"]) == (400, 401, 1, {}, 1)
+
+
+OPTION_NAMED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled(x, out, n, num_stages: tl.constexpr, num_warps: tl.constexpr = 2):
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps * num_stages, mask=offs < n)
+"""
+
+OPTION_SCRIPT = f"""
+    import json, sys
+    sys.path.insert(0, {str(REPO)!r})
+    import torch
+    import ttgen.dispatch
+    from ttgen.dispatch import patches
+    import option_dispatch
+
+    kernel = option_dispatch.scaled
+    x, out = torch.randn(64), torch.empty(64)
+
+    def calls(stages):  # num_warps by position, by name, omitted
+        return [((x, out, 64, stages, 8), {{}}), ((x, out, 64), {{"num_stages": stages, "num_warps": 16}}),
+                ((x, out, 64, stages + 1), {{}})]
+
+    for args, kwargs in calls(1):  # the JIT's launches
+        kernel[(1,)](*args, **kwargs)
+    ttgen.dispatch.install()
+    for args, kwargs in calls(3):  # a first call (the launcher's Python path), then a hit
+        kernel[(1,)](*args, **kwargs)
+        kernel[(1,)](*args, **kwargs)
+    route = patches.ROUTES[id(kernel)]
+    try:
+        kernel[(1,)](x, out, 64, 1, num_warps_sets_option=False)
+    except Exception:
+        pass
+    print(json.dumps({{"hits": route.dispatch.hits, "fallbacks": route.fallbacks}}))
+"""
+
+
+def test_a_parameter_named_like_a_launch_option_is_dispatched_as_triton_binds_it(
+        stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """``num_warps: tl.constexpr`` given by position sets the parameter only, by name the option
+    too, omitted neither (the kernel's default, the option's): dispatched, each launch has the
+    JIT's warps, and its second call is a hit of the engine.  (Each on a key of its own: Triton's
+    in-memory cache keys a positional and a keyword num_warps alike.)  run()'s sets-option
+    keyword is no keyword of kernel[grid](...): it goes to Triton."""
+    records = run_recorded(OPTION_SCRIPT, files={"option_dispatch.py": OPTION_NAMED}, session=stubcuda_lib,
+                           env_extra={"TTGEN_CACHE_DIR": str(tmp_path)})
+    info = json.loads(records.stdout.strip().splitlines()[-1])
+    jit, dispatched = records[:3], records[3:9]
+    assert [record.block[0] for record in jit] == [128, 512, 128]
+    assert [record.block[0] for record in dispatched] == [128, 128, 512, 512, 128, 128]
+    assert dispatched[::2] == dispatched[1::2]  # the hit launches what the first call launched
+    assert info == {"hits": 3, "fallbacks": {"a keyword the launcher does not take: 'num_warps_sets_option'": 1}}

@@ -240,3 +240,48 @@ def test_a_dict_option_is_keyed_by_what_its_items_give_as_in_the_body(monkeypatc
         errors.append(str(raised.value))
     assert errors[0] == errors[1] == ("add_kernel: compile option 'extern_libs' expected a dict of names that "
                                       "sort (str) to hashable values or None, got dict {1: '/a.bc', 'libdevice': '/b.bc'}")
+
+
+OPTION_NAMED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled(x, out, n, num_stages: tl.constexpr, num_warps: tl.constexpr = 2):
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps * num_stages, mask=offs < n)
+"""
+
+
+def test_parameters_named_like_launch_options_hit_in_c(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Parameters named like a launch option (num_warps with a default, num_stages without) set
+    their options as the body sets them (`LauncherCore.option_parameter`): given by name, the
+    value; omitted, or with run()'s sets-option keyword False, the option's default.  run() is
+    the engine: once the body filed a call's key, the engine finds that entry with no Python
+    frame of run() and hands it what the body hands it (an omitted num_warps: the kernel's 2).
+    A sets-option keyword that is not a bool, and a value of another type than the option's (the
+    body keys it as it came), are the body's."""
+    with launcher(tmp_path, "optionkernels", "scaled", OPTION_NAMED, "optiongen") as generated:
+        run, state = generated.scaled.run, generated._scaled
+        assert isinstance(run, fastpath.Engine)
+        recorder = primed(monkeypatch, state)
+        x, out = torch.zeros(64, device=DEVICE), torch.zeros(64, device=DEVICE)
+        calls: list[dict[str, Any]] = [
+            {"num_stages": 1, "num_warps": 16},
+            {"num_stages": 1},
+            {"num_stages": 1, "num_warps": 16, "num_warps_sets_option": False},
+            {"num_stages": 2, "num_stages_sets_option": False, "num_warps": 8},
+        ]
+        for options in calls:
+            run.__wrapped__(x=x, out=out, n=64, grid=(1,), **options)  # the body: a miss, filed
+            run.__wrapped__(x=x, out=out, n=64, grid=(1,), **options)  # the body's hit
+            assert python_runs(lambda: run(x=x, out=out, n=64, grid=(1,), **options)) == 0
+            assert recorder.calls[-1] == recorder.calls[-2]
+        assert [key[1:3] for key in state.cache] == [(16, 1), (4, 1), (4, 1), (8, 3)]  # num_warps, num_stages
+        assert [call[-2:] for call in recorder.calls[1::2]] == [(1, 16), (1, 2), (1, 16), (2, 8)]
+        assert len(state.cache) == 4 and len(recorder.calls) == 8
+        with pytest.raises(TypeError, match="scaled: argument 'num_warps_sets_option' expected a bool"):
+            run(x=x, out=out, n=64, grid=(1,), num_stages=1, num_warps=16, num_warps_sets_option=1)
+        assert python_runs(lambda: run(x=x, out=out, n=64, grid=(1,), num_stages=1, num_warps=16.0)) == 1
+        assert len(recorder.calls) == 9

@@ -50,8 +50,8 @@ class Route:
             positional = tuple(names.index(name) if name in given else -1 for name in launcher.arg_names)
             self.dispatch = _native.Dispatch(call, self.miss, positional)
         else:
-            self.reason = ("its launcher has no C engine for it (a parameter named like a launch option or "
-                           "'stream', or a decorator that sets one or a tensor): Triton's own path is faster")
+            self.reason = ("its launcher has no C engine for it (a parameter named 'stream', or a decorator "
+                           "that sets a launch option or a tensor): Triton's own path is faster")
 
     @property
     def hits(self) -> int:

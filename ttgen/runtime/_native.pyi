@@ -71,6 +71,6 @@ class Engine:
         defaults: tuple[object, ...], required: object, plan: tuple[tuple[Any, ...], ...],
         state: Callable[[], tuple[Any, ...]], hooked: object, current_stream: Callable[[int], int],
         tensors: TensorCheck, cache: dict[Any, Any], hooks: list[Any], dynamic_key: Callable[[int, object], object],
-        params: tuple[str, ...], layers: tuple[tuple[Any, ...], ...], containers: str,
+        params: tuple[str, ...], layers: tuple[tuple[Any, ...], ...], containers: str, layout: tuple[Any, ...],
     ) -> None: ...
     def __call__(self, **kwargs: Any) -> Any: ...

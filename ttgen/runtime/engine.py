@@ -17,12 +17,12 @@ from typing import Any, TypeVar, cast
 
 from ttgen.runtime import _native
 from ttgen.vocabulary import kinds
-from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, grid_keyword, kept_types
+from ttgen.vocabulary.options import OPTIONS, RUN_OPTIONS, kept_types
 from ttgen.runtime import device, traced
 from ttgen.runtime.autotune import Autotuning
 from ttgen.runtime.body import Body, supplies, tune_recipe
 from ttgen.runtime.core import LauncherCore
-from ttgen.runtime.specs import Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
+from ttgen.runtime.specs import OMITTED, Constexpr, Dynamic, Scalar, Spec, Tensor, loose_rule
 from ttgen.runtime.state import HOOKED, launch_state
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -32,11 +32,12 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     """run() as the C `Engine` (see engine.c): its cache-hit path, checks, key, lookup and
     launch, with no Python frame; `Body`, the Python interpreter of the same plan, runs for
     everything else.  ``function``, the generated run(), gives the keywords and their defaults.
-    Kernels the engine does not cover (parameters that take an option's or ``stream``'s name,
-    decorators `_layers` does not describe, and those whose decorators' names the source did not
-    tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body` alone, taking
-    run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature inspect reads);
-    torch.compile traces it as ``kernel[grid](...)`` (ttgen.runtime.traced)."""
+    A parameter named like a launch option sets it as `Body` sets it: the engine reads its
+    sets-option keyword (`_layout`).  Kernels the engine does not cover (a parameter named
+    ``stream``, decorators `_layers` does not describe, and those whose decorators' names the
+    source did not tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body`
+    alone, taking run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature
+    inspect reads); torch.compile traces it as ``kernel[grid](...)`` (ttgen.runtime.traced)."""
     options = launch_options(launcher)
     given = keywords(function, options, launcher.compile_names)
     body = Body(launcher, given[0])
@@ -44,8 +45,9 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
     python = keyword_call(function, body, given)
     layers = None if launcher.loose else _layers(launcher)
-    grid = grid_keyword(spec.name for spec in launcher.params)
-    names = (*(spec.name for spec in launcher.given), grid, *options, *launcher.compile_names, "stream")
+    own = (name for name in options if name not in body.option_named)  # (the others: parameters)
+    names = (*(spec.name for spec in launcher.given), body.grid, *own, *body.compile,
+             *body.option_named.values(), "stream")
     if layers is None or given[0] != names:
         call = _wrapped(keyword_call(function, body, given), python)
     else:
@@ -54,10 +56,25 @@ def bind(launcher: Autotuning, function: _F) -> _F:
             body, _explainer(function, body, given), names, given[1], REQUIRED, plan, launch_state, HOOKED,
             _current_stream,
             launcher.tensor_check, launcher.cache, launcher.pre_run_hooks, launcher.dynamic_key,
-            tuple(spec.name for spec in launcher.params), layers, _containers(launcher.compile_names),
+            tuple(spec.name for spec in launcher.params), layers, _containers(body.compile), _layout(body),
         ), python)
     traced.mark(call, function, body, given, REQUIRED)
     return call
+
+
+def _layout(body: Body) -> tuple[Any, ...]:
+    """Where the engine finds each value in run()'s slots (`Body.names`; engine.c says what each
+    entry holds): each launch option of the key, from run()'s own keyword or from the parameter
+    named like it (`Body.option_named`) with its sets-option keyword, the first compile option,
+    ``stream``, and `OMITTED` (what an omitted parameter named like an option holds)."""
+    at = {name: i for i, name in enumerate(body.names)}
+    defaults = body.launcher.defaults
+    options = tuple(
+        (at[name], OPTIONS[name][1], at[body.option_named[name]], defaults[name]) if name in body.option_named
+        else (at[name], OPTIONS[name][1])
+        for name in body.option_names
+    )
+    return options, at["stream"] - len(body.option_named) - len(body.compile), at["stream"], OMITTED
 
 
 def _containers(names: tuple[str, ...]) -> str:

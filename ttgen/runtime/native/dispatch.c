@@ -1,7 +1,8 @@
 /* Dispatch: ``kernel[grid](*args, **kwargs)``, a call as Triton takes it, on an Engine's hit path.
  *
  * Part of the extension ttgen.runtime._native (native.c includes it); it drives an Engine
- * through engine.c's `engine_keywords`, `engine_grid` and `engine_fast` (native.h).
+ * through engine.c's `engine_keywords`, `engine_grid`, `engine_own`, `engine_sets_option` and
+ * `engine_fast` (native.h).
  *
  * Dispatch(engine, miss, positional)
  *
@@ -11,9 +12,12 @@
  * (run() names the kernel's parameters as the kernel does), -1 where run() takes none (a
  * parameter a decorator supplies).  The arguments are bound as Triton's binder binds them: by
  * position, then by keyword (a kernel parameter or an option, named as run() names it), the
- * defaults filled in, ``grid`` into the grid's slot; then the engine's fast path runs on them.
+ * defaults filled in, ``grid`` into the grid's slot; a parameter named like a launch option given
+ * by position sets its sets-option keyword False (Triton then sets the parameter only, by name
+ * both); then the engine's fast path runs on them.
  * Anything else (an argument given twice, a keyword run() does not take or that Triton would not
- * take, ``stream``, too many positional arguments, a missing one, or any call the fast path
+ * take, ``stream`` or a sets-option keyword, too many positional arguments, a missing one, or any
+ * call the fast path
  * declines) goes to ``miss`` with the call exactly as it came, which binds it again through
  * ``bind`` (the same rule, with the reason it fails), checks it with the launcher's full rules
  * and launches it through the launcher or hands it to Triton.
@@ -27,6 +31,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *engine, *miss, *positional_data;
     Py_ssize_t *positional, npositional;
+    Py_ssize_t *sets_option;   /* [i]: the sets-option keyword's slot of position i's parameter, -1: none */
+    int named;                 /* whether a position has one */
     Py_ssize_t *required_upto; /* [i]: how many of the first i positions fill a slot with no default */
     Py_ssize_t required;       /* the slots with no default but the grid's */
     unsigned long long hits;
@@ -37,7 +43,8 @@ typedef struct {
 static int dispatch_bind(Dispatch *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                          PyObject **stack, PyObject **why) {
     Keywords *k = engine_keywords(self->engine);
-    Py_ssize_t count = PyTuple_GET_SIZE(k->names), grid = engine_grid(self->engine), stream = count - 1;
+    Py_ssize_t count = PyTuple_GET_SIZE(k->names), grid = engine_grid(self->engine);
+    Py_ssize_t own = engine_own(self->engine); /* (kernel[grid] takes no stream, no sets-option keyword) */
 #define REFUSE(...) do { if (why != NULL) *why = PyUnicode_FromFormat(__VA_ARGS__); return why != NULL && *why == NULL ? -1 : 0; } while (0)
     if (nargs < 1)
         REFUSE("no grid");
@@ -53,6 +60,9 @@ static int dispatch_bind(Dispatch *self, PyObject *const *args, Py_ssize_t nargs
             REFUSE("argument %zd is a parameter the kernel's decorators set", i);
         stack[slot] = args[i];
     }
+    for (Py_ssize_t i = 1; self->named && i < nargs; i++)
+        if (self->sets_option[i - 1] >= 0)
+            stack[self->sets_option[i - 1]] = Py_False;
     /* Slots with no default filled (but the grid's): the positions' (distinct slots), the keywords'. */
     Py_ssize_t covered = self->required_upto[nargs - 1];
     Py_ssize_t n = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -70,7 +80,7 @@ static int dispatch_bind(Dispatch *self, PyObject *const *args, Py_ssize_t nargs
             Py_ssize_t slot = mapping != NULL ? mapping->slots[i] : slot_of(k->names, name);
             if (slot == -2)
                 return -1;
-            if (slot < 0 || slot == stream || slot == grid) /* (Triton's run takes no stream) */
+            if (slot < 0 || slot >= own || slot == grid)
                 REFUSE("a keyword the launcher does not take: '%U'", name);
             if (filled[slot])
                 REFUSE("'%U' was given twice", name);
@@ -143,8 +153,9 @@ static PyObject *dispatch_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     self->positional_data = Py_NewRef(positional);
     self->positional = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     self->required_upto = PyMem_Calloc(n + 1, sizeof(Py_ssize_t));
+    self->sets_option = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     self->npositional = n;
-    if (self->positional == NULL || self->required_upto == NULL) {
+    if (self->positional == NULL || self->required_upto == NULL || self->sets_option == NULL) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }
@@ -165,6 +176,8 @@ static PyObject *dispatch_new(PyTypeObject *type, PyObject *args, PyObject *kwar
             return NULL;
         }
         self->positional[i] = slot;
+        self->sets_option[i] = slot >= 0 ? engine_sets_option(engine, slot) : -1;
+        self->named |= self->sets_option[i] >= 0;
         self->required_upto[i + 1] = self->required_upto[i] +
                                      (slot >= 0 && PyTuple_GET_ITEM(k->defaults, slot) == k->required);
     }
@@ -193,6 +206,7 @@ static void dispatch_dealloc(Dispatch *self) {
     dispatch_clear(self);
     PyMem_Free(self->positional);
     PyMem_Free(self->required_upto);
+    PyMem_Free(self->sets_option);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

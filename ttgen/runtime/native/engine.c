@@ -6,16 +6,29 @@
  * keys and direct.c's Direct.
  *
  * Engine(body, original, names, defaults, required, plan, state, hooked, current_stream,
- *        tensors, cache, hooks, dynamic_key, params, layers, containers)
+ *        tensors, cache, hooks, dynamic_key, params, layers, containers, layout)
  *
  * A run() whose parameters are the kernel's parameters the decorators do not supply (in the
- * kernel's order), then ``grid``, the launch options in ttgen.vocabulary.options' order (the six, or for an
- * autotuned kernel launch_cooperative_grid and launch_pdl), the compile options (the names after
- * those up to ``stream``), and ``stream``.  ``params`` names
- * every kernel parameter.  ``containers`` has one letter per compile option: "d" where it takes
- * a dict, "t" where it takes a tuple, "-" where neither.  ``plan`` has one entry per kernel
- * parameter, built by
- * ttgen.runtime.engine from the launcher's specs (the literal data of the generated module):
+ * kernel's order), then ``grid``, the launch options it takes itself, the compile options, for
+ * each parameter named like a launch option the keyword that says whether it sets the option
+ * (ttgen.vocabulary.options' `sets_option_keyword`), and ``stream``.  ``layout`` says where each
+ * value is: (options, compile_at, stream, omitted), with ``options`` one entry per launch option
+ * in the key, in ttgen.vocabulary.options' order (the six, or for an autotuned kernel
+ * launch_cooperative_grid and launch_pdl):
+ *   (slot, default)                  run()'s keyword at ``slot``; None there is ``default``
+ *   (slot, default, flag, fallback)  the parameter at ``slot``, as the body's
+ *                                    `LauncherCore.option_parameter` reads it: ``omitted``
+ *                                    there is the parameter's ``fallback`` and the option's
+ *                                    ``default``; with the keyword at ``flag`` False the
+ *                                    option is ``default``, True the parameter's value as it
+ *                                    came, which the engine takes only where it is of the
+ *                                    option's exact type (else the body runs: its key holds the
+ *                                    value unnormalized)
+ * ``compile_at`` the slot of the first compile option, ``stream`` that of ``stream`` (the last).
+ * ``params`` names every kernel parameter.  ``containers`` has one letter per compile option:
+ * "d" where it takes a dict, "t" where it takes a tuple, "-" where neither.  ``plan`` has one
+ * entry per kernel parameter, built by ttgen.runtime.engine from the launcher's specs (the
+ * literal data of the generated module):
  *   ("t", index, keyed, optional)    a tensor: entry ``index`` of ``tensors`` (a TensorCheck);
  *                                    keyed 1: its dtype is in the key, 2: whether it is None
  *   ("i", low, high, keyed)          an int in [low, high]; keyed 2: None if == 1 else whether
@@ -62,8 +75,8 @@
  * referenced after the call returns.
  *
  * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a parameter
- * named like a launch option or ``stream``) or a decorator does something else (supplies a
- * launch option or a tensor, or sets names the source did not tell: run() then calls run_loose).
+ * named ``stream``) or a decorator does something else (supplies a launch option or a tensor, or
+ * sets names the source did not tell: run() then calls run_loose).
  */
 #include "native.h"
 
@@ -94,16 +107,27 @@ typedef struct {
 enum { OPTIONS = 6, TUNED_OPTIONS = 2 };
 
 typedef struct {
+    Py_ssize_t slot;                /* run()'s keyword, or the parameter that sets the option */
+    Py_ssize_t flag;                /* the parameter's sets-option keyword; -1: run()'s own keyword */
+    PyObject *fallback;             /* the parameter's default where it is omitted; borrowed from layout */
+} Option;
+
+typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     Keywords keywords;
     PyObject *plan, *state, *hooked, *current_stream, *tensors, *cache, *hooks, *dynamic_key, *params_names,
-        *layers_data, *containers, *dict;
+        *layers_data, *containers, *layout, *dict;
     const char *container; /* the letters of ``containers`` */
     Py_ssize_t count;   /* kernel parameters */
     Py_ssize_t given;   /* those run() takes */
-    Py_ssize_t options; /* launch options run() takes: OPTIONS, or TUNED_OPTIONS when autotuned */
+    Py_ssize_t options; /* launch options in the key: OPTIONS, or TUNED_OPTIONS when autotuned */
     Py_ssize_t compiled; /* compile options run() takes */
+    Option option[OPTIONS];         /* where each launch option's value comes from */
+    PyObject *option_default[OPTIONS]; /* each one's default (borrowed from layout) */
+    Py_ssize_t compile_at, stream;  /* the slots of the first compile option and of ``stream`` */
+    PyObject *omitted;              /* OMITTED (borrowed from layout) */
+    int named;                      /* whether a parameter sets an option */
     Param *params;
     Layer *layers;
     Py_ssize_t nlayers;
@@ -392,11 +416,11 @@ static PyObject *sorted_items(PyObject *value) {
     return sorted;
 }
 
-/* `fast` with the launch and compile options' values in ``given_options`` (integer-like ones as
- * ints). */
+/* `fast` with the launch and compile options' values in ``given_options``, in the key's order
+ * (integer-like ones as ints). */
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
-    PyObject *grid = args[given], *stream_arg = args[given + 1 + self->options + self->compiled];
+    PyObject *grid = args[given], *stream_arg = args[self->stream];
     PyObject *const *compiled = given_options + self->options;
     TensorCheck *tc = (TensorCheck *)self->tensors;
     /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool; an
@@ -407,7 +431,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         PyObject *value = given_options[i];
         int flag = i >= self->options - 2;
         if (value == Py_None)
-            value = PyTuple_GET_ITEM(self->keywords.defaults, given + 1 + i);
+            value = self->option_default[i];
         else if (flag && PyLong_CheckExact(value)) {
             int overflow;
             long bit = PyLong_AsLongAndOverflow(value, &overflow);
@@ -640,12 +664,12 @@ static int integer_like(const Engine *self, Py_ssize_t i, PyObject *value) {
            (!PyBool_Check(value) || (self->options == OPTIONS && i < OPTIONS - 2));
 }
 
-/* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error.  An
- * integer-like option value is read as the int it stands for, as the body normalizes it (a hit
- * then finds the entry the body filed for that int; a value the body refuses reaches no entry). */
-static int fast(Engine *self, PyObject *const *args) {
+/* `fast` on the launch and compile options' values ``given``, in the key's order: an
+ * integer-like one is read as the int it stands for, as the body normalizes it (a hit then finds
+ * the entry the body filed for that int; a value the body refuses reaches no entry). */
+static inline __attribute__((always_inline)) int fast_options(Engine *self, PyObject *const *args,
+                                                              PyObject *const *given) {
     Py_ssize_t count = self->options + self->compiled, first = 0;
-    PyObject *const *given = args + self->given + 1;
     while (first < count && !integer_like(self, first, given[first]))
         first++;
     if (first == count)
@@ -669,6 +693,44 @@ static int fast(Engine *self, PyObject *const *args) {
     return result;
 }
 
+/* `fast` for a run() with parameters named like a launch option, as the body's
+ * `LauncherCore.option_parameter` sets them: the option values gathered into one array, and an
+ * omitted parameter (OMITTED) as its default in a copy of the slots.  A parameter that sets its
+ * option puts its value in the key as it came, with none of the normalization above: the engine
+ * takes it only where that changes nothing, a value of the option's exact type (an int, or a
+ * bool for the two bool options); anything else, and a sets-option keyword that is not a bool,
+ * is the body's. */
+static __attribute__((noinline)) int fast_named(Engine *self, PyObject *const *args) {
+    PyObject *slots[ON_STACK], *given[ON_STACK];
+    memcpy(slots, args, PyTuple_GET_SIZE(self->keywords.names) * sizeof(PyObject *));
+    for (Py_ssize_t i = 0; i < self->options; i++) {
+        const Option *o = &self->option[i];
+        PyObject *value = args[o->slot];
+        if (o->flag >= 0) {
+            PyObject *sets = args[o->flag];
+            if (sets != Py_True && sets != Py_False)
+                return 0;
+            if (value == self->omitted)
+                slots[o->slot] = o->fallback;
+            if (value == self->omitted || sets == Py_False)
+                value = self->option_default[i];
+            else if (i >= self->options - 2 ? !PyBool_Check(value) : !PyLong_CheckExact(value))
+                return 0;
+        }
+        given[i] = value;
+    }
+    memcpy(given + self->options, args + self->compile_at, self->compiled * sizeof(PyObject *));
+    return fast_options(self, slots, given);
+}
+
+/* The engine's fast path: 1 launched, 0 declined (no error set: the body runs), -1 error.  Where
+ * no parameter sets an option, the options are read where run() takes them, one after another. */
+static int fast(Engine *self, PyObject *const *args) {
+    if (self->named)
+        return fast_named(self, args);
+    return fast_options(self, args, args + self->given + 1);
+}
+
 /* run() on bound arguments: the fast path, else the body. */
 static PyObject *engine_bound(Engine *self, PyObject **stack) {
     int done = fast(self, stack);
@@ -685,6 +747,19 @@ static inline Keywords *engine_keywords(PyObject *engine) {
 
 static inline Py_ssize_t engine_grid(PyObject *engine) {
     return ((Engine *)engine)->given;
+}
+
+static inline Py_ssize_t engine_own(PyObject *engine) {
+    Engine *self = (Engine *)engine;
+    return self->compile_at + self->compiled;
+}
+
+static inline Py_ssize_t engine_sets_option(PyObject *engine, Py_ssize_t slot) {
+    Engine *self = (Engine *)engine;
+    for (Py_ssize_t i = 0; i < self->options; i++)
+        if (self->option[i].flag >= 0 && self->option[i].slot == slot)
+            return self->option[i].flag;
+    return -1;
 }
 
 static inline int engine_fast(PyObject *engine, PyObject *const *args) {
@@ -875,15 +950,51 @@ bad:
     return -1;
 }
 
+/* The layout (see the header comment) into ``option``, ``compile_at``, ``stream`` and ``omitted``,
+ * checked against run()'s names; -1 with an error set. */
+static int read_layout(Engine *self) {
+    PyObject *options;
+    Py_ssize_t names = PyTuple_GET_SIZE(self->keywords.names), flags = 0;
+    if (!PyArg_ParseTuple(self->layout, "O!nnO", &PyTuple_Type, &options, &self->compile_at, &self->stream,
+                          &self->omitted))
+        return -1;
+    int ok = PyTuple_GET_SIZE(options) == self->options && self->compile_at > self->given &&
+             self->compile_at + self->compiled <= self->stream && self->stream == names - 1;
+    for (Py_ssize_t i = 0; ok && i < self->options; i++) {
+        Option *o = &self->option[i];
+        PyObject *entry = PyTuple_GET_ITEM(options, i);
+        o->flag = -1;
+        o->fallback = NULL;
+        ok = PyTuple_CheckExact(entry) &&
+             PyArg_ParseTuple(entry, "nO|nO", &o->slot, &self->option_default[i], &o->flag, &o->fallback);
+        if (!ok)
+            break;
+        if (o->flag < 0) { /* run()'s keyword, among the launch options after the grid */
+            ok = o->slot > self->given && o->slot < self->compile_at;
+        } else { /* a parameter run() takes, and its keyword among those after the compile options */
+            ok = o->slot < self->given && o->fallback != NULL && o->flag >= self->compile_at + self->compiled &&
+                 o->flag < self->stream;
+            flags++;
+            self->named = 1;
+        }
+    }
+    if (ok && flags == self->stream - self->compile_at - self->compiled)
+        return 0;
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "layout: the launch options' slots, the first compile option's, stream's "
+                                          "(the last) and OMITTED");
+    return -1;
+}
+
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *v[16];
+    PyObject *v[17];
     static char *keywords[] = {"body", "original", "names", "defaults", "required", "plan", "state", "hooked",
                                "current_stream", "tensors", "cache", "hooks", "dynamic_key", "params", "layers",
-                               "containers", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!OO!O!U", keywords, &v[0], &v[1], &v[2], &v[3],
-                                     &v[4], &PyTuple_Type, &v[5], &v[6], &v[7], &v[8], &TensorCheckType, &v[9],
-                                     &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12], &PyTuple_Type, &v[13],
-                                     &PyTuple_Type, &v[14], &v[15]))
+                               "containers", "layout", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO!OOOO!O!O!OO!O!UO!", keywords, &v[0], &v[1], &v[2],
+                                     &v[3], &v[4], &PyTuple_Type, &v[5], &v[6], &v[7], &v[8], &TensorCheckType,
+                                     &v[9], &PyDict_Type, &v[10], &PyList_Type, &v[11], &v[12], &PyTuple_Type,
+                                     &v[13], &PyTuple_Type, &v[14], &v[15], &PyTuple_Type, &v[16]))
         return NULL;
     if (PyTuple_GET_SIZE(v[13]) != PyTuple_GET_SIZE(v[5])) {
         PyErr_SetString(PyExc_ValueError, "params: one name per plan entry");
@@ -894,8 +1005,8 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data,
-                           &self->containers};
-    for (int i = 0; i < 11; i++)
+                           &self->containers, &self->layout};
+    for (int i = 0; i < 12; i++)
         *fields[i] = Py_NewRef(v[5 + i]);
     if (keywords_init(&self->keywords, v) < 0 || read_plan(self) < 0 || read_layers(self) < 0) {
         Py_DECREF(self);
@@ -905,16 +1016,13 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     for (Py_ssize_t i = 0; i < self->count; i++)
         self->given -= self->params[i].supplied;
     self->options = self->autotuned ? TUNED_OPTIONS : OPTIONS;
-    self->compiled = PyTuple_GET_SIZE(v[2]) - self->given - 2 - self->options;
-    if (self->compiled < 0) {
-        PyErr_SetString(PyExc_ValueError, "names: the parameters run() takes, grid, the launch options and stream");
+    self->container = PyUnicode_AsUTF8(self->containers);
+    if (self->container == NULL) {
         Py_DECREF(self);
         return NULL;
     }
-    self->container = PyUnicode_AsUTF8(self->containers);
-    if (self->container == NULL || strlen(self->container) != (size_t)self->compiled) {
-        if (self->container != NULL)
-            PyErr_SetString(PyExc_ValueError, "containers: one letter per compile option");
+    self->compiled = (Py_ssize_t)strlen(self->container);
+    if (read_layout(self) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -925,8 +1033,8 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
     PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
                           self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->containers,
-                          self->dict};
-    for (int i = 0; i < 12; i++)
+                          self->layout, self->dict};
+    for (int i = 0; i < 13; i++)
         Py_VISIT(fields[i]);
     return keywords_traverse(&self->keywords, visit, arg);
 }
@@ -934,8 +1042,8 @@ static int engine_traverse(Engine *self, visitproc visit, void *arg) {
 static int engine_clear(Engine *self) {
     PyObject **fields[] = {&self->plan, &self->state, &self->hooked, &self->current_stream, &self->tensors,
                            &self->cache, &self->hooks, &self->dynamic_key, &self->params_names, &self->layers_data,
-                           &self->containers, &self->dict};
-    for (int i = 0; i < 12; i++)
+                           &self->containers, &self->layout, &self->dict};
+    for (int i = 0; i < 13; i++)
         Py_CLEAR(*fields[i]);
     keywords_clear(&self->keywords);
     return 0;

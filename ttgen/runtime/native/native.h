@@ -217,10 +217,14 @@ static int loose_read(PyObject *rule, Loose *out);
 static inline int loose_key(const Loose *r, const TensorCheck *tc, PyObject *value, long device, uint64_t *ptr,
                             char *have, PyObject **part);
 
-/* engine.c: an Engine's keyword binding, the slot of its grid, and its fast path on bound
- * arguments (1 launched, 0 declined, -1 error), for dispatch.c */
+/* engine.c: an Engine's keyword binding, the slot of its grid, the first slot of the keywords
+ * only run() takes (the sets-option keywords, then ``stream``, the last), the sets-option
+ * keyword's slot of a parameter's slot (-1: none), and its fast path on bound arguments (1
+ * launched, 0 declined, -1 error), for dispatch.c */
 static inline Keywords *engine_keywords(PyObject *engine);
 static inline Py_ssize_t engine_grid(PyObject *engine);
+static inline Py_ssize_t engine_own(PyObject *engine);
+static inline Py_ssize_t engine_sets_option(PyObject *engine, Py_ssize_t slot);
 static inline int engine_fast(PyObject *engine, PyObject *const *args);
 
 /* direct.c */
