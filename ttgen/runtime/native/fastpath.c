@@ -853,7 +853,7 @@ static Py_ssize_t slot_of(PyObject *names, PyObject *name) {
 /* The slots in ``k->names`` of the keywords ``given[0:n]`` (``kwnames``: the same as a tuple, or
  * NULL when they come from a dict), remembered in ``k->cache``; NULL with no error set for a call
  * Python must refuse. */
-static const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames) {
+static inline __attribute__((always_inline)) const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames) {
     Mapping *cache = k->cache;
     for (int c = 0; c < CACHED && cache[c].kwnames != NULL; c++) {
         PyObject *known = cache[c].kwnames;

@@ -201,7 +201,7 @@ static int keywords_init(Keywords *k, PyObject *const values[5]);
 static int keywords_traverse(Keywords *k, visitproc visit, void *arg);
 static void keywords_clear(Keywords *k);
 static Py_ssize_t slot_of(PyObject *names, PyObject *name);
-static const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames);
+static inline const Mapping *find_slots(Keywords *k, PyObject *const *given, Py_ssize_t n, PyObject *kwnames);
 static int bind(Keywords *k, PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **stack);
 static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **stack);
 static vectorcallfunc entry_for(const Keywords *k, vectorcallfunc vectorcall);
