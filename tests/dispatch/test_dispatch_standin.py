@@ -11,8 +11,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+
+pytestmark = pytest.mark.slow  # (each test compiles with Triton's real JIT: a minute in all, run by CI's slow pass)
 
 REPO = Path(__file__).resolve().parents[2]
 

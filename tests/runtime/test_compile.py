@@ -529,6 +529,7 @@ PLAIN_AFTER_THE_ORIGINAL = f"""
 """
 
 
+@pytest.mark.slow
 def test_the_plain_copy_compiles_after_the_original_did(stubcuda_lib) -> None:  # noqa: F811
     """The copy `plain` makes launches on a device where the original launched first (on the
     GPU, a torch.compile'd autotuned kernel failed with 'JITFunction' object has no attribute
