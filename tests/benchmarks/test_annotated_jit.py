@@ -6,6 +6,8 @@ Timings mean nothing on this machine; docs/replay.md has the measurements and th
 
 from __future__ import annotations
 
+import pytest
+
 import os
 from pathlib import Path
 
@@ -16,6 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 REAL = os.environ.get("TTGEN_REAL_CODE")
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_every_variant_launches_through_the_jit_and_only_scalar_types_change_its_key(stubcuda_lib) -> None:  # noqa: F811
     script = f"""
         import os, runpy, sys

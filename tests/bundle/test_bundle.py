@@ -132,6 +132,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_bundle_is_deterministic_and_rebuilt_in_place(recorded, built: Path, tmp_path: Path) -> None:
     assert bundle.main([str(recorded[0]), "--out", str(tmp_path), "-j", "2", "-q"]) == 0
     assert _files(tmp_path / "ttgen-bundle") == _files(built)
@@ -424,6 +425,7 @@ def sharded(recorded: tuple[Path, dict[str, list[str]]], tmp_path_factory: pytes
     return folder
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 @pytest.mark.parametrize("count", [2, 3])
 def test_merged_shards_are_the_one_run_bundle_byte_for_byte(
     sharded: Path, built: Path, tmp_path: Path, count: int, capsys: pytest.CaptureFixture[str]

@@ -479,6 +479,7 @@ def copy(x, out, n, strided, warps):
 CHECK_UNTYPED = " ".join(("mypy", *typecheck.FLAGS))
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_the_documented_mypy_command_checks_migrated_calls_in_an_untyped_library(tmp_path: Path) -> None:
     """In a library whose functions have no annotations, plain mypy skips their bodies, so it
     passes a migrated call with a misspelt keyword and a float for an int; the command

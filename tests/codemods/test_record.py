@@ -98,6 +98,7 @@ def tagged(out, value, n, BLOCK: tl.constexpr, TAG: tl.constexpr):
 """
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_processes_recording_at_the_same_moment_lose_nothing(tmp_path: Path) -> None:
     """Four processes (spawned, as pytest-xdist's workers and ranks are fresh interpreters) wait
     for each other, then launch 25 keys each at once: every key of every one is in the one

@@ -354,6 +354,7 @@ print(json.dumps(params))
 """
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_inductor_compiles_the_kernels_source_where_ttgen_was_never_imported(
     tmp_path: Path, _built: Path
 ) -> None:

@@ -60,6 +60,7 @@ PATTERN = "special_floats"  # tests/patterns/<PATTERN>.py holds loose_subclass_k
 ROUNDS = 10  # every example called again this many times at the end
 
 
+@pytest.mark.slow  # (tens of seconds: CI's slow pass runs it)
 def test_random_arguments_launch_as_the_jit_or_are_refused_by_name(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     out = tmp_path / f"gen_{PATTERN}"
     assert cli.main([str(REPO / "tests" / "patterns" / f"{PATTERN}.py"), "--out", str(out), "-q"]) == 0
