@@ -72,9 +72,9 @@ def where(node: Any) -> tuple[ModuleType, str]:
     return module, names[0]
 
 
-def launcher(node: Any) -> Launcher:
-    """The launcher of kernel object ``node`` (see the module's docstring), or `NotFound`."""
-    module, name = where(node)
+def launcher(node: Any, module: ModuleType, name: str) -> Launcher:
+    """The launcher of kernel object ``node``, which ``module`` binds to ``name`` (`where`; see
+    the module's docstring), or `NotFound`."""
     with _LOCK:
         found = _MODULES.get(module.__name__)
         if found is None:

@@ -72,7 +72,7 @@ def route(node: Any) -> Route:
         try:
             module, attribute = found.where(node)
             name = f"{module.__name__}.{attribute}"
-            launcher = found.launcher(node)
+            launcher = found.launcher(node, module, attribute)
         except found.NotFound as exc:
             reason = str(exc)
         made = Route(node, name, launcher, reason, _STRICT[0])

@@ -81,13 +81,12 @@ class Route:
     def fallback(self, reason: str, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The call to Triton's own run, as it came; ``reason`` counted for the report (not for
         an object no module names: a decorator's inner kernel, called by the decorator)."""
-        if self.name is None:
-            return self.triton(*args, grid=grid, warmup=False, **kwargs)
-        with self.lock:
-            if reason not in self.fallbacks and len(self.fallbacks) >= REASONS:
-                reason = "other reasons"
-            self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
-        return self.triton(*args, grid=grid, warmup=False, **kwargs)
+        if self.name is not None:
+            with self.lock:
+                if reason not in self.fallbacks and len(self.fallbacks) >= REASONS:
+                    reason = "other reasons"
+                self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+        return self.to_triton(grid, *args, **kwargs)
 
     def to_triton(self, grid: Any, *args: Any, **kwargs: Any) -> Any:
         """``kernel[grid](...)`` of a kernel left to Triton (not counted: its later calls reach

@@ -32,12 +32,14 @@ def mode(value: str | None) -> set[str]:
     return words
 
 
+_WORDS = mode(os.environ.get("TTGEN_DISPATCH"))
+
+
 def _install(module: ModuleType) -> None:
     from ttgen import dispatch
 
-    words = mode(os.environ.get("TTGEN_DISPATCH"))
-    dispatch.install(strict="strict" in words, report="report" in words)
+    dispatch.install(strict="strict" in _WORDS, report="report" in _WORDS)
 
 
-if mode(os.environ.get("TTGEN_DISPATCH")):
+if _WORDS:
     patch_on_import({"triton": _install})
