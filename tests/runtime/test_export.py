@@ -109,7 +109,7 @@ LOAD = """
 import sys, torch
 inputs = torch.load(sys.argv[2])
 module = torch._inductor.aoti_load_package(sys.argv[1])
-torch.testing.assert_close(module(*inputs["args"]), inputs["expected"])
+torch.testing.assert_close(module(*[a.cuda() for a in inputs["args"]]), inputs["expected"].cuda())
 print("equal")
 """
 
@@ -136,10 +136,25 @@ def test_exported_programs_compute_what_eager_computes_and_aot_inductor_runs_the
         torch.testing.assert_close(program.module()(*args), expected)
         package = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / f"{type(module).__name__}.pt2"))
         torch.save({"args": [a.cpu() for a in args], "expected": expected.cpu()}, tmp_path / "inputs.pt")
-        script = LOAD.replace('inputs["args"]', '[a.cuda() for a in inputs["args"]]').replace(
-            'inputs["expected"]', 'inputs["expected"].cuda()')
-        done = subprocess.run([sys.executable, "-c", script, package, str(tmp_path / "inputs.pt")],
+        done = subprocess.run([sys.executable, "-c", LOAD, package, str(tmp_path / "inputs.pt")],
                               capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
-        if done.returncode == -11:  # measured on the H100 (torch 2.11, Triton 3.6): benchmarks/RESULTS.md
-            pytest.xfail("aoti_load_package of the compiled program crashes its fresh process (SIGSEGV)")
+        if done.returncode == -11 and _control_crashes(x, y, tmp_path):
+            pytest.xfail("aoti_load_package crashes (SIGSEGV) on a package with no ttgen in it too: "
+                         "Inductor's own x + y (benchmarks/aoti_load.py, RESULTS.md)")
         assert done.returncode == 0 and done.stdout.strip() == "equal", done.stderr[-3000:]
+
+
+def _control_crashes(x: torch.Tensor, y: torch.Tensor, tmp_path: Any) -> bool:
+    """Whether AOTInductor's load crashes here for a program with no kernel of ours: ``x + y``,
+    for which Inductor writes its own Triton kernel (the H100 machine, torch 2.11: it does)."""
+
+    class Plain(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return x + y
+
+    program = torch.export.export(Plain(), (x, y), strict=False)
+    package = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "plain.pt2"))
+    torch.save({"args": [x.cpu(), y.cpu()], "expected": (x + y).cpu()}, tmp_path / "plain.pt")
+    done = subprocess.run([sys.executable, "-c", LOAD, package, str(tmp_path / "plain.pt")],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
+    return done.returncode == -11
