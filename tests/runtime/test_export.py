@@ -98,6 +98,23 @@ def test_non_strict_export_records_an_autotuned_kernel_with_a_callable_grid(gene
     assert list(node.kwargs["kwargs"]) == ["x", "out", "n"]
 
 
+def test_symbolic_sizes_pass_as_wrap_triton_takes_them(generated: Any) -> None:
+    """Dynamic shapes: make_fx's symbolic mode and export with a dynamic dimension hand run() a
+    torch.SymInt for ``n``; plain Triton through wrap_triton records it, and so does run()."""
+    graph = make_fx(_add(generated), tracing_mode="symbolic")(torch.randn(100), torch.randn(100))
+    (node,) = _kernels(graph)
+    assert isinstance(node.kwargs["kwargs"]["n"], torch.fx.Node) and node.kwargs["kwargs"]["BLOCK"] == 64
+
+    class Module(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return _tuned(generated)(x)  # type: ignore[no-any-return]
+
+    program = torch.export.export(Module(), (torch.randn(100),), strict=False,
+                                  dynamic_shapes=({0: torch.export.Dim("size")},))
+    (node,) = _kernels(program.graph_module)
+    assert isinstance(node.kwargs["kwargs"]["n"], torch.fx.Node)
+
+
 def test_a_wrong_call_gets_the_launchers_error_while_traced(generated: Any) -> None:
     with pytest.raises(TypeError, match="add: argument 'x' expected a torch.float32 tensor"):
         make_fx(_add(generated), tracing_mode="fake")(torch.randn(100, dtype=torch.float64), torch.randn(100))
@@ -130,6 +147,9 @@ def test_exported_programs_compute_what_eager_computes_and_aot_inductor_runs_the
 
     x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
     torch.testing.assert_close(make_fx(_add(generated))(x, y)(x, y), x + y)
+    dynamic = torch.export.export(Tuned(), (x,), strict=False, dynamic_shapes=({0: torch.export.Dim("size")},))
+    for size in (1000, 777):
+        torch.testing.assert_close(dynamic.module()(x[:size]), x[:size] * 2)
     for module, args, expected in ((Add(), (x, y), x + y), (Tuned(), (x,), x * 2)):
         torch.testing.assert_close(module(*args), expected)  # eager
         program = torch.export.export(module, args, strict=False)

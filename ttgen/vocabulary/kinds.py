@@ -17,6 +17,7 @@ Nothing here imports torch or Triton: the build step uses it as it is, and ``run
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
@@ -98,6 +99,15 @@ def tuple_text(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
+def symbolic(value: object, kind: str) -> bool:
+    """Whether ``value`` is torch's ``kind`` ("SymInt", "SymFloat"): what make_fx and torch.export
+    hand a kernel for a number they trace symbolically (dynamic shapes).  It passes as its kind
+    unchecked, as ``wrap_triton`` records it (its range is the traced graph's to meet; a test of it
+    here would add a guard).  torch is looked up where it is loaded, never imported."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, getattr(torch, kind))
+
+
 def article(word: str) -> str:
     return ("an " if word[:1] in "aeio" else "a ") + word  # an int8, a uint8
 
@@ -144,6 +154,8 @@ class Int:
     def accept(self, value: object) -> object:
         low, high = INT_RANGES[self.kind.dtype]
         if not isinstance(value, int) or isinstance(value, bool):
+            if symbolic(value, "SymInt"):
+                return value
             raise Violation(TypeError, f"an int ({self.kind.dtype})")
         if not low <= value <= high:
             raise Violation(ValueError, f"{article(self.kind.dtype)} in [{low}, {high}]")
@@ -169,6 +181,8 @@ class Float:
     def accept(self, value: object) -> object:
         dtype = self.kind.dtype
         if not isinstance(value, (int, float)) or isinstance(value, bool):
+            if symbolic(value, "SymFloat") or symbolic(value, "SymInt"):
+                return value
             raise Violation(TypeError, f"a float ({dtype})")
         # Comparisons, not try/except or math.isfinite: Dynamo traces these rules, and under
         # torch.compile the value may be symbolic.
