@@ -285,3 +285,30 @@ def test_parameters_named_like_launch_options_hit_in_c(monkeypatch: pytest.Monke
             run(x=x, out=out, n=64, grid=(1,), num_stages=1, num_warps=16, num_warps_sets_option=1)
         assert python_runs(lambda: run(x=x, out=out, n=64, grid=(1,), num_stages=1, num_warps=16.0)) == 1
         assert len(recorder.calls) == 9
+
+
+def test_the_last_hit_is_found_again_only_while_the_cache_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine remembers its last hit (engine.c's memo): the entry replaced, removed or the
+    cache cleared, through any of dict's ways, the next call finds what the cache holds now."""
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    run.__wrapped__(**case.kwargs, grid=case.grid)  # filed
+    (key,) = state.cache
+    run(**case.kwargs, grid=case.grid)
+    run(**case.kwargs, grid=case.grid)  # the memo's hit
+    assert len(recorder.calls) == 2
+    for replace in (lambda new: state.cache.__setitem__(key, new), lambda new: dict.__setitem__(state.cache, key, new),
+                    lambda new: state.cache.update({key: new}), lambda new: dict.update(state.cache, {key: new})):
+        other = Recorder()
+        replace(other)
+        run(**case.kwargs, grid=case.grid)
+        assert len(other.calls) == 1 and len(recorder.calls) == 2
+    for remove in (state.cache.clear, lambda: dict.clear(state.cache), lambda: state.cache.pop(key),
+                   lambda: dict.__delitem__(state.cache, key)):
+        run(**case.kwargs, grid=case.grid)  # a hit, remembered
+        launched = len(recorder.calls) + len(other.calls)
+        remove()
+        assert not state.cache
+        run(**case.kwargs, grid=case.grid)  # a miss: the body files the recorder again, launching nothing
+        assert len(state.cache) == 1 and len(recorder.calls) + len(other.calls) == launched

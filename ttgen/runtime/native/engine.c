@@ -66,7 +66,10 @@
  * integer-like option value as its int; compile True while every compile option is None, else
  * their values, a dict as its sorted items), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
- * ``cache`` (and ``tuned``).  A call the engine cannot finish on its fast path (an argument a
+ * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
+ * objects of that hit's (each one that cannot change while it is the same object: `immutable`),
+ * while the cache is unchanged (guard.c's `cache_generation`), takes that entry with no key
+ * tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
  * or launches slowly exactly as before; nothing the engine did is visible by then, except that
@@ -132,7 +135,15 @@ typedef struct {
     Layer *layers;
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
+    /* The last hit's key as its items (`key_items`, owned) and the entry it found: a call whose
+     * items are the very same objects, while the cache is unchanged since (its generation),
+     * finds that entry without building, hashing and comparing a key tuple. */
+    PyObject **memo, *memo_entry;
+    Py_ssize_t memo_count;
+    uint64_t memo_generation;
 } Engine;
+
+enum { STATE_MOST = 8 }; /* the launch state's items the memo keeps (LaunchState: 5 at most) */
 
 /* 1: an int (a subclass too, an IntEnum, read as Triton's launcher reads it: its int value; not a
  * bool) within [low, high], 0: not. */
@@ -418,6 +429,106 @@ static PyObject *sorted_items(PyObject *value) {
 
 /* `fast` with the launch and compile options' values in ``given_options``, in the key's order
  * (integer-like ones as ints). */
+/* The memo forgotten (its references dropped). */
+static void forget(Engine *self) {
+    PyObject *entry = self->memo_entry;
+    if (entry == NULL)
+        return;
+    self->memo_entry = NULL;
+    for (Py_ssize_t i = 0; i < self->memo_count; i++)
+        Py_XDECREF(self->memo[i]);
+    Py_DECREF(entry);
+}
+
+/* The key's items in ``items`` (borrowed; a part of a parameter that keys nothing is NULL in
+ * its place, so that each item keeps its place from call to call): the launch state's, then
+ * [choice], the options, [compile], [aligned], the parts.  Their count, or -1 where the state
+ * has more items than the memo keeps. */
+static Py_ssize_t key_items(const Engine *self, PyObject *state, PyObject *choice, PyObject *const *options,
+                            PyObject *compile, PyObject *aligned, PyObject *const *parts, PyObject **items) {
+    Py_ssize_t count = PyTuple_GET_SIZE(state);
+    if (count > STATE_MOST)
+        return -1;
+    memcpy(items, ((PyTupleObject *)state)->ob_item, count * sizeof(PyObject *));
+    if (self->autotuned)
+        items[count++] = choice;
+    memcpy(items + count, options, self->options * sizeof(PyObject *));
+    count += self->options;
+    if (self->compiled > 0)
+        items[count++] = compile;
+    if (self->aligned_any)
+        items[count++] = aligned;
+    memcpy(items + count, parts, self->count * sizeof(PyObject *));
+    return count + self->count;
+}
+
+/* The key the body builds, (state, *the rest of ``items`` but the NULL parts); NULL with an
+ * error set. */
+static PyObject *key_tuple(const Engine *self, PyObject *state, PyObject *const *items, Py_ssize_t count) {
+    Py_ssize_t first = PyTuple_GET_SIZE(state), size = 1;
+    for (Py_ssize_t i = first; i < count; i++)
+        size += items[i] != NULL;
+    PyObject *key = PyTuple_New(size);
+    if (key == NULL)
+        return NULL;
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(state));
+    for (Py_ssize_t i = first, at = 1; i < count; i++)
+        if (items[i] != NULL)
+            PyTuple_SET_ITEM(key, at++, Py_NewRef(items[i]));
+    return key;
+}
+
+/* Whether ``item`` equals and hashes as it did for as long as it is the same object: None, a
+ * bool, an exact int, float or str, an object compared and hashed by identity (a torch.dtype, a
+ * Choice), or an exact tuple of those (a loose parameter's part, a compile option's). */
+static int immutable(PyObject *item, int depth) {
+    PyTypeObject *type = Py_TYPE(item);
+    if (item == Py_None || PyBool_Check(item) || PyLong_CheckExact(item) || PyFloat_CheckExact(item) ||
+        PyUnicode_CheckExact(item) ||
+        (type->tp_hash == PyBaseObject_Type.tp_hash && type->tp_richcompare == PyBaseObject_Type.tp_richcompare))
+        return 1;
+    if (!PyTuple_CheckExact(item) || depth > 1)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(item); i++)
+        if (!immutable(PyTuple_GET_ITEM(item, i), depth + 1))
+            return 0;
+    return 1;
+}
+
+/* Whether the key ``items`` is the memo's, item by item: the same object, or (a part a loose
+ * parameter builds on every call) a tuple of the same objects. */
+static inline int same_items(PyObject *const *memo, PyObject *const *items, Py_ssize_t count) {
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *a = memo[i], *b = items[i];
+        if (a == b)
+            continue;
+        if (a == NULL || b == NULL || !PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) ||
+            PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b) ||
+            memcmp(((PyTupleObject *)a)->ob_item, ((PyTupleObject *)b)->ob_item,
+                   PyTuple_GET_SIZE(a) * sizeof(PyObject *)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The memo: ``items`` and the ``entry`` they found, while the cache stays as it is now; only
+ * where every item is `immutable` (an equal key is then the same objects). */
+static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
+    if (!PyObject_TypeCheck(self->cache, &CacheType))
+        return; /* (a plain dict tells no generation) */
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (items[i] != NULL && !immutable(items[i], 0))
+            return;
+    for (Py_ssize_t i = 0; i < count; i++)
+        Py_XINCREF(items[i]);
+    Py_INCREF(entry);
+    forget(self);
+    memcpy(self->memo, items, count * sizeof(PyObject *));
+    self->memo_count = count;
+    self->memo_entry = entry;
+    self->memo_generation = cache_generation(self->cache);
+}
+
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
     PyObject *grid = args[given], *stream_arg = args[self->stream];
@@ -466,7 +577,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     }
     /* Every parameter's value (the caller's, then the layers'), tensor pointer and key part. */
     PyObject *values[ON_STACK], *owned[ON_STACK], *parts[ON_STACK], *choice = NULL, *key = NULL, *launch_fn = NULL;
-    PyObject *compile = NULL;
+    PyObject *compile = NULL, *aligned = NULL;
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
     int result = 0;
@@ -516,23 +627,6 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
             PyTuple_SET_ITEM(compile, i, part);
         }
     }
-    /* key = (state, [choice], *options, [compile], [aligned], *parts) */
-    Py_ssize_t head = 1 + self->autotuned + self->options + (self->compiled > 0), size = head + self->aligned_any;
-    for (Py_ssize_t i = 0; i < n; i++)
-        size += parts[i] != NULL;
-    key = PyTuple_New(size);
-    if (key == NULL)
-        goto failed;
-    PyTuple_SET_ITEM(key, 0, state);
-    state = NULL;
-    if (self->autotuned)
-        PyTuple_SET_ITEM(key, 1, Py_NewRef(choice));
-    for (Py_ssize_t i = 0; i < self->options; i++)
-        PyTuple_SET_ITEM(key, 1 + self->autotuned + i, Py_NewRef(options[i]));
-    if (compile != NULL) {
-        PyTuple_SET_ITEM(key, head - 1, compile);
-        compile = NULL;
-    }
     if (self->aligned_any) {
         unsigned long long ored = 0;
         Py_ssize_t count = 0;
@@ -541,23 +635,31 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
                 ored |= ptrs[i];
                 count++;
             }
-        PyObject *aligned = (ored & 15) == 0 ? Py_NewRef(Py_True) : PyTuple_New(count);
+        aligned = (ored & 15) == 0 ? Py_NewRef(Py_True) : PyTuple_New(count);
         if (aligned == NULL)
             goto failed;
         if (aligned != Py_True)
             for (Py_ssize_t i = 0, j = 0; i < n; i++)
                 if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned)
                     PyTuple_SET_ITEM(aligned, j++, bool_of((ptrs[i] & 15) == 0));
-        PyTuple_SET_ITEM(key, head, aligned);
     }
-    for (Py_ssize_t i = 0, at = head + self->aligned_any; i < n; i++)
-        if (parts[i] != NULL) {
-            PyTuple_SET_ITEM(key, at++, parts[i]);
-            parts[i] = NULL;
-        }
-    launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
-    if (launch_fn == NULL)
-        goto done;
+    /* key = (*state, [choice], *options, [compile], [aligned], *parts), its items borrowed */
+    PyObject *items[STATE_MOST + 3 + OPTIONS + ON_STACK];
+    Py_ssize_t count = key_items(self, state, choice, options, compile, aligned, parts, items);
+    if (count < 0)
+        goto done; /* a state longer than the memo keeps (no LaunchState's) */
+    if (self->memo_entry != NULL && count == self->memo_count &&
+        cache_generation(self->cache) == self->memo_generation && same_items(self->memo, items, count)) {
+        launch_fn = Py_NewRef(self->memo_entry);
+    } else {
+        key = key_tuple(self, state, items, count);
+        if (key == NULL)
+            goto failed;
+        launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
+        if (launch_fn == NULL)
+            goto done;
+        remember(self, items, count, launch_fn);
+    }
     if (Py_TYPE(launch_fn) == &GuardedType) { /* the kernel reads globals (guard.c) */
         if (guards_hold((Guarded *)launch_fn) <= 0)
             goto done; /* one was rebound: the body's slow path, where Triton checks it */
@@ -637,6 +739,7 @@ failed:
     result = -1;
 done:
     Py_XDECREF(compile);
+    Py_XDECREF(aligned);
     Py_XDECREF(state);
     Py_XDECREF(key);
     Py_XDECREF(choice);
@@ -1022,6 +1125,11 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     self->compiled = (Py_ssize_t)strlen(self->container);
+    self->memo = PyMem_Calloc(STATE_MOST + 3 + OPTIONS + self->count, sizeof(PyObject *));
+    if (self->memo == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
     if (read_layout(self) < 0) {
         Py_DECREF(self);
         return NULL;
@@ -1031,6 +1139,9 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 }
 
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
+    for (Py_ssize_t i = 0; self->memo_entry != NULL && i < self->memo_count; i++)
+        Py_VISIT(self->memo[i]);
+    Py_VISIT(self->memo_entry);
     PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
                           self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->containers,
                           self->layout, self->dict};
@@ -1045,6 +1156,7 @@ static int engine_clear(Engine *self) {
                            &self->containers, &self->layout, &self->dict};
     for (int i = 0; i < 13; i++)
         Py_CLEAR(*fields[i]);
+    forget(self);
     keywords_clear(&self->keywords);
     return 0;
 }
@@ -1058,6 +1170,7 @@ static void engine_dealloc(Engine *self) {
         PyMem_Free(self->layers[l].steps);
     }
     PyMem_Free(self->layers);
+    PyMem_Free(self->memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 static PyTypeObject EngineType = {

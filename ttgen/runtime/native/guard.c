@@ -21,6 +21,10 @@
  *
  * A launcher's dict of launch functions (a dict subclass), whose ``get`` misses a Guarded entry
  * whose guards do not hold: the generated run() body then takes the slow path through Triton.
+ * `cache_generation` is a number that changes whenever the dict does, however it is changed
+ * (an entry added, replaced or removed, cleared, through dict's own methods or C): CPython
+ * 3.11's dict version (PEP 509), else a count kept by a dict watcher (3.12+).  The engine's
+ * memo of its last hit (engine.c) holds while it is unchanged.
  */
 #include "native.h"
 
@@ -128,6 +132,39 @@ static PyTypeObject GuardedType = {
 
 /* -- 2. Cache ----------------------------------------------------------------------------------- */
 
+typedef struct {
+    PyDictObject dict;
+    uint64_t generation; /* 3.12+: the watcher's count */
+} CacheObject;
+
+#if PY_VERSION_HEX >= 0x030C0000
+static int cache_watcher = -1;
+
+static int cache_changed(PyDict_WatchEvent event, PyObject *dict, PyObject *key, PyObject *value) {
+    ((CacheObject *)dict)->generation++;
+    return 0;
+}
+#endif
+
+static inline uint64_t cache_generation(PyObject *cache) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return ((CacheObject *)cache)->generation;
+#else
+    return ((PyDictObject *)cache)->ma_version_tag;
+#endif
+}
+
+static PyObject *cache_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *self = PyDict_Type.tp_new(type, args, kwargs);
+#if PY_VERSION_HEX >= 0x030C0000
+    if (self != NULL && cache_watcher < 0 && (cache_watcher = PyDict_AddWatcher(cache_changed)) < 0)
+        Py_CLEAR(self);
+    if (self != NULL && PyDict_Watch(cache_watcher, self) < 0)
+        Py_CLEAR(self);
+#endif
+    return self;
+}
+
 /* get(key, default=None): dict.get, but a Guarded entry whose guards do not hold is missing. */
 static PyObject *cache_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1 || nargs > 2) {
@@ -155,8 +192,9 @@ static PyMethodDef cache_methods[] = {
 static PyTypeObject CacheType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ttgen.runtime._native.Cache",
-    .tp_basicsize = sizeof(PyDictObject),
+    .tp_basicsize = sizeof(CacheObject),
     .tp_flags = Py_TPFLAGS_DEFAULT, /* dict's garbage collection is inherited, with tp_base set at init */
+    .tp_new = cache_new,
     .tp_doc = "A launcher's launch functions by key; get() misses a guarded entry whose globals changed.",
     .tp_methods = cache_methods,
 };

@@ -211,6 +211,7 @@ static inline int shapes_hold(const Shapes *self, PyObject *const *values, const
 
 /* guard.c */
 static int guards_hold(const Guarded *self);
+static inline uint64_t cache_generation(PyObject *cache);
 
 /* loose.c */
 static int loose_read(PyObject *rule, Loose *out);
