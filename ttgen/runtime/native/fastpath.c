@@ -563,9 +563,13 @@ static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ss
     Py_RETURN_TRUE;
 }
 
-/* ``module.current_device()``, or torch's C++ answer where that is its query. */
+/* ``module.current_device()``, or torch's C++ answer where that is its query.  A plain module's
+ * attribute is read from its dict, as getattr finds it there (past getattr's type lookup). */
 static PyObject *current_device(PyObject *module) {
-    PyObject *query = PyObject_GetAttr(module, ttgen.str.current_device);
+    PyObject *query = PyModule_CheckExact(module)
+        ? Py_XNewRef(PyDict_GetItemWithError(PyModule_GetDict(module), ttgen.str.current_device)) : NULL;
+    if (query == NULL && !PyErr_Occurred())
+        query = PyObject_GetAttr(module, ttgen.str.current_device); /* (not there: getattr's error) */
     if (query == NULL)
         return NULL;
     int8_t index;
