@@ -45,3 +45,12 @@ def heuristic_warps_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32],
                            num_warps: tl.constexpr) -> None:
     offs = tl.arange(0, 64)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * num_warps, mask=offs < n)
+
+
+# A heuristic sets the launch option itself (no parameter takes its name): run() takes no
+# num_warps, and the heuristic's value keys and launches (in C: the innermost decorator).
+@triton.heuristics({"num_warps": lambda args: 8 if args["n"] > 32 else 2})
+@triton.jit
+def heuristic_option_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int) -> None:
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 3, mask=offs < n)

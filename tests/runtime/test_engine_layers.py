@@ -79,6 +79,13 @@ def unlisted(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):  # key
 def sets_warps(x: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x + offsets, 1.0, mask=offsets < n)
+
+
+@triton.heuristics({"y": lambda args: args["x"]})
+@triton.jit
+def sets_tensor(x: tl.tensor[tl.float32], y: tl.tensor[tl.float32], n: int):
+    offsets = tl.program_id(0) * 64 + tl.arange(0, 64)
+    tl.store(y + offsets, tl.load(x + offsets, mask=offsets < n) * 2, mask=offsets < n)
 '''
 
 
@@ -147,7 +154,7 @@ def _empty_caches() -> Iterator[None]:
 
 def _kernel(name: str, layered: Any) -> tuple[Any, Any]:
     """(run, launcher) of kernel ``name``: an example's, or `LAYERED`'s."""
-    generated = layered if name in ("layered", "unlisted") else importlib.import_module(
+    generated = layered if name in ("layered", "unlisted", "sets_warps") else importlib.import_module(
         f"examples.generated.{'axpy' if name == 'axpy_kernel' else name}_launch")
     state = next(v for v in vars(generated).values() if getattr(v, "name", None) == name and hasattr(v, "tuned"))
     return getattr(generated, name).run, state
@@ -299,9 +306,33 @@ def test_a_wrong_grid_is_refused_before_a_new_autotune_key_tunes(monkeypatch: py
     assert not primed.tune_keys and not state.tuned
 
 
-def test_decorators_setting_a_launch_option_keep_the_python_body(layered: Any) -> None:
-    assert isinstance(layered.sets_warps.run, fastpath.KeywordCall)
-    assert isinstance(layered.layered.run, fastpath.Engine)
+def test_a_heuristic_setting_a_launch_option_is_the_engine_s(monkeypatch: pytest.MonkeyPatch, layered: Any) -> None:
+    """``@triton.heuristics({"num_warps": ...})`` (run() then takes no num_warps): the engine keys
+    the heuristic's value as the body does; a value the inline test refuses is the body's."""
+    run, state = _kernel("sets_warps", layered)
+    assert isinstance(run, fastpath.Engine)
+    primed = Primed(monkeypatch, state)
+    args = dict(x=torch.zeros(100, device=DEVICE), n=100)
+    run.__wrapped__(**args, grid=_grid)  # the body: filed
+    (key,) = primed.keys
+    assert key[1] == 2  # num_warps, the heuristic's
+    for _ in range(2):
+        assert _python_runs(lambda: run(**args, grid=_grid)) == []
+    assert len(primed.launched) == 2 and primed.keys == [key]
+    monkeypatch.setitem(state.layers[0].values, "num_warps", lambda args: 2.0)
+    assert _python_runs(lambda: run(**args, grid=_grid)) == ["sets_warps"]
+    assert len(primed.launched) == 3  # (the body's key, equal to the int's, found its entry)
+
+
+def test_a_decorator_setting_a_tensor_launches_through_the_decorators(layered: Any) -> None:
+    """A heuristic that sets a tensor argument: run() checks what it takes and launches through the
+    decorators, as kernel[grid](...) does (its launcher had failed to import: KeyError)."""
+    assert isinstance(layered.sets_tensor.run, fastpath.KeywordCall)
+    x = torch.arange(8.0, device=DEVICE)
+    layered.sets_tensor.run(x=x, n=8, grid=(1,))
+    assert x.tolist() == [2.0 * i for i in range(8)]
+    with pytest.raises(TypeError, match="sets_tensor: argument 'x' expected a torch.float32 tensor"):
+        layered.sets_tensor.run(x=x.double(), n=8, grid=(1,))
 
 
 def test_the_engine_keeps_no_reference_to_its_arguments(monkeypatch: pytest.MonkeyPatch, layered: Any) -> None:

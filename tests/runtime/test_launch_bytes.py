@@ -333,12 +333,15 @@ def test_parameters_named_like_launch_options_that_configs_or_heuristics_supply(
         ("tuned_warps_kernel", "dict(x=x, out=out, n=64)", "lambda m: (triton.cdiv(64, m['BLOCK']),)"),
         ("heuristic_warps_kernel", "dict(x=x, out=out, n=64)", "(1,)"),
         ("heuristic_warps_kernel", "dict(x=x, out=out, n=16)", "(1,)"),
+        ("heuristic_option_kernel", "dict(x=x, out=out, n=64)", "(1,)"),
+        ("heuristic_option_kernel", "dict(x=x, out=out, n=16)", "(1,)"),
     ], tmp_path)
     records = results[0]["records"]
-    assert [records[r["marks"][3] - 1].block[0] for r in results] == [64, 256, 64]
-    # The autotuned kernel's hit runs in C; a kernel whose parameter takes an option's name among
-    # run()'s keywords (the heuristic's) takes the Python body (ttgen.runtime.engine.bind).
-    assert [result["python"] for result in results] == [0, 1, 1]
+    assert [records[r["marks"][3] - 1].block[0] for r in results] == [64, 256, 64, 256, 64]
+    # The autotuned kernel's hit runs in C, and so does the heuristic's option; a kernel whose
+    # parameter takes an option's name among run()'s keywords (the heuristic's) takes the Python
+    # body (ttgen.runtime.engine.bind).
+    assert [result["python"] for result in results] == [0, 1, 1, 0, 0]
 
 
 @pytest.mark.skipif(VERSION < (3, 9), reason="Triton 3.6 passes no *args to a kernel (its launcher says so)")

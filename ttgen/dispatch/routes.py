@@ -51,7 +51,8 @@ class Route:
             self.dispatch = _native.Dispatch(call, self.miss, positional)
         else:
             self.reason = ("its launcher has no C engine for it (a parameter named 'stream', or a decorator "
-                           "that sets a launch option or a tensor): Triton's own path is faster")
+                           "that sets a tensor, or a launch option outside the innermost heuristics of a "
+                           "kernel with no autotuner): Triton's own path is faster")
 
     @property
     def hits(self) -> int:

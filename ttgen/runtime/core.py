@@ -89,8 +89,6 @@ class LauncherCore:
         # Launch functions by key; get() misses one whose kernel's globals were rebound (guard.c).
         self.cache: dict[tuple[Any, ...], LaunchFunction] = _native.Cache()
         self.tuned: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # Whether the source did not tell what a decorator sets: run() then calls run_loose.
-        self.loose = any(layer[1] is None for layer in layers)
         self.lock = threading.Lock()
         # The compile options run() takes, and their values while all are Triton's defaults (the
         # key then holds True in their place: `compile_key`).
@@ -117,6 +115,11 @@ class LauncherCore:
         self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
+        # Whether run() launches through the decorators, as kernel[grid](...) does (`Body.launch`):
+        # where the source did not tell what a decorator sets, or one sets a tensor (whose pointer
+        # Triton reads then).
+        self.loose = any(layer[1] is None for layer in layers) or any(
+            spec.name in self.supplied for spec in self.tensor_specs)
         # The shape annotations' check: shapes(*values of the parameters shape_names names), run()'s
         # before the decorators; the engine's on a hit (through tensor_check).
         used = shapes.uses(self.params, self.supplied)

@@ -44,8 +44,10 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     launcher.body = body  # type: ignore[attr-defined]  # (a Launcher's: ttgen.dispatch reads it)
     # run()'s Python path alone, as ``run.__wrapped__``: what the engine hands back runs this
     python = keyword_call(function, body, given)
-    layers = None if launcher.loose else _layers(launcher)
-    own = (name for name in options if name not in body.option_named)  # (the others: parameters)
+    layers = None if launcher.loose else _layers(launcher, body.option_names)
+    # (the others: parameters named like them, or set by a heuristic as options)
+    own = (name for name in options if name not in body.option_named and
+           (name not in launcher.supplied or name in body.params))
     names = (*(spec.name for spec in launcher.given), body.grid, *own, *body.compile,
              *body.option_named.values(), "stream")
     if layers is None or given[0] != names:
@@ -71,7 +73,7 @@ def _layout(body: Body) -> tuple[Any, ...]:
     defaults = body.launcher.defaults
     options = tuple(
         (at[name], OPTIONS[name][1], at[body.option_named[name]], defaults[name]) if name in body.option_named
-        else (at[name], OPTIONS[name][1])
+        else (at.get(name, -1), OPTIONS[name][1])  # (-1: run() takes none, a heuristic sets it)
         for name in body.option_names
     )
     return options, at["stream"] - len(body.option_named) - len(body.compile), at["stream"], OMITTED
@@ -84,22 +86,33 @@ def _containers(names: tuple[str, ...]) -> str:
     return "".join("d" if dict in types else "t" if tuple in types else "-" for types in kept)
 
 
-def _layers(launcher: Autotuning) -> tuple[tuple[Any, ...], ...] | None:
+def _layers(launcher: Autotuning, option_names: Sequence[str]) -> tuple[tuple[Any, ...], ...] | None:
     """The decorators as the engine applies them, outermost first (`body.supplies`, as `Body`
-    applies them); engine.c says what each entry holds.  None for decorators that set a launch
-    option or a tensor: their bodies are the engine's to leave alone."""
+    applies them); engine.c says what each entry holds.  A launch option a heuristic sets (one
+    of the key's ``option_names``) is entry ``len(params) + its place``, which the engine takes
+    from the innermost decorator of a kernel with no autotuner.  None for decorators that set a
+    tensor or anything else: their bodies are the engine's to leave alone."""
+    count = len(launcher.params)
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
+    option_at = {name: count + i for i, name in enumerate(option_names) if name not in index}
     known = [index[spec.name] for spec in launcher.given]
     layers: list[tuple[Any, ...]] = []
-    for (kind, names), layer in zip(supplies(launcher), launcher.layers):
-        if any(name not in index or isinstance(launcher.params[index[name]], Tensor) for name in names):
-            return None
-        supplied = tuple(index[name] for name in names)
+    for position, ((kind, names), layer) in enumerate(zip(supplies(launcher), launcher.layers)):
+        options_here = kind == "heuristics" and position == len(launcher.layers) - 1 and \
+            "autotune" not in launcher.layer_kinds
+        supplied: list[int] = []
+        for name in names:
+            if name in index and not isinstance(launcher.params[index[name]], Tensor):
+                supplied.append(index[name])
+            elif name in option_at and options_here:
+                supplied.append(option_at[name])
+            else:
+                return None
         if kind == "heuristics":
-            layers.append(("h", layer.values, supplied, tuple(known)))
+            layers.append(("h", layer.values, tuple(supplied), tuple(known)))
         else:
-            layers.append(("a", launcher.tuned, supplied, tune_recipe(launcher, known)))
-        known += [i for i in supplied if i not in known]  # (a heuristic may set a name again)
+            layers.append(("a", launcher.tuned, tuple(supplied), tune_recipe(launcher, known)))
+        known += [i for i in supplied if i not in known and i < count]  # (a heuristic may set a name again)
     return tuple(layers)
 
 

@@ -15,7 +15,8 @@
  * value is: (options, compile_at, stream, omitted), with ``options`` one entry per launch option
  * in the key, in ttgen.vocabulary.options' order (the six, or for an autotuned kernel
  * launch_cooperative_grid and launch_pdl):
- *   (slot, default)                  run()'s keyword at ``slot``; None there is ``default``
+ *   (slot, default)                  run()'s keyword at ``slot``; None there is ``default``;
+ *                                    slot -1: run() takes none, a heuristic sets it
  *   (slot, default, flag, fallback)  the parameter at ``slot``, as the body's
  *                                    `LauncherCore.option_parameter` reads it: ``omitted``
  *                                    there is the parameter's ``fallback`` and the option's
@@ -59,7 +60,11 @@
  *   ("h", functions, supplies, known) heuristics: the dict ``functions`` called in its order
  *                                    with one dict of the ``known`` parameters (indices), "grid"
  *                                    and "warmup": False, each result added to it under its name
- *                                    and given to the next entry of ``supplies``
+ *                                    and given to the next entry of ``supplies``; an entry
+ *                                    count + i is launch option i (in the key's order): only in
+ *                                    the innermost layer, of a kernel with no autotuner, and its
+ *                                    value then stands in the key as it came (as the body keys
+ *                                    it), where it is of the type run()'s inline test takes
  * The supplied values then pass their parameters' tests above like the caller's, and the key is
  * (state, [Choice], *options, [compile], [alignment], *parts): the key of the generated Python
  * body (a launch option None as its default, a bool option's 0 or 1 as False or True, an
@@ -135,6 +140,7 @@ typedef struct {
     Layer *layers;
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
+    int sets_options;               /* a heuristic supplies a launch option (at count + its place) */
     /* The last hit's key as its items (`key_items`, owned) and the entry it found: a call whose
      * items are the very same objects, while the cache is unchanged since (its generation),
      * finds that entry without building, hashing and comparing a key tuple. */
@@ -529,6 +535,19 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     self->memo_generation = cache_generation(self->cache);
 }
 
+/* Whether the launch options' values are of the types run()'s inline tests take (an int; None
+ * or an int for maxnreg; a bool): else the body checks them. */
+static inline int options_plain(const Engine *self, PyObject *const *options) {
+    if (self->options == OPTIONS) {
+        for (int i = 0; i < 3; i++)
+            if (!PyLong_CheckExact(options[i]))
+                return 0;
+        if (!(options[3] == Py_None || PyLong_CheckExact(options[3])))
+            return 0;
+    }
+    return PyBool_Check(options[self->options - 2]) && PyBool_Check(options[self->options - 1]);
+}
+
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
     PyObject *grid = args[given], *stream_arg = args[self->stream];
@@ -551,15 +570,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         }
         options[i] = value;
     }
-    if (self->options == OPTIONS) {
-        for (int i = 0; i < 3; i++)
-            if (!PyLong_CheckExact(options[i]))
-                return 0;
-        if (!(options[3] == Py_None || PyLong_CheckExact(options[3])))
-            return 0;
-    }
-    if (!PyBool_Check(options[self->options - 2]) || !PyBool_Check(options[self->options - 1]) ||
-        PyList_GET_SIZE(self->hooks) != 0 || n > ON_STACK)
+    if (!options_plain(self, options) || PyList_GET_SIZE(self->hooks) != 0 || n > ON_STACK)
         return 0;
     PyObject *state = Py_TYPE(self->state) == &LaunchStateType
         ? launch_state(self->state, NULL, 0, NULL) : PyObject_CallNoArgs(self->state);
@@ -576,7 +587,8 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         goto declined;
     }
     /* Every parameter's value (the caller's, then the layers'), tensor pointer and key part. */
-    PyObject *values[ON_STACK], *owned[ON_STACK], *parts[ON_STACK], *choice = NULL, *key = NULL, *launch_fn = NULL;
+    PyObject *values[ON_STACK + OPTIONS], *owned[ON_STACK + OPTIONS], *parts[ON_STACK], *choice = NULL, *key = NULL,
+             *launch_fn = NULL;
     PyObject *compile = NULL, *aligned = NULL;
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
@@ -586,6 +598,8 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         have[i] = self->params[i].kind == 't';
         values[i] = self->params[i].supplied ? NULL : args[slot++];
     }
+    for (Py_ssize_t i = n; i < n + OPTIONS; i++)
+        owned[i] = NULL; /* a heuristic's launch options */
     /* With the tensors' shape annotations (shapes.c), before the layers, as the body checks them. */
     if ((result = tc->shapes == NULL ? check_params(self, 0, values, owned, device, ptrs, have, parts)
                                      : check_shaped(self, values, owned, device, ptrs, have, parts)) <= 0)
@@ -599,6 +613,15 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
             goto done;
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
             values[layer->supplies[j]] = owned[layer->supplies[j]];
+    }
+    if (self->sets_options) { /* a heuristic's value in the key as it came, as the body keys it */
+        for (Py_ssize_t i = 0; i < self->options; i++)
+            if (owned[n + i] != NULL)
+                options[i] = owned[n + i];
+        if (!options_plain(self, options)) {
+            result = 0;
+            goto done;
+        }
     }
     if ((result = check_params(self, 1, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
@@ -748,6 +771,8 @@ done:
         Py_XDECREF(owned[i]);
         Py_XDECREF(parts[i]);
     }
+    for (Py_ssize_t i = n; i < n + OPTIONS; i++)
+        Py_XDECREF(owned[i]);
     if (result != 0)
         return result;
 declined:
@@ -808,7 +833,7 @@ static __attribute__((noinline)) int fast_named(Engine *self, PyObject *const *a
     memcpy(slots, args, PyTuple_GET_SIZE(self->keywords.names) * sizeof(PyObject *));
     for (Py_ssize_t i = 0; i < self->options; i++) {
         const Option *o = &self->option[i];
-        PyObject *value = args[o->slot];
+        PyObject *value = o->slot >= 0 ? args[o->slot] : Py_None; /* (-1: a heuristic's, the default till then) */
         if (o->flag >= 0) {
             PyObject *sets = args[o->flag];
             if (sets != Py_True && sets != Py_False)
@@ -1012,9 +1037,15 @@ static int read_layers(Engine *self) {
                                                               &supplies, &steps))
             goto bad;
         layer->kind = kind[0];
-        if (read_indices(supplies, n, NULL, &layer->supplies, NULL, &layer->nsupplies) < 0)
+        if (read_indices(supplies, n + OPTIONS, NULL, &layer->supplies, NULL, &layer->nsupplies) < 0)
             goto bad;
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++) {
+            if (layer->supplies[j] >= n) { /* a launch option: the innermost layer's, heuristics' */
+                if (layer->kind != 'h' || l != count - 1)
+                    goto bad;
+                self->sets_options = 1;
+                continue;
+            }
             Param *p = &self->params[layer->supplies[j]];
             if ((p->supplied && layer->kind != 'h') || p->kind == 't') /* a heuristic may set it again */
                 goto bad;
@@ -1022,7 +1053,7 @@ static int read_layers(Engine *self) {
             known[layer->supplies[j]] = 0;
         }
         self->autotuned += layer->kind == 'a';
-        if ((layer->kind != 'a' && layer->kind != 'h') || self->autotuned > 1)
+        if ((layer->kind != 'a' && layer->kind != 'h') || self->autotuned > 1 || (self->autotuned && self->sets_options))
             goto bad;
     }
     /* Now forward again: each layer reads only what the caller or an earlier layer gave, and
@@ -1042,7 +1073,8 @@ static int read_layers(Engine *self) {
                 goto bad;
         }
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++)
-            known[layer->supplies[j]] = 1;
+            if (layer->supplies[j] < n)
+                known[layer->supplies[j]] = 1;
     }
     PyMem_Free(known);
     return 0;
@@ -1072,7 +1104,10 @@ static int read_layout(Engine *self) {
              PyArg_ParseTuple(entry, "nO|nO", &o->slot, &self->option_default[i], &o->flag, &o->fallback);
         if (!ok)
             break;
-        if (o->flag < 0) { /* run()'s keyword, among the launch options after the grid */
+        if (o->slot == -1 && o->flag < 0) { /* run() takes none: a heuristic sets it */
+            ok = self->sets_options;
+            self->named = 1;
+        } else if (o->flag < 0) { /* run()'s keyword, among the launch options after the grid */
             ok = o->slot > self->given && o->slot < self->compile_at;
         } else { /* a parameter run() takes, and its keyword among those after the compile options */
             ok = o->slot < self->given && o->fallback != NULL && o->flag >= self->compile_at + self->compiled &&
