@@ -74,7 +74,7 @@
  * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
  * objects of that hit's (each one that cannot change while it is the same object: `immutable`),
  * while the cache is unchanged (guard.c's `cache_generation`), takes that entry with no key
- * tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
+ * tuple built, hashed or compared (an equal int, float or str counts as the same: `same_item`).  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
  * or launches slowly exactly as before; nothing the engine did is visible by then, except that
@@ -501,19 +501,29 @@ static int immutable(PyObject *item, int depth) {
     return 1;
 }
 
-/* Whether the key ``items`` is the memo's, item by item: the same object, or (a part a loose
- * parameter builds on every call) a tuple of the same objects. */
-static inline int same_items(PyObject *const *memo, PyObject *const *items, Py_ssize_t count) {
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *a = memo[i], *b = items[i];
-        if (a == b)
-            continue;
-        if (a == NULL || b == NULL || !PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) ||
-            PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b) ||
-            memcmp(((PyTupleObject *)a)->ob_item, ((PyTupleObject *)b)->ob_item,
-                   PyTuple_GET_SIZE(a) * sizeof(PyObject *)) != 0)
+/* Whether a key item ``b`` is the memo's ``a`` as the cache's lookup would find it: the same
+ * object, or an equal exact int, float or str (a size a call computes afresh each time), or (a
+ * part a loose parameter builds on every call) an exact tuple of such items.  Stricter than
+ * the lookup (1 is not True here): a difference only misses the memo. */
+static int same_item(PyObject *a, PyObject *b, int depth) {
+    if (a == b)
+        return 1;
+    if (a == NULL || b == NULL || Py_TYPE(a) != Py_TYPE(b))
+        return 0;
+    if (PyLong_CheckExact(a) || PyFloat_CheckExact(a) || PyUnicode_CheckExact(a))
+        return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (these compare without error) */
+    if (!PyTuple_CheckExact(a) || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b) || depth > 0)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
+        if (!same_item(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), depth + 1))
             return 0;
-    }
+    return 1;
+}
+
+static inline int same_items(PyObject *const *memo, PyObject *const *items, Py_ssize_t count) {
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (memo[i] != items[i] && !same_item(memo[i], items[i], 0))
+            return 0;
     return 1;
 }
 
