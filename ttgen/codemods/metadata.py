@@ -7,7 +7,7 @@ walks and rebuilds the whole tree once more for each layer of providers, its Par
 lists each node's children by visiting the node once more, and its QualifiedNameProvider visits
 every node for the names of the few that a call site subscripts.  Here the parents and names
 come from one plain walk of the nodes' fields, the scopes from libcst's own providers run
-without the wrapper (`ttgen.generate.parse.laid_out` lays out the positions so), and a
+without the wrapper (`ttgen.generate.parse.positions_and_code` lays out the positions so), and a
 qualified name is asked of its scope where it is wanted (`Metadata.qualified`), as libcst's
 provider asks.
 """
@@ -20,7 +20,7 @@ from collections.abc import Collection
 import libcst as cst
 from libcst.metadata import ExpressionContextProvider, QualifiedName, ScopeProvider
 
-from ttgen.generate.parse import laid_out
+from ttgen.generate.parse import positions_and_code
 
 
 class Metadata(cst.MetadataDependent):
@@ -38,7 +38,7 @@ class Metadata(cst.MetadataDependent):
         scopes = ScopeProvider()
         scopes.metadata = {ExpressionContextProvider: contexts._computed}
         scopes.visit_Module(module)
-        where, self.code = laid_out(module)
+        where, self.code = positions_and_code(module)
         self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: where}
 
     def qualified(self, node: cst.CSTNode) -> Collection[QualifiedName]:

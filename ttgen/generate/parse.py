@@ -648,11 +648,11 @@ def _made(self: cst.CSTNode) -> None:
 
 
 def positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
-    """Where each node of ``module`` starts and ends (`laid_out`)."""
-    return laid_out(module)[0]
+    """Where each node of ``module`` starts and ends (`positions_and_code`)."""
+    return positions_and_code(module)[0]
 
 
-def laid_out(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+def positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
     """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
     without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
     providers that need that: half the time, for nothing here); and the code laid out, which is
