@@ -109,8 +109,8 @@ def test_libcst_never_parses_a_body(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_names_and_decorators_are_read_off_without_a_layout(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most diagnostics point at a kernel's name or a decorator: those lay nothing out."""
     laid_out: list[cst.Module] = []
-    real = parse._positions
-    monkeypatch.setattr(parse, "_positions", lambda module: laid_out.append(module) or real(module))
+    real = parse.positions
+    monkeypatch.setattr(parse, "positions", lambda module: laid_out.append(module) or real(module))
     kept = "\n".join(SOURCE.splitlines()[:37]) + "\n"  # up to first_kernel's body
     printed, _ = _read(kept)
     assert printed == PRINTED[:3]

@@ -31,15 +31,13 @@ from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
-from ttgen.codemods import bodies, infer, layout, nones, observed, runner, settings, shapes
+from ttgen.codemods import bodies, infer, layout, nones, observed, runner, settings, shapes, top_imports
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
-                                  unchecked)
+                                  positions, unchecked)
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -204,9 +202,8 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
                          f"{names}; run() refuses any other (--widen adds dtypes)")
     text = cut.restore(tree.code, tree.encoding)
     if annotations:
-        tree = MetadataWrapper(tree).visit(_Annotate(annotations, settings.line_length(path), tree.default_indent))
-        tree = _with_imports(tree, _imports_end(cut.data), [*([_MECHANISM_IMPORT] if mechanism else []),
-                                                           *([_LITERAL_IMPORT] if literal else [])])
+        tree = tree.visit(_Annotate(annotations, positions(tree), settings.line_length(path), tree.default_indent))
+        tree = _with_imports(tree, [*([_MECHANISM_IMPORT] if mechanism else []), *([_LITERAL_IMPORT] if literal else [])])
     written = cut.restore(tree.code, tree.encoding)
     if text is None or written is None:  # (a change in a body cut: none is made there)
         return annotate_file(path, module, seen, calls, tighten, widen, read, passed, whole=True)
@@ -407,13 +404,13 @@ def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool
 
 class _Annotate(cst.CSTTransformer):
     """Sets the annotation of each parameter found at a position of ``annotations``, and lays out
-    a signature on one line that gets any in ``width`` columns (``indent``: the module's)."""
+    a signature on one line that gets any in ``width`` columns (``indent``: the module's);
+    ``where``: each node's position (`ttgen.generate.parse.positions`)."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, annotations: dict[tuple[int, int], str], width: int, indent: str) -> None:
+    def __init__(self, annotations: dict[tuple[int, int], str], where: dict[cst.CSTNode, CodeRange], width: int,
+                 indent: str) -> None:
         super().__init__()
-        self.annotations, self.width, self.indent = annotations, width, indent
+        self.annotations, self.where, self.width, self.indent = annotations, where, width, indent
         self.annotated: list[bool] = []  # for each function entered, whether a parameter of it is
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -423,11 +420,11 @@ class _Annotate(cst.CSTTransformer):
         # (a signature over several lines has its author's layout, which stays)
         if not self.annotated.pop() or "\n" in layout.code(original.params).strip():
             return updated
-        column = self.get_metadata(PositionProvider, original).start.column
+        column = self.where[original].start.column
         return layout.signature(updated, column, self.width, self.indent)
 
     def leave_Param(self, original: cst.Param, updated: cst.Param) -> cst.Param:
-        start = self.get_metadata(PositionProvider, original).start
+        start = self.where[original].start
         text = self.annotations.get((start.line, start.column + 1))
         if text is None:
             return updated
@@ -476,19 +473,6 @@ _LITERAL = m.SimpleStatementLine(body=[
     m.ZeroOrMore()])
 
 
-def _imports_end(data: bytes) -> int:
-    """How many of the module's first statements (libcst's: one a line) hold every import it
-    makes, at any depth, and the statement after them (whose spacing libcst sets when it adds an
-    import before it); all of them where Python cannot parse it."""
-    try:
-        body = ast.parse(data).body
-    except (SyntaxError, ValueError):
-        return sys.maxsize
-    importing = [index for index, statement in enumerate(body)
-                 if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(statement))]
-    return len({statement.lineno for statement in body[:importing[-1] + 2 if importing else 2]})
-
-
 # ``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported for
 # what it does: linters and pyright's strict mode see no use of it) after the imports at the top
 # (before any kernel), unless the module imports it already; and ``from typing import Literal`` for
@@ -498,23 +482,17 @@ _MECHANISM_IMPORT = (MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
 _LITERAL_IMPORT = ("typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
 
 
-def _with_imports(tree: cst.Module, top: int,
-                  imports: list[tuple[str, str | None, str, m.SimpleStatementLine]]) -> cst.Module:
+def _with_imports(tree: cst.Module, imports: list[tuple[str, str | None, str, m.SimpleStatementLine]]) -> cst.Module:
     """For each ``(module, name, comment, line)`` of ``imports``: ``import module`` (``from module
-    import name``) added after the imports at the top, as libcst adds one, and ``comment`` after
-    it on its line (after a comment already there, where libcst adds the name to an import the
-    module has), unless a top-level statement matches ``line`` already: the line that then does is
-    the one that gets the comment.  libcst reads the first ``top`` statements, which hold every
-    import of the module (`_imports_end`), in one pass: what follows is most of a module, and
-    its matchers take a tenth of a second a pass on a module of kernels."""
+    import name``) added after the imports at the top, as libcst adds one (ttgen.codemods.top_imports),
+    and ``comment`` after it on its line (after a comment already there, where libcst adds the name
+    to an import the module has), unless a top-level statement matches ``line`` already: the line
+    that then does is the one that gets the comment."""
     wanted = [one for one in imports if not any(m.matches(statement, one[3]) for statement in tree.body)]
     if not wanted:
         return tree
-    context = CodemodContext()
-    for module, name, _, _ in wanted:
-        AddImportsVisitor.add_needed_import(context, module, name)
-    head = AddImportsVisitor(context).transform_module(tree.with_changes(body=tree.body[:top]))
-    body = [*head.body, *tree.body[top:]]
+    tree = top_imports.add(tree, [(module, name) for module, name, _, _ in wanted])
+    body = list(tree.body)
     for _, _, comment, line in wanted:
         for index, statement in enumerate(body):
             if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
@@ -523,4 +501,4 @@ def _with_imports(tree: cst.Module, top: int,
                 body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
                     cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
                 break
-    return head.with_changes(body=body)
+    return tree.with_changes(body=body)

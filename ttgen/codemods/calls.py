@@ -34,11 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import (
-    Assignment, FunctionScope, MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider, QualifiedNameSource,
-    ScopeProvider,
-)
+from libcst.metadata import Assignment, FunctionScope, PositionProvider, QualifiedNameSource, ScopeProvider
 
+from ttgen.codemods.metadata import Metadata
 from ttgen.codemods.settings import KEEP
 from ttgen.generate import plan
 from ttgen.generate.discover import Source, module_name, read_regular
@@ -177,18 +175,15 @@ class _Unknown(Left):
     """A call whose subscripted object is not known here to be a kernel, nor not to be one."""
 
 
-class Reader(cst.MetadataDependent):
-    """Reads the call sites of one module (`read`), parsed into ``wrapper``."""
+class Reader(Metadata):
+    """Reads the call sites of one module (`read`), parsed into ``tree``."""
 
-    METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider)
-
-    def __init__(self, wrapper: MetadataWrapper, path: Path, module: str, targets: dict[str, Target | str]) -> None:
-        super().__init__()
+    def __init__(self, tree: cst.Module, path: Path, module: str, targets: dict[str, Target | str]) -> None:
+        super().__init__(tree)  # (its `names`: the module's, and those the unpacking takes)
         self.path, self.module, self.targets = path, module, targets
         self.package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        self.metadata = wrapper.resolve_many(self.get_inherited_dependencies())
-        self.names = _identifiers(wrapper.module)  # the module's names, and those the unpacking takes
-        self.lines = wrapper.module.code.splitlines()  # (where the marker is looked for)
+        self.lines = self.code.splitlines()  # (where the marker is looked for)
+        self.holding = _holding(self.parents)  # what a visit for the call sites enters
         self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # the call's `Site.typed`
         self.unpacked: list[tuple[list[str], list[cst.BaseExpression]]] = []  # its `Site.unpacked`
 
@@ -231,7 +226,7 @@ class Reader(cst.MetadataDependent):
             return _Unknown(f"the kernel is chosen at run time ('{code(value)}' is not a name or an attribute of one)")
         if isinstance(value, cst.Name) and self._bound_to_container(value):
             return None
-        qualified = self.get_metadata(QualifiedNameProvider, value, set())
+        qualified = self.qualified(value)
         if len(qualified) != 1:
             return _Unknown(f"'{code(value)}' is bound more than once here (the kernel may be chosen at run time)"
                             if qualified else f"'{code(value)}' is not defined or imported in this module")
@@ -267,8 +262,8 @@ class Reader(cst.MetadataDependent):
         """What ``name = value`` binds, for the binding ``assignment`` (None for another kind)."""
         if not isinstance(assignment, Assignment):
             return None
-        target = self.get_metadata(ParentNodeProvider, assignment.node, None)
-        statement = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
+        target = self.parents.get(assignment.node)
+        statement = self.parents.get(target) if target is not None else None
         if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign) and len(statement.targets) == 1:
             return statement.value
         return None
@@ -291,12 +286,12 @@ class Reader(cst.MetadataDependent):
 
     def _function(self, call: cst.Call) -> cst.FunctionDef | Left:
         """The function the call is a statement of (where the launcher is imported)."""
-        parent = self.get_metadata(ParentNodeProvider, call)
+        parent = self.parents[call]
         if not isinstance(parent, cst.Expr):
             return Left("its result is used (run() returns None; kernel[grid](...) returns the compiled kernel)")
         node: cst.CSTNode = parent
         while not isinstance(node, cst.Module):
-            node = self.get_metadata(ParentNodeProvider, node)
+            node = self.parents[node]
             if isinstance(node, cst.FunctionDef):
                 return node
             if isinstance(node, cst.ClassDef):
@@ -439,8 +434,8 @@ class Reader(cst.MetadataDependent):
         uses = []
         for assignment in scope[name.value] if scope is not None else ():
             for access in assignment.references:
-                parent = self.get_metadata(ParentNodeProvider, access.node, None)
-                above = self.get_metadata(ParentNodeProvider, parent, None) if parent is not None else None
+                parent = self.parents.get(access.node)
+                above = self.parents.get(parent) if parent is not None else None
                 if isinstance(parent, cst.Arg) and parent.star == "**":
                     uses.append("**")
                 elif isinstance(parent, cst.Subscript) and isinstance(above, cst.AssignTarget):
@@ -466,7 +461,7 @@ class Reader(cst.MetadataDependent):
         options = set(dict(entries)) <= _TYPED_KEYS and all(use in ("**", "[]=", "update") for use in self._uses(name))
         assignment = next(iter(scope[name.value]))
         assert isinstance(assignment, Assignment)
-        statement = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, assignment.node))
+        statement = self.parents[self.parents[assignment.node]]
         annotation = LAUNCH_OPTIONS if options else "dict[str, typing.Any]"
         self.pending.append((scope.node, statement, annotation))  # type: ignore[arg-type]
 
@@ -508,16 +503,17 @@ class Reader(cst.MetadataDependent):
         return out
 
 
-def _identifiers(tree: cst.Module) -> set[str]:
-    """Every name ``tree`` uses."""
-    names: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    tree.visit(Names())
-    return names
+def _holding(parents: dict[cst.CSTNode, cst.CSTNode]) -> set[cst.CSTNode]:
+    """The calls of a subscript of a module (whose nodes' parents are ``parents``), and every
+    node that holds one: a visitor of its call sites need enter no other."""
+    held: set[cst.CSTNode] = set()
+    for node in parents:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript):
+            above: cst.CSTNode | None = node
+            while above is not None and above not in held:
+                held.add(above)
+                above = parents.get(above)
+    return held
 
 
 def _no_grid(subscript: cst.Subscript) -> bool:

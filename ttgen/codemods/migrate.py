@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import PositionProvider
 
 from ttgen.codemods import bodies, calls, layout, runner, settings
 from ttgen.codemods.calls import Target
@@ -54,10 +54,9 @@ def migrate_file(path: Path, module: str, targets: dict[str, Target | str], whol
         tree = cst.parse_module(cut.data)
     except cst.ParserSyntaxError as exc:
         return runner.Result(path, "", None, error=f"cannot parse: {exc.message}")
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)  # (a tree just parsed holds no node twice)
-    rewrite = Migrate(calls.Reader(wrapper, path, module, targets), settings.line_length(path), tree.default_indent)
-    after = wrapper.visit(rewrite)
-    before, written = cut.restore(tree.code, tree.encoding), cut.restore(after.code, tree.encoding)
+    rewrite = Migrate(calls.Reader(tree, path, module, targets), settings.line_length(path), tree.default_indent)
+    after = tree.visit(rewrite)
+    before, written = cut.restore(rewrite.reader.code, tree.encoding), cut.restore(after.code, tree.encoding)
     if before is None or written is None:  # (a rewrite in a body cut: none is made there)
         return migrate_file(path, module, targets, whole=True)
     return runner.rewritten(path, before, written, tree.encoding, (*rewrite.notes, *rewrite.kept),
@@ -68,8 +67,6 @@ class Migrate(cst.CSTTransformer):
     """Rewrites each call site ``reader`` reads into a run() call, and imports its launcher in
     the function that launches (in a module laid out ``width`` columns wide, indented by
     ``indent``)."""
-
-    METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider)
 
     def __init__(self, reader: calls.Reader, width: int, indent: str) -> None:
         super().__init__()
@@ -82,6 +79,9 @@ class Migrate(cst.CSTTransformer):
         self.kept: list[str] = []  # the notes of call sites marked to stay
         self.typed: dict[cst.FunctionDef, list[tuple[cst.Assign, str]]] = {}  # dicts to annotate, and how
         self.before: dict[cst.CSTNode, list[cst.BaseSmallStatement]] = {}  # statement line -> those, laid out
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.reader.holding and super().on_visit(node)  # (the rest stays as it is)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not isinstance(original.func, cst.Subscript):
@@ -98,8 +98,8 @@ class Migrate(cst.CSTTransformer):
             return updated
         target = site.target
         alias = self._alias(site.function, target.launcher)
-        line = self.get_metadata(ParentNodeProvider, self.get_metadata(ParentNodeProvider, original))
-        column = self.get_metadata(PositionProvider, original).start.column
+        line = self.reader.parents[self.reader.parents[original]]
+        column = self.reader.get_metadata(PositionProvider, original).start.column
         if site.unpacked:
             self.before[line] = [layout.unpacking(names, parts, column, self.width, self.indent)
                                  for names, parts in site.unpacked]
@@ -160,7 +160,7 @@ class Migrate(cst.CSTTransformer):
             return updated
         body = list(updated.body.body)
         at = 1 if body and _is_docstring(body[0]) else 0
-        column = self.get_metadata(PositionProvider, original).start.column + len(updated.body.indent or self.indent)
+        column = self.reader.get_metadata(PositionProvider, original).start.column + len(updated.body.indent or self.indent)
         lines = [cst.parse_statement(self._import_text(module, alias, column)) for module, alias in sorted(wanted.items())]
         return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 

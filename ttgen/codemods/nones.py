@@ -26,9 +26,7 @@ from __future__ import annotations
 import ast
 
 import libcst as cst
-from libcst.metadata import (
-    Assignment, FunctionScope, MetadataWrapper, ParentNodeProvider, PositionProvider, Scope, ScopeProvider,
-)
+from libcst.metadata import Assignment, FunctionScope, PositionProvider, Scope, ScopeProvider
 
 from ttgen.codemods import bodies, calls, runner
 from ttgen.generate import plan
@@ -96,9 +94,8 @@ def _read(source: Source, targets: dict[str, calls.Target | str]) -> list[tuple[
         tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)  # (a tree just parsed holds no node twice)
-    reader = _Reader(calls.Reader(wrapper, source.path, source.module, targets))
-    wrapper.module.visit(reader)
+    reader = _Reader(calls.Reader(tree, source.path, source.module, targets))
+    tree.visit(reader)
     keys = {id(target): key for key, target in targets.items()}
     return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]
 
@@ -116,6 +113,9 @@ class _Reader(cst.CSTVisitor):
         super().__init__()
         self.calls = reader
         self.found: list[tuple[calls.Target, str, str]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.calls.holding and super().on_visit(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         site = self.calls.read(node) if isinstance(node.func, cst.Subscript) else None
@@ -157,7 +157,7 @@ class _Reader(cst.CSTVisitor):
                 if _allows_none(node):
                     return True
                 continue
-            bound = self._bound(node, self.calls.get_metadata(ParentNodeProvider, node, None))
+            bound = self._bound(node, self.calls.parents.get(node))
             if bound is not None and self._may_be_none(bound, seen):
                 return True
         return False
@@ -175,7 +175,7 @@ class _Reader(cst.CSTVisitor):
         body = list(function.body.body)
         node: cst.CSTNode | None = name
         while node is not None and not any(node is statement for statement in body):
-            node = self.calls.get_metadata(ParentNodeProvider, node, None)
+            node = self.calls.parents.get(node)
         if node is None:
             return bindings  # (not in the body: a default, a decorator)
         end = self._at(node, end=True)
@@ -194,18 +194,18 @@ class _Reader(cst.CSTVisitor):
         """The value a binding gives its name, where the source says it: ``name = value``
         (``a = b = value`` too), ``name: T = value`` (``None`` for ``name: T | None`` alone),
         an item of ``a, b = x, y``."""
-        get = self.calls.get_metadata
+        get = self.calls.parents.get
         if isinstance(parent, cst.AssignTarget):
-            statement = get(ParentNodeProvider, parent, None)
+            statement = get(parent)
             return statement.value if isinstance(statement, cst.Assign) else None
         if isinstance(parent, cst.AnnAssign) and parent.target is node:
             if parent.value is None:
                 return cst.Name("None") if _annotation_allows_none(parent.annotation) else None
             return parent.value
         if isinstance(parent, cst.Element):
-            unpacked = get(ParentNodeProvider, parent, None)
-            target = get(ParentNodeProvider, unpacked, None) if unpacked is not None else None
-            statement = get(ParentNodeProvider, target, None) if target is not None else None
+            unpacked = get(parent)
+            target = get(unpacked) if unpacked is not None else None
+            statement = get(target) if target is not None else None
             if (isinstance(unpacked, (cst.Tuple, cst.List)) and isinstance(target, cst.AssignTarget)
                     and isinstance(statement, cst.Assign) and isinstance(statement.value, (cst.Tuple, cst.List))
                     and len(statement.value.elements) == len(unpacked.elements)):

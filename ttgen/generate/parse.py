@@ -21,6 +21,7 @@ from typing import cast
 
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ttgen.generate import bindings, check
 from ttgen.vocabulary import fingerprint
@@ -116,7 +117,7 @@ class _Reader:
                     body=stub, leading_lines=(), decorators=(), lines_after_decorators=())
                 top = self.tops[statement]
                 alone = self.tree.with_changes(body=[cut if top is statement else top.deep_replace(statement, cut)])
-                laid_out = _positions(alone)
+                laid_out = positions(alone)
                 shift = twin.lineno - laid_out[cut].start.line  # both at the 'def' line
                 for laid, where in laid_out.items():
                     self.positions[laid] = model.Position(where.start.line + shift, where.start.column + 1)
@@ -125,7 +126,7 @@ class _Reader:
             return
         self.laid_out.add(statement)
         alone = cst.Module(body=[cst.SimpleStatementLine(body=[cast(cst.BaseSmallStatement, statement)])])
-        laid_out = _positions(alone)
+        laid_out = positions(alone)
         start = self.ast_position(twin.lineno, twin.col_offset)  # its first line is indented there
         for laid, where in laid_out.items():
             line, column = where.start.line, where.start.column
@@ -646,13 +647,20 @@ def _made(self: cst.CSTNode) -> None:
     """A node's ``__post_init__``, unchecked (`unchecked`)."""
 
 
-def _positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+def positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """Where each node of ``module`` starts and ends (`positions_and_code`)."""
+    return positions_and_code(module)[0]
+
+
+def positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
     """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
     without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
-    providers that need that: half the time, for nothing here)."""
+    providers that need that: half the time, for nothing here); and the code laid out, which is
+    ``module.code`` (made once for both)."""
     provider = PositionProvider()
-    provider._gen_impl(module)
-    return cast(dict[cst.CSTNode, CodeRange], dict(provider._computed))
+    state = PositionProvidingCodegenState(module.default_indent, module.default_newline, provider=provider)
+    module._codegen(state)  # (as the provider's own `_gen_impl`, keeping the code)
+    return cast(dict[cst.CSTNode, CodeRange], dict(provider._computed)), "".join(state.tokens)
 
 
 def _without_bodies(source: str, syntax: ast.Module) -> str:

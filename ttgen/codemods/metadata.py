@@ -1,0 +1,72 @@
+"""What the reading of call sites (ttgen.codemods.calls) knows of a module libcst parsed: each
+node's parent, the names the module uses, its scopes and each node's position.
+
+libcst's MetadataWrapper gives the same at 2.7 times the cost (on Liger-Kernel's ops and the
+made-up library of benchmarks/speed_library.py, their bodies cut: ttgen.codemods.bodies): it
+walks and rebuilds the whole tree once more for each layer of providers, its ParentNodeProvider
+lists each node's children by visiting the node once more, and its QualifiedNameProvider visits
+every node for the names of the few that a call site subscripts.  Here the parents and names
+come from one plain walk of the nodes' fields, the scopes from libcst's own providers run
+without the wrapper (`ttgen.generate.parse.positions_and_code` lays out the positions so), and a
+qualified name is asked of its scope where it is wanted (`Metadata.qualified`), as libcst's
+provider asks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+
+import libcst as cst
+from libcst.metadata import ExpressionContextProvider, QualifiedName, ScopeProvider
+
+from ttgen.generate.parse import positions_and_code
+
+
+class Metadata(cst.MetadataDependent):
+    """The parents (`parents`), names (`names`), scopes and positions of the nodes of ``module``
+    (read through `get_metadata`, as libcst's are), and its code (`code`: ``module.code``, made
+    as the positions are laid out)."""
+
+    METADATA_DEPENDENCIES = (ScopeProvider, cst.metadata.PositionProvider)
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__()
+        self.parents, self.names = _walk(module)
+        contexts = ExpressionContextProvider()
+        contexts.visit_Module(module)
+        scopes = ScopeProvider()
+        scopes.metadata = {ExpressionContextProvider: contexts._computed}
+        scopes.visit_Module(module)
+        where, self.code = positions_and_code(module)
+        self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: where}
+
+    def qualified(self, node: cst.CSTNode) -> Collection[QualifiedName]:
+        """What libcst's QualifiedNameProvider gives ``node``."""
+        scope = self.get_metadata(ScopeProvider, node, None)
+        return scope.get_qualified_names_for(node) if scope is not None else set()
+
+
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}  # a kind of node -> the names of its fields
+
+
+def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str]]:
+    """Each node's parent (the node whose field, or item of one, it is), and every name used."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    names: set[str] = set()
+    pending: list[cst.CSTNode] = [module]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            names.add(node.value)  # type: ignore[attr-defined]
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(node))
+        for field in fields:
+            value = getattr(node, field)
+            for child in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(child, cst.CSTNode):
+                    parents[child] = node
+                    pending.append(child)
+    return parents, names
