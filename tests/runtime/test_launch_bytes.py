@@ -323,6 +323,9 @@ def test_parameters_named_like_launch_options_and_like_triton_s_own_keywords(stu
     ], tmp_path)
     records = results[0]["records"]
     assert [records[r["marks"][3] - 1].block[0] for r in results[:3]] == [128, 256, 64]
+    # Each hit runs in C: the one whose parameter takes the name ``stream`` too (run() takes no
+    # stream then: the current one)
+    assert [result["python"] for result in results] == [0] * 6
 
 
 def test_parameters_named_like_launch_options_that_configs_or_heuristics_supply(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811

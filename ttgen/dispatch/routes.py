@@ -50,8 +50,8 @@ class Route:
             positional = tuple(names.index(name) if name in given else -1 for name in launcher.arg_names)
             self.dispatch = _native.Dispatch(call, self.miss, positional)
         else:
-            self.reason = ("its launcher has no C engine for it (a parameter named 'stream', or a decorator "
-                           "that sets a tensor, or a launch option outside the innermost heuristics of a "
+            self.reason = ("its launcher has no C engine for it (a decorator that sets a tensor, or a launch "
+                           "option or a parameter named like one outside the innermost heuristics of a "
                            "kernel with no autotuner): Triton's own path is faster")
 
     @property

@@ -33,9 +33,9 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     launch, with no Python frame; `Body`, the Python interpreter of the same plan, runs for
     everything else.  ``function``, the generated run(), gives the keywords and their defaults.
     A parameter named like a launch option sets it as `Body` sets it: the engine reads its
-    sets-option keyword (`_layout`).  Kernels the engine does not cover (a parameter named
-    ``stream``, decorators `_layers` does not describe, and those whose decorators' names the
-    source did not tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body`
+    sets-option keyword (`_layout`).  Kernels the engine does not cover (a heuristic that
+    supplies a parameter named like a launch option, decorators `_layers` does not describe, and
+    those whose decorators' names the source did not tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body`
     alone, taking run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature
     inspect reads); torch.compile traces it as ``kernel[grid](...)`` (ttgen.runtime.traced)."""
     options = launch_options(launcher)
@@ -49,7 +49,7 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     own = (name for name in options if name not in body.option_named and
            (name not in launcher.supplied or name in body.params))
     names = (*(spec.name for spec in launcher.given), body.grid, *own, *body.compile,
-             *body.option_named.values(), "stream")
+             *body.option_named.values(), *(("stream",) if body.stream else ()))
     if layers is None or given[0] != names:
         call = _wrapped(keyword_call(function, body, given), python)
     else:
@@ -68,7 +68,8 @@ def _layout(body: Body) -> tuple[Any, ...]:
     """Where the engine finds each value in run()'s slots (`Body.names`; engine.c says what each
     entry holds): each launch option of the key, from run()'s own keyword or from the parameter
     named like it (`Body.option_named`) with its sets-option keyword, the first compile option,
-    ``stream``, and `OMITTED` (what an omitted parameter named like an option holds)."""
+    ``stream`` (-1 where run() takes none: a parameter has the name), and `OMITTED` (what an
+    omitted parameter named like an option holds)."""
     at = {name: i for i, name in enumerate(body.names)}
     defaults = body.launcher.defaults
     options = tuple(
@@ -76,7 +77,8 @@ def _layout(body: Body) -> tuple[Any, ...]:
         else (at.get(name, -1), OPTIONS[name][1])  # (-1: run() takes none, a heuristic sets it)
         for name in body.option_names
     )
-    return options, at["stream"] - len(body.option_named) - len(body.compile), at["stream"], OMITTED
+    end = at["stream"] if body.stream else len(body.names)  # (no stream: a parameter has the name)
+    return options, end - len(body.option_named) - len(body.compile), at["stream"] if body.stream else -1, OMITTED
 
 
 def _containers(names: tuple[str, ...]) -> str:

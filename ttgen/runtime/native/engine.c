@@ -25,7 +25,8 @@
  *                                    came, which the engine takes only where it is of the
  *                                    option's exact type (else the body runs: its key holds the
  *                                    value unnormalized)
- * ``compile_at`` the slot of the first compile option, ``stream`` that of ``stream`` (the last).
+ * ``compile_at`` the slot of the first compile option, ``stream`` that of ``stream`` (the last;
+ * -1 where a kernel parameter takes the name and run() takes no stream: the current one).
  * ``params`` names every kernel parameter.  ``containers`` has one letter per compile option:
  * "d" where it takes a dict, "t" where it takes a tuple, "-" where neither.  ``plan`` has one
  * entry per kernel parameter, built by ttgen.runtime.engine from the launcher's specs (the
@@ -82,9 +83,10 @@
  * (called only after a hit, if what it returned is refused) are called again.  No argument is
  * referenced after the call returns.
  *
- * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a parameter
- * named ``stream``) or a decorator does something else (supplies a launch option or a tensor, or
- * sets names the source did not tell: run() then calls run_loose).
+ * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a heuristic
+ * supplies a parameter named like a launch option) or a decorator does something else (supplies
+ * a tensor, a launch option outside the innermost heuristics, or names the source did not tell:
+ * run() then calls run_loose).
  */
 #include "native.h"
 
@@ -560,7 +562,7 @@ static inline int options_plain(const Engine *self, PyObject *const *options) {
 
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
-    PyObject *grid = args[given], *stream_arg = args[self->stream];
+    PyObject *grid = args[given], *stream_arg = self->stream >= 0 ? args[self->stream] : Py_None;
     PyObject *const *compiled = given_options + self->options;
     TensorCheck *tc = (TensorCheck *)self->tensors;
     /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool; an
@@ -1103,8 +1105,11 @@ static int read_layout(Engine *self) {
     if (!PyArg_ParseTuple(self->layout, "O!nnO", &PyTuple_Type, &options, &self->compile_at, &self->stream,
                           &self->omitted))
         return -1;
+    /* (stream -1: run() takes none, a kernel parameter has the name; the sets-option keywords
+     * then end the names) */
+    Py_ssize_t end = self->stream >= 0 ? self->stream : names;
     int ok = PyTuple_GET_SIZE(options) == self->options && self->compile_at > self->given &&
-             self->compile_at + self->compiled <= self->stream && self->stream == names - 1;
+             self->compile_at + self->compiled <= end && (self->stream == names - 1 || self->stream == -1);
     for (Py_ssize_t i = 0; ok && i < self->options; i++) {
         Option *o = &self->option[i];
         PyObject *entry = PyTuple_GET_ITEM(options, i);
@@ -1121,12 +1126,12 @@ static int read_layout(Engine *self) {
             ok = o->slot > self->given && o->slot < self->compile_at;
         } else { /* a parameter run() takes, and its keyword among those after the compile options */
             ok = o->slot < self->given && o->fallback != NULL && o->flag >= self->compile_at + self->compiled &&
-                 o->flag < self->stream;
+                 o->flag < end;
             flags++;
             self->named = 1;
         }
     }
-    if (ok && flags == self->stream - self->compile_at - self->compiled)
+    if (ok && flags == end - self->compile_at - self->compiled)
         return 0;
     if (!PyErr_Occurred())
         PyErr_SetString(PyExc_ValueError, "layout: the launch options' slots, the first compile option's, stream's "
