@@ -73,9 +73,9 @@
  * their values, a dict as its sorted items), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
- * objects of that hit's (each one that cannot change while it is the same object: `immutable`),
+ * objects of that hit's, or ints and floats of their values (`Memo`: it holds no argument),
  * while the cache is unchanged (guard.c's `cache_generation`), takes that entry with no key
- * tuple built, hashed or compared (an equal int, float or str counts as the same: `same_item`).  A call the engine cannot finish on its fast path (an argument a
+ * tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
  * or launches slowly exactly as before; nothing the engine did is visible by then, except that
@@ -122,6 +122,17 @@ typedef struct {
     PyObject *fallback;             /* the parameter's default where it is omitted; borrowed from layout */
 } Option;
 
+/* One item of the memo's key (`remember`): an object no call hands in, referenced (None, a bool,
+ * a small int, an interned str, an object of a static type compared by identity such as a
+ * torch.dtype, the autotuner's Choice, or a tuple of those), or an exact int's or float's value
+ * (a constexpr or option a call hands in: the memo keeps no reference to an argument). */
+typedef struct {
+    char how; /* 0: no item (a part of a parameter that keys nothing), 'r', 'i' or 'f' */
+    PyObject *ref;
+    long long i;
+    double f;
+} Memo;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -146,7 +157,8 @@ typedef struct {
     /* The last hit's key as its items (`key_items`, owned) and the entry it found: a call whose
      * items are the very same objects, while the cache is unchanged since (its generation),
      * finds that entry without building, hashing and comparing a key tuple. */
-    PyObject **memo, *memo_entry;
+    Memo *memo;
+    PyObject *memo_entry;
     Py_ssize_t memo_count;
     uint64_t memo_generation;
 } Engine;
@@ -435,8 +447,6 @@ static PyObject *sorted_items(PyObject *value) {
     return sorted;
 }
 
-/* `fast` with the launch and compile options' values in ``given_options``, in the key's order
- * (integer-like ones as ints). */
 /* The memo forgotten (its references dropped). */
 static void forget(Engine *self) {
     PyObject *entry = self->memo_entry;
@@ -444,7 +454,8 @@ static void forget(Engine *self) {
         return;
     self->memo_entry = NULL;
     for (Py_ssize_t i = 0; i < self->memo_count; i++)
-        Py_XDECREF(self->memo[i]);
+        if (self->memo[i].how == 'r')
+            Py_DECREF(self->memo[i].ref);
     Py_DECREF(entry);
 }
 
@@ -486,62 +497,100 @@ static PyObject *key_tuple(const Engine *self, PyObject *state, PyObject *const 
     return key;
 }
 
-/* Whether ``item`` equals and hashes as it did for as long as it is the same object: None, a
- * bool, an exact int, float or str, an object compared and hashed by identity (a torch.dtype, a
- * Choice), or an exact tuple of those (a loose parameter's part, a compile option's). */
-static int immutable(PyObject *item, int depth) {
+/* Whether ``item`` is an object no call hands in, whose equality and hash stay as they are
+ * while it is the same object (see Memo); tuples one level deep. */
+static int shared(PyObject *item, int depth) {
     PyTypeObject *type = Py_TYPE(item);
-    if (item == Py_None || PyBool_Check(item) || PyLong_CheckExact(item) || PyFloat_CheckExact(item) ||
-        PyUnicode_CheckExact(item) ||
-        (type->tp_hash == PyBaseObject_Type.tp_hash && type->tp_richcompare == PyBaseObject_Type.tp_richcompare))
+    if (item == Py_None || PyBool_Check(item) || (PyUnicode_CheckExact(item) && PyUnicode_CHECK_INTERNED(item)) ||
+        (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) && type->tp_hash == PyBaseObject_Type.tp_hash &&
+         type->tp_richcompare == PyBaseObject_Type.tp_richcompare))
         return 1;
-    if (!PyTuple_CheckExact(item) || depth > 1)
+    if (PyLong_CheckExact(item)) {
+        int overflow;
+        long value = PyLong_AsLongAndOverflow(item, &overflow);
+        return !overflow && value >= -5 && value <= 256; /* (CPython's shared small ints) */
+    }
+    if (!PyTuple_CheckExact(item) || depth > 0)
         return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(item); i++)
-        if (!immutable(PyTuple_GET_ITEM(item, i), depth + 1))
+        if (!shared(PyTuple_GET_ITEM(item, i), depth + 1))
             return 0;
     return 1;
 }
 
-/* Whether a key item ``b`` is the memo's ``a`` as the cache's lookup would find it: the same
- * object, or an equal exact int, float or str (a size a call computes afresh each time), or (a
- * part a loose parameter builds on every call) an exact tuple of such items.  Stricter than
- * the lookup (1 is not True here): a difference only misses the memo. */
-static int same_item(PyObject *a, PyObject *b, int depth) {
-    if (a == b)
+/* ``item`` as a memo item in ``out``: 0 where the memo cannot hold it (then nothing is held). */
+static int memo_item(PyObject *item, int choice, Memo *out) {
+    *out = (Memo){0, NULL, 0, 0.0};
+    if (item == NULL)
         return 1;
-    if (a == NULL || b == NULL || Py_TYPE(a) != Py_TYPE(b))
-        return 0;
-    if (PyLong_CheckExact(a) || PyFloat_CheckExact(a) || PyUnicode_CheckExact(a))
-        return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (these compare without error) */
-    if (!PyTuple_CheckExact(a) || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b) || depth > 0)
-        return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
-        if (!same_item(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), depth + 1))
-            return 0;
-    return 1;
+    if (choice || shared(item, 0)) {
+        out->how = 'r';
+        out->ref = item; /* (referenced by `remember` once every item is known to be held) */
+        return 1;
+    }
+    if (PyLong_CheckExact(item)) {
+        int overflow;
+        out->i = PyLong_AsLongLongAndOverflow(item, &overflow);
+        out->how = 'i';
+        return !overflow;
+    }
+    if (PyFloat_CheckExact(item)) {
+        out->f = PyFloat_AS_DOUBLE(item);
+        out->how = 'f';
+        return 1;
+    }
+    return 0;
 }
 
-static inline int same_items(PyObject *const *memo, PyObject *const *items, Py_ssize_t count) {
+/* Whether a key item ``b`` is the memo's ``m`` as the cache's lookup would find it: the same
+ * object (a tuple: of the same objects), or an exact int or float of its value.  Stricter than
+ * the lookup (1 is not True here): a difference only misses the memo. */
+static inline int same_item(const Memo *m, PyObject *b) {
+    switch (m->how) {
+    case 0:
+        return b == NULL;
+    case 'r':
+        if (m->ref == b)
+            return 1;
+        return b != NULL && PyTuple_CheckExact(b) && PyTuple_CheckExact(m->ref) &&
+               PyTuple_GET_SIZE(b) == PyTuple_GET_SIZE(m->ref) &&
+               memcmp(((PyTupleObject *)b)->ob_item, ((PyTupleObject *)m->ref)->ob_item,
+                      PyTuple_GET_SIZE(b) * sizeof(PyObject *)) == 0;
+    case 'i': {
+        if (b == NULL || !PyLong_CheckExact(b))
+            return 0;
+        int overflow;
+        long long value = PyLong_AsLongLongAndOverflow(b, &overflow);
+        return !overflow && value == m->i;
+    }
+    default:
+        return b != NULL && PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == m->f; /* (nan: a miss) */
+    }
+}
+
+static inline int same_items(const Memo *memo, PyObject *const *items, Py_ssize_t count) {
     for (Py_ssize_t i = 0; i < count; i++)
-        if (memo[i] != items[i] && !same_item(memo[i], items[i], 0))
+        if (!same_item(&memo[i], items[i]))
             return 0;
     return 1;
 }
 
 /* The memo: ``items`` and the ``entry`` they found, while the cache stays as it is now; only
- * where every item is `immutable` (an equal key is then the same objects). */
-static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
+ * where every item is one the memo can hold (`memo_item`). */
+static void remember(Engine *self, PyObject *state, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
     if (!PyObject_TypeCheck(self->cache, &CacheType))
         return; /* (a plain dict tells no generation) */
+    Memo made[STATE_MOST + 3 + OPTIONS + ON_STACK];
+    Py_ssize_t choice_at = self->autotuned ? PyTuple_GET_SIZE(state) : -1;
     for (Py_ssize_t i = 0; i < count; i++)
-        if (items[i] != NULL && !immutable(items[i], 0))
+        if (!memo_item(items[i], i == choice_at, &made[i]))
             return;
     for (Py_ssize_t i = 0; i < count; i++)
-        Py_XINCREF(items[i]);
+        if (made[i].how == 'r')
+            Py_INCREF(made[i].ref);
     Py_INCREF(entry);
     forget(self);
-    memcpy(self->memo, items, count * sizeof(PyObject *));
+    memcpy(self->memo, made, count * sizeof(Memo));
     self->memo_count = count;
     self->memo_entry = entry;
     self->memo_generation = cache_generation(self->cache);
@@ -560,6 +609,8 @@ static inline int options_plain(const Engine *self, PyObject *const *options) {
     return PyBool_Check(options[self->options - 2]) && PyBool_Check(options[self->options - 1]);
 }
 
+/* `fast` with the launch and compile options' values in ``given_options``, in the key's order
+ * (integer-like ones as ints). */
 static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
     Py_ssize_t n = self->count, given = self->given;
     PyObject *grid = args[given], *stream_arg = self->stream >= 0 ? args[self->stream] : Py_None;
@@ -693,7 +744,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
         if (launch_fn == NULL)
             goto done;
-        remember(self, items, count, launch_fn);
+        remember(self, state, items, count, launch_fn);
     }
     if (Py_TYPE(launch_fn) == &GuardedType) { /* the kernel reads globals (guard.c) */
         if (guards_hold((Guarded *)launch_fn) <= 0)
@@ -1175,7 +1226,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     self->compiled = (Py_ssize_t)strlen(self->container);
-    self->memo = PyMem_Calloc(STATE_MOST + 3 + OPTIONS + self->count, sizeof(PyObject *));
+    self->memo = PyMem_Calloc(STATE_MOST + 3 + OPTIONS + self->count, sizeof(Memo));
     if (self->memo == NULL) {
         Py_DECREF(self);
         return PyErr_NoMemory();
@@ -1190,7 +1241,8 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
     for (Py_ssize_t i = 0; self->memo_entry != NULL && i < self->memo_count; i++)
-        Py_VISIT(self->memo[i]);
+        if (self->memo[i].how == 'r')
+            Py_VISIT(self->memo[i].ref);
     Py_VISIT(self->memo_entry);
     PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
                           self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->containers,
