@@ -9,6 +9,7 @@ explains as before.  (The real launches and the driver's bytes: test_launch_byte
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -318,3 +319,24 @@ def test_the_last_hit_is_found_again_only_while_the_cache_is_unchanged(monkeypat
         assert not state.cache
         run(**case.kwargs, grid=case.grid)  # a miss: the body files the recorder again, launching nothing
         assert len(state.cache) == 1 and len(recorder.calls) + len(other.calls) == launched
+
+
+def test_the_memo_holds_no_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last hit's memo keeps an argument's int by its value, not the object: a hit leaves
+    every argument's reference count as it was (a big constexpr here), and an equal int of
+    another object still finds the entry."""
+    run, state = launcher_of("vector_add", "add_kernel")
+    recorder = primed(monkeypatch, state)
+    case = EXAMPLES[0].make(device=DEVICE)
+    kwargs = {**case.kwargs, "BLOCK": int("1024")}
+    run.__wrapped__(**kwargs, grid=case.grid)  # filed (the cache's key holds this BLOCK)
+    launched = []
+    (key,) = state.cache
+    state.cache[key] = lambda *args: launched.append(len(args))  # (keeps no argument)
+    block = int("1024")
+    before = sys.getrefcount(block)
+    for _ in range(3):  # the first a hit the memo then remembers, the others the memo's
+        run(**{**kwargs, "BLOCK": block}, grid=case.grid)
+    after = sys.getrefcount(block)
+    run(**kwargs, grid=case.grid)  # an equal int of another object
+    assert after == before and len(launched) == 4 and not recorder.calls
