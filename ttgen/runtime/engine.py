@@ -35,9 +35,10 @@ def bind(launcher: Autotuning, function: _F) -> _F:
     A parameter named like a launch option sets it as `Body` sets it: the engine reads its
     sets-option keyword (`_layout`).  Kernels the engine does not cover (a heuristic that
     supplies a parameter named like a launch option, decorators `_layers` does not describe, and
-    those whose decorators' names the source did not tell) get a `keyword_call` of the `Body`.  ``run.__wrapped__`` is the `Body`
-    alone, taking run()'s keywords (its own ``__wrapped__`` is ``function``, whose signature
-    inspect reads); torch.compile traces it as ``kernel[grid](...)`` (ttgen.runtime.traced)."""
+    those whose decorators' names the source did not tell) get a `keyword_call` of the `Body`.
+    ``run.__wrapped__`` is the `Body` alone, taking run()'s keywords (its own ``__wrapped__`` is
+    ``function``, whose signature inspect reads); torch.compile traces it as
+    ``kernel[grid](...)`` (ttgen.runtime.traced)."""
     options = launch_options(launcher)
     given = keywords(function, options, launcher.compile_names)
     body = Body(launcher, given[0])
@@ -77,8 +78,9 @@ def _layout(body: Body) -> tuple[Any, ...]:
         else (at.get(name, -1), OPTIONS[name][1])  # (-1: run() takes none, a heuristic sets it)
         for name in body.option_names
     )
-    end = at["stream"] if body.stream else len(body.names)  # (no stream: a parameter has the name)
-    return options, end - len(body.option_named) - len(body.compile), at["stream"] if body.stream else -1, OMITTED
+    stream = at["stream"] if body.stream else -1  # (-1: a parameter has the name)
+    end = stream if body.stream else len(body.names)  # (the sets-option keywords end here)
+    return options, end - len(body.option_named) - len(body.compile), stream, OMITTED
 
 
 def _containers(names: tuple[str, ...]) -> str:

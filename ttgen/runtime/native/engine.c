@@ -154,16 +154,16 @@ typedef struct {
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
     int sets_options;               /* a heuristic supplies a launch option (at count + its place) */
-    /* The last hit's key as its items (`key_items`, owned) and the entry it found: a call whose
-     * items are the very same objects, while the cache is unchanged since (its generation),
-     * finds that entry without building, hashing and comparing a key tuple. */
+    /* The last hit's key as its items (`key_items`, held as `Memo` items) and the entry it
+     * found: a call whose items are the same, while the cache is unchanged since (its
+     * generation), finds that entry without building, hashing and comparing a key tuple. */
     Memo *memo;
     PyObject *memo_entry;
     Py_ssize_t memo_count;
     uint64_t memo_generation;
 } Engine;
 
-enum { STATE_MOST = 8 }; /* the launch state's items the memo keeps (LaunchState: 5 at most) */
+enum { KEY_MOST = 4 + OPTIONS + ON_STACK }; /* a key's items: state, [choice], options, [compile], [aligned], parts */
 
 /* 1: an int (a subclass too, an IntEnum, read as Triton's launcher reads it: its int value; not a
  * bool) within [low, high], 0: not. */
@@ -460,15 +460,12 @@ static void forget(Engine *self) {
 }
 
 /* The key's items in ``items`` (borrowed; a part of a parameter that keys nothing is NULL in
- * its place, so that each item keeps its place from call to call): the launch state's, then
- * [choice], the options, [compile], [aligned], the parts.  Their count, or -1 where the state
- * has more items than the memo keeps. */
+ * its place, so that each item keeps its place from call to call): the launch state, then
+ * [choice], the options, [compile], [aligned], the parts.  Their count. */
 static Py_ssize_t key_items(const Engine *self, PyObject *state, PyObject *choice, PyObject *const *options,
                             PyObject *compile, PyObject *aligned, PyObject *const *parts, PyObject **items) {
-    Py_ssize_t count = PyTuple_GET_SIZE(state);
-    if (count > STATE_MOST)
-        return -1;
-    memcpy(items, ((PyTupleObject *)state)->ob_item, count * sizeof(PyObject *));
+    Py_ssize_t count = 0;
+    items[count++] = state;
     if (self->autotuned)
         items[count++] = choice;
     memcpy(items + count, options, self->options * sizeof(PyObject *));
@@ -481,17 +478,15 @@ static Py_ssize_t key_items(const Engine *self, PyObject *state, PyObject *choic
     return count + self->count;
 }
 
-/* The key the body builds, (state, *the rest of ``items`` but the NULL parts); NULL with an
- * error set. */
-static PyObject *key_tuple(const Engine *self, PyObject *state, PyObject *const *items, Py_ssize_t count) {
-    Py_ssize_t first = PyTuple_GET_SIZE(state), size = 1;
-    for (Py_ssize_t i = first; i < count; i++)
+/* The key the body builds: ``items`` but the NULL parts; NULL with an error set. */
+static PyObject *key_tuple(PyObject *const *items, Py_ssize_t count) {
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
         size += items[i] != NULL;
     PyObject *key = PyTuple_New(size);
     if (key == NULL)
         return NULL;
-    PyTuple_SET_ITEM(key, 0, Py_NewRef(state));
-    for (Py_ssize_t i = first, at = 1; i < count; i++)
+    for (Py_ssize_t i = 0, at = 0; i < count; i++)
         if (items[i] != NULL)
             PyTuple_SET_ITEM(key, at++, Py_NewRef(items[i]));
     return key;
@@ -577,13 +572,12 @@ static inline int same_items(const Memo *memo, PyObject *const *items, Py_ssize_
 
 /* The memo: ``items`` and the ``entry`` they found, while the cache stays as it is now; only
  * where every item is one the memo can hold (`memo_item`). */
-static void remember(Engine *self, PyObject *state, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
+static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
     if (!PyObject_TypeCheck(self->cache, &CacheType))
         return; /* (a plain dict tells no generation) */
-    Memo made[STATE_MOST + 3 + OPTIONS + ON_STACK];
-    Py_ssize_t choice_at = self->autotuned ? PyTuple_GET_SIZE(state) : -1;
+    Memo made[KEY_MOST];
     for (Py_ssize_t i = 0; i < count; i++)
-        if (!memo_item(items[i], i == choice_at, &made[i]))
+        if (!memo_item(items[i], self->autotuned && i == 1 /* the Choice */, &made[i]))
             return;
     for (Py_ssize_t i = 0; i < count; i++)
         if (made[i].how == 'r')
@@ -730,21 +724,19 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
                     PyTuple_SET_ITEM(aligned, j++, bool_of((ptrs[i] & 15) == 0));
     }
     /* key = (*state, [choice], *options, [compile], [aligned], *parts), its items borrowed */
-    PyObject *items[STATE_MOST + 3 + OPTIONS + ON_STACK];
+    PyObject *items[KEY_MOST];
     Py_ssize_t count = key_items(self, state, choice, options, compile, aligned, parts, items);
-    if (count < 0)
-        goto done; /* a state longer than the memo keeps (no LaunchState's) */
     if (self->memo_entry != NULL && count == self->memo_count &&
         cache_generation(self->cache) == self->memo_generation && same_items(self->memo, items, count)) {
         launch_fn = Py_NewRef(self->memo_entry);
     } else {
-        key = key_tuple(self, state, items, count);
+        key = key_tuple(items, count);
         if (key == NULL)
             goto failed;
         launch_fn = Py_XNewRef(PyDict_GetItemWithError(self->cache, key));
         if (launch_fn == NULL)
             goto done;
-        remember(self, state, items, count, launch_fn);
+        remember(self, items, count, launch_fn);
     }
     if (Py_TYPE(launch_fn) == &GuardedType) { /* the kernel reads globals (guard.c) */
         if (guards_hold((Guarded *)launch_fn) <= 0)
@@ -1226,7 +1218,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     self->compiled = (Py_ssize_t)strlen(self->container);
-    self->memo = PyMem_Calloc(STATE_MOST + 3 + OPTIONS + self->count, sizeof(Memo));
+    self->memo = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(Memo));
     if (self->memo == NULL) {
         Py_DECREF(self);
         return PyErr_NoMemory();
