@@ -154,14 +154,22 @@ def test_exported_programs_compute_what_eager_computes_and_aot_inductor_runs_the
         torch.testing.assert_close(module(*args), expected)  # eager
         program = torch.export.export(module, args, strict=False)
         torch.testing.assert_close(program.module()(*args), expected)
-        package = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / f"{type(module).__name__}.pt2"))
-        torch.save({"args": [a.cpu() for a in args], "expected": expected.cpu()}, tmp_path / "inputs.pt")
-        done = subprocess.run([sys.executable, "-c", LOAD, package, str(tmp_path / "inputs.pt")],
-                              capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
+        done = _loaded(program, args, expected, tmp_path / type(module).__name__)
         if done.returncode == -11 and _control_crashes(x, y, tmp_path):
             pytest.xfail("aoti_load_package crashes (SIGSEGV) on a package with no ttgen in it too: "
                          "Inductor's own x + y (benchmarks/aoti_load.py, RESULTS.md)")
         assert done.returncode == 0 and done.stdout.strip() == "equal", done.stderr[-3000:]
+
+
+def _loaded(program: Any, args: tuple[torch.Tensor, ...], expected: torch.Tensor,
+            stem: Any) -> subprocess.CompletedProcess[str]:
+    """``program`` compiled by AOTInductor into ``stem``.pt2, then loaded and run on ``args`` in a
+    fresh process where nothing but torch is importable (`LOAD`: prints "equal" if it gives
+    ``expected``)."""
+    package = torch._inductor.aoti_compile_and_package(program, package_path=f"{stem}.pt2")
+    torch.save({"args": [a.cpu() for a in args], "expected": expected.cpu()}, f"{stem}.pt")
+    return subprocess.run([sys.executable, "-c", LOAD, package, f"{stem}.pt"],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
 
 
 def _control_crashes(x: torch.Tensor, y: torch.Tensor, tmp_path: Any) -> bool:
@@ -173,8 +181,4 @@ def _control_crashes(x: torch.Tensor, y: torch.Tensor, tmp_path: Any) -> bool:
             return x + y
 
     program = torch.export.export(Plain(), (x, y), strict=False)
-    package = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "plain.pt2"))
-    torch.save({"args": [x.cpu(), y.cpu()], "expected": (x + y).cpu()}, tmp_path / "plain.pt")
-    done = subprocess.run([sys.executable, "-c", LOAD, package, str(tmp_path / "plain.pt")],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
-    return done.returncode == -11
+    return _loaded(program, (x, y), x + y, tmp_path / "plain").returncode == -11
