@@ -132,12 +132,18 @@ def _vectors(n: int = 100) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return x, torch.randn(n, device=DEVICE), torch.full((n,), float("nan"), device=DEVICE)
 
 
-@pytest.mark.parametrize("how", ["positional", "keywords", "mixed", "defaults", "callable grid", "run"])
+@pytest.mark.parametrize("how", ["positional", "keywords", "mixed", "defaults", "callable grid", "run", "unpacked",
+                                 "unpacked keywords"])
 def test_calls_as_triton_binds_them_go_through_the_launcher(kernels: ModuleType, how: str) -> None:
     x, y, out = _vectors()
     axpy = kernels.axpy
     if how == "positional":
         axpy[(4,)](x, y, out, 100, 2.0, 32)
+    elif how == "unpacked":  # (a call with no spare slot before its arguments: the grid goes in a copy)
+        launch = axpy[(4,)]
+        launch(*(x, y, out, 100, 2.0, 32))
+    elif how == "unpacked keywords":
+        axpy[(4,)](*(x, y), **{"out_ptr": out, "n": 100, "alpha": 2.0, "BLOCK": 32})
     elif how == "keywords":
         axpy[(4,)](alpha=2.0, n=100, out_ptr=out, y_ptr=y, x_ptr=x, BLOCK=32)
     elif how == "mixed":
@@ -152,6 +158,21 @@ def test_calls_as_triton_binds_them_go_through_the_launcher(kernels: ModuleType,
     route = _route(axpy)
     assert (route.hits, route.fallbacks) == (1, {}), route.fallbacks
     assert type(axpy).__dict__.get("__ttgen_dispatch__"), "the kernel object has no class of its own"
+
+
+def test_kernel_grid_holds_its_grid_and_nothing_after_the_call(kernels: ModuleType) -> None:
+    x, y, out = _vectors()
+    grid, alpha = (int("4"),), float("2.5")  # (objects of this test alone)
+    kernels.axpy[grid](x, y, out, 100, alpha, 32)
+    held = sys.getrefcount(grid), sys.getrefcount(x), sys.getrefcount(alpha)
+    launch = kernels.axpy[grid]
+    assert sys.getrefcount(grid) == held[0] + 1
+    for _ in range(3):
+        launch(x, y, out, 100, alpha, 32)
+        launch(*(x, y, out, 100, alpha, 32))
+    del launch
+    assert (sys.getrefcount(grid), sys.getrefcount(x), sys.getrefcount(alpha)) == held
+    assert _route(kernels.axpy).hits == 7
 
 
 def test_decorators_in_either_order_supply_their_parameters(kernels: ModuleType) -> None:

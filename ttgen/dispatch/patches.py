@@ -5,8 +5,9 @@ object: a JITFunction, an Autotuner, a Heuristics, the interpreter's Interpreted
 the ``run`` of each of those classes (``kernel.run(..., grid=...)`` called directly, and the
 way a decorator calls the object under it).  The first call of an object makes its `Route`
 (`ttgen.dispatch.found` finds its launcher).  An object with a launcher then gets a class of its
-own: a subclass of its class whose ``__getitem__`` is ``partial(partial, route.dispatch)``, so
-that ``kernel[grid](...)`` reaches the C engine with no Python frame, and whose ``run`` is the
+own: a subclass of its class whose ``__getitem__`` is ``route.dispatch.at`` (a C method, which
+Python calls with the grid alone: it is no descriptor), so that ``kernel[grid](...)`` reaches the
+C engine with no Python frame, and whose ``run`` is the
 route's.  Every other object (no launcher, a decorator under another...) goes on to Triton's
 own functions, also in a class of its own.  Each replacement carries Triton's function under
 `live.TRITON` (``ttgen record`` wraps it there), through which a launcher's own launches reach
@@ -87,7 +88,7 @@ def _own_class(node: Any, route: Route) -> None:
     for dispatch (its calls are then not counted)."""
     cls = type(node)
     if route.dispatch is not None:
-        getitem: Any = staticmethod(functools.partial(functools.partial, route.dispatch))
+        getitem: Any = route.dispatch.at
 
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
             return route.run(self, *args, **kwargs)
@@ -117,7 +118,7 @@ def _getitem(self: Any, grid: Any) -> Callable[..., Any]:
     """``kernel[grid]`` of an object not (yet) given its own class."""
     found_route = route(self)
     if found_route.dispatch is not None:
-        return functools.partial(found_route.dispatch, grid)
+        return found_route.dispatch.at(grid)
     return functools.partial(found_route.to_triton, grid)
 
 

@@ -1,7 +1,7 @@
 """One kernel object's way through dispatch: its launcher, or Triton, and what happened.
 
 A `Route` is made the first time a kernel object is called (`ttgen.dispatch.patches`).  With a
-launcher whose run() is the C engine, ``kernel[grid]`` becomes ``partial(route.dispatch, grid)``:
+launcher whose run() is the C engine, ``kernel[grid]`` becomes ``route.dispatch.at(grid)``:
 the engine binds the call as Triton binds it and launches a hit with no Python frame
 (`_native.Dispatch`, dispatch.c); everything else reaches `Route.miss` with the call as it came.
 There the call is bound again (`_native.Dispatch.bind`: the same rule, with the reason where

@@ -6,8 +6,11 @@
  *
  * Dispatch(engine, miss, positional)
  *
- * Called as ``dispatch(grid, *args, **kwargs)`` (ttgen.dispatch makes ``kernel[grid]`` a
- * ``functools.partial(dispatch, grid)``).  ``positional`` has one entry per kernel parameter, in
+ * Called as ``dispatch(grid, *args, **kwargs)``, or as ``dispatch.at(grid)(*args, **kwargs)``:
+ * ttgen.dispatch makes a kernel's ``__getitem__`` the bound method ``dispatch.at``, so that
+ * ``kernel[grid]`` is one C call that returns a `DispatchAt`, a callable holding the grid that
+ * calls the dispatch with the grid in front of its arguments (in the caller's spare slot where
+ * the vectorcall protocol offers one, else in a copy).  ``positional`` has one entry per kernel parameter, in
  * the kernel's order: the slot of run()'s keywords that an argument given in that position fills
  * (run() names the kernel's parameters as the kernel does), -1 where run() takes none (a
  * parameter a decorator supplies).  The arguments are bound as Triton's binder binds them: by
@@ -115,6 +118,77 @@ static PyObject *dispatch_call(PyObject *op, PyObject *const *args, size_t nargs
     return PyObject_Vectorcall(self->miss, args, nargsf, kwnames);
 }
 
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dispatch, *grid;
+} DispatchAt;
+
+static PyObject *dispatch_at_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    DispatchAt *self = (DispatchAt *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    if (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) { /* (the caller's slot before args, ours for the call) */
+        PyObject **front = (PyObject **)args - 1, *saved = front[0];
+        front[0] = self->grid;
+        PyObject *result = dispatch_call(self->dispatch, front, nargs + 1, kwnames);
+        front[0] = saved;
+        return result;
+    }
+    PyObject *small[ON_STACK], **stack = total < ON_STACK ? small : PyMem_Malloc((total + 1) * sizeof(PyObject *));
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    stack[0] = self->grid;
+    if (total > 0)
+        memcpy(stack + 1, args, total * sizeof(PyObject *));
+    PyObject *result = dispatch_call(self->dispatch, stack, nargs + 1, kwnames);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static int dispatch_at_traverse(DispatchAt *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dispatch);
+    Py_VISIT(self->grid);
+    return 0;
+}
+
+static int dispatch_at_clear(DispatchAt *self) {
+    Py_CLEAR(self->dispatch);
+    Py_CLEAR(self->grid);
+    return 0;
+}
+
+static void dispatch_at_dealloc(DispatchAt *self) {
+    PyObject_GC_UnTrack(self);
+    dispatch_at_clear(self);
+    PyObject_GC_Del(self);
+}
+
+static PyTypeObject DispatchAtType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttgen.runtime._native.DispatchAt",
+    .tp_basicsize = sizeof(DispatchAt),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "kernel[grid]: the dispatch with its grid, called as kernel[grid](*args, **kwargs).",
+    .tp_dealloc = (destructor)dispatch_at_dealloc,
+    .tp_traverse = (traverseproc)dispatch_at_traverse,
+    .tp_clear = (inquiry)dispatch_at_clear,
+    .tp_vectorcall_offset = offsetof(DispatchAt, vectorcall),
+    .tp_call = PyVectorcall_Call,
+};
+
+/* ``at(grid)``: ``kernel[grid]``, a `DispatchAt`. */
+static PyObject *dispatch_at(PyObject *op, PyObject *grid) {
+    DispatchAt *at = PyObject_GC_New(DispatchAt, &DispatchAtType);
+    if (at == NULL)
+        return NULL;
+    at->vectorcall = dispatch_at_call;
+    at->dispatch = Py_NewRef(op);
+    at->grid = Py_NewRef(grid);
+    PyObject_GC_Track(at);
+    return (PyObject *)at;
+}
+
 /* ``bind(grid, *args, **kwargs)``: run()'s slots as a tuple, or a str saying what the launcher
  * cannot take (ttgen.dispatch's `Route.miss`). */
 static PyObject *dispatch_bind_method(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -133,6 +207,7 @@ static PyObject *dispatch_bind_method(PyObject *op, PyObject *const *args, Py_ss
 }
 
 static PyMethodDef dispatch_methods[] = {
+    {"at", dispatch_at, METH_O, "at(grid) -> kernel[grid]: a callable that calls this dispatch with grid first"},
     {"bind", (PyCFunction)(void (*)(void))dispatch_bind_method, METH_FASTCALL | METH_KEYWORDS,
      "bind(grid, *args, **kwargs) -> run()'s slots as a tuple, or a str: why the launcher cannot take the call"},
     {NULL},

@@ -17,7 +17,8 @@
  *   loose.c     a loosely typed parameter's key, built as Triton's specializer builds it
  *   direct.c    Direct (a compiled kernel launched with cuLaunchKernelEx) and load_binary
  *   engine.c    Engine, a generated run()'s whole cache-hit path
- *   dispatch.c  Dispatch, kernel[grid](*args, **kwargs) as Triton takes it, on an Engine's path
+ *   dispatch.c  Dispatch, kernel[grid](*args, **kwargs) as Triton takes it, on an Engine's path, and
+ *               DispatchAt, the kernel[grid] that calls it
  *   native.c    this: the module state, the method table and the module's init
  *
  * One unit rather than one object file per file: the engine's hit path inlines functions of
@@ -61,7 +62,8 @@ PyMODINIT_FUNC PyInit__native(void) {
             return NULL;
     CacheType.tp_base = &PyDict_Type;
     PyTypeObject *types[] = {&TensorCheckType, &LaunchStateType, &LaunchType, &KeywordCallType, &DirectType,
-                             &GuardedType, &CacheType, &EngineType, &ShapesType, &DispatchType};
+                             &GuardedType, &CacheType, &EngineType, &ShapesType, &DispatchType,
+                             &DispatchAtType};
     enum { TYPES = sizeof(types) / sizeof(types[0]) };
     for (int i = 0; i < TYPES; i++)
         if (PyType_Ready(types[i]) < 0)

@@ -240,7 +240,7 @@ static PyTypeObject ShapesType;                                                 
 static PyTypeObject GuardedType, CacheType;                                        /* guard.c */
 static PyTypeObject DirectType;                                                    /* direct.c */
 static PyTypeObject EngineType;                                                    /* engine.c */
-static PyTypeObject DispatchType;                                                  /* dispatch.c */
+static PyTypeObject DispatchType, DispatchAtType;                                  /* dispatch.c */
 
 /* fastpath.c's __dict__ getter, the tp_getset of the types that have one (Launch, KeywordCall,
  * Direct, Guarded, Engine). */
