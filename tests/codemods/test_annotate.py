@@ -420,6 +420,24 @@ def test_call_sites_read_in_several_processes_say_what_one_process_says() -> Non
     assert nones.passed_none(sources, build, 2) == alone
 
 
+@pytest.mark.parametrize("words, read", [("", False), ("from typing import Optional as Opt\n", True),
+                                         ("def g(v=None):\n    return v\n", True)])
+def test_call_sites_are_read_only_in_modules_that_may_write_none(words: str, read: bool, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module whose text has no None, Optional or Any cannot pass a kernel None (every way
+    nones finds one starts at such a word): libcst does not read it."""
+    from ttgen.codemods import nones
+    from ttgen.generate import plan
+    from ttgen.generate.discover import discover
+
+    (tmp_path / "mod.py").write_text(launching("x, n", "def f(x, n):\n    k[(1,)](x, n)\n" + words))
+    reads: list[str] = []
+    monkeypatch.setattr(nones, "_read", lambda source, targets: reads.append(source.module) or [])
+    sources = discover([str(tmp_path / "mod.py")], None).sources
+    assert nones.passed_none(sources, plan.plan([str(tmp_path / "mod.py")], None, None, 1), 1) == {}
+    assert reads == (["mod"] if read else [])
+
+
 @pytest.mark.parametrize("config", ["", "[tool.black]\nline-length = 100\n", "[tool.ruff]\nline-length = 80\n"])
 def test_a_signature_written_is_laid_out_in_the_project_line_length(config: str, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,12 +25,11 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import CodeRange
 
 from ttgen.codemods import bodies, infer, layout, nones, observed, runner, settings, shapes, top_imports
@@ -453,24 +452,27 @@ def language_alias(tree: cst.Module) -> str:
                         return cst.ensure_type(alias.asname.name, cst.Name).value
                     if name in ("triton", "triton.language") and alias.asname is None:
                         fallback = "triton.language"
-            elif isinstance(node, cst.ImportFrom) and node.module is not None and m.matches(node.module, m.Name("triton")):
+            elif isinstance(node, cst.ImportFrom) and _named(node.module, "triton"):
                 for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
-                    if m.matches(alias.name, m.Name("language")):
+                    if _named(alias.name, "language"):
                         return cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else "language"
     return fallback
 
 
+def _named(node: cst.CSTNode | None, name: str) -> bool:
+    """Whether ``node`` is the bare name ``name``."""
+    return isinstance(node, cst.Name) and node.value == name
+
+
 # A top-level line that imports ttgen.annotations (as the build reads one); typing's Literal.
-_MECHANISM = m.SimpleStatementLine(body=[
-    m.ZeroOrMore(),
-    m.MatchIfTrue(lambda statement: isinstance(statement, (cst.Import, cst.ImportFrom))
-                  and imports_mechanism(statement)),
-    m.ZeroOrMore()])
-_LITERAL = m.SimpleStatementLine(body=[
-    m.ZeroOrMore(),
-    m.ImportFrom(module=m.Name("typing"),
-                 names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("Literal"), asname=None), m.ZeroOrMore()]),
-    m.ZeroOrMore()])
+def _imports_mechanism(statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, (cst.Import, cst.ImportFrom)) and imports_mechanism(statement)
+
+
+def _imports_literal(statement: cst.BaseSmallStatement) -> bool:
+    return (isinstance(statement, cst.ImportFrom) and _named(statement.module, "typing")
+            and not isinstance(statement.names, cst.ImportStar)
+            and any(_named(alias.name, "Literal") and alias.asname is None for alias in statement.names))
 
 
 # ``import ttgen.annotations  # noqa: F401  # pyright: ignore[reportUnusedImport]`` (imported for
@@ -478,27 +480,34 @@ _LITERAL = m.SimpleStatementLine(body=[
 # (before any kernel), unless the module imports it already; and ``from typing import Literal`` for
 # the shapes' Literal spelling, which mypy reads.  pyright reads a ``tl.tensor[...]`` subscript as
 # values (the stubs' ``tensor``), so that is no use of ``Literal`` to its strict mode: the line says so.
-_MECHANISM_IMPORT = (MECHANISM, None, UNUSED_IMPORT, _MECHANISM)
-_LITERAL_IMPORT = ("typing", "Literal", PYRIGHT_UNUSED, _LITERAL)
+_MECHANISM_IMPORT = (MECHANISM, None, UNUSED_IMPORT, _imports_mechanism)
+_LITERAL_IMPORT = ("typing", "Literal", PYRIGHT_UNUSED, _imports_literal)
+
+_Wanted = Callable[[cst.BaseSmallStatement], bool]
 
 
-def _with_imports(tree: cst.Module, imports: list[tuple[str, str | None, str, m.SimpleStatementLine]]) -> cst.Module:
+def _with_imports(tree: cst.Module, imports: list[tuple[str, str | None, str, _Wanted]]) -> cst.Module:
     """For each ``(module, name, comment, line)`` of ``imports``: ``import module`` (``from module
     import name``) added after the imports at the top, as libcst adds one (ttgen.codemods.top_imports),
     and ``comment`` after it on its line (after a comment already there, where libcst adds the name
-    to an import the module has), unless a top-level statement matches ``line`` already: the line
-    that then does is the one that gets the comment."""
-    wanted = [one for one in imports if not any(m.matches(statement, one[3]) for statement in tree.body)]
+    to an import the module has), unless a top-level line has a statement that ``line`` accepts
+    already: the line that then does is the one that gets the comment."""
+    wanted = [one for one in imports if not any(_holds(statement, one[3]) for statement in tree.body)]
     if not wanted:
         return tree
     tree = top_imports.add(tree, [(module, name) for module, name, _, _ in wanted])
     body = list(tree.body)
     for _, _, comment, line in wanted:
         for index, statement in enumerate(body):
-            if isinstance(statement, cst.SimpleStatementLine) and m.matches(statement, line):
+            if isinstance(statement, cst.SimpleStatementLine) and _holds(statement, line):
                 there = statement.trailing_whitespace
                 text = comment if there.comment is None else f"{there.comment.value}  {comment}"
                 body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
                     cst.SimpleWhitespace("  "), cst.Comment(text), there.newline))
                 break
     return tree.with_changes(body=body)
+
+
+def _holds(statement: cst.BaseStatement, line: _Wanted) -> bool:
+    """Whether ``statement`` is a line with a statement that ``line`` accepts."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(line(small) for small in statement.body)

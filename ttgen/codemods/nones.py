@@ -37,6 +37,10 @@ from ttgen.generate.parse import unchecked
 # "module:kernel" -> parameter -> the call sites ("path:line:col") that may pass None for it
 Nones = dict[str, dict[str, list[str]]]
 
+# The words a value that may be None is written with: ``None`` itself, and the annotations that
+# allow it (``Optional[...]``, ``... | None``, ``Any``)
+NONE_WORDS = ("None", "Optional", "Any")
+
 
 def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels: set[str] | None = None,
                 cache: Cache | None = None) -> Nones:
@@ -69,10 +73,15 @@ def _sites(source: Source, context: tuple[dict[str, calls.Target | str], set[str
 
 
 def _launches(source: Source, kernels: set[str]) -> bool:
-    """Whether the module may launch one of ``kernels``: it calls a subscript of one of their
-    names (``k[grid](...)``, ``m.k[grid](...)``), or of a name it imports one as."""
+    """Whether the module may launch one of ``kernels`` with an argument that may be None: it
+    calls a subscript of one of their names (``k[grid](...)``, ``m.k[grid](...)``), or of a name
+    it imports one as, and its text has a word of `NONE_WORDS` (every way `_Reader` finds an
+    argument that may be None starts at one: most modules have none, and are not read)."""
     try:
-        tree = ast.parse(read_regular(source.path))
+        data = read_regular(source.path)
+        if not any(word.encode() in data for word in NONE_WORDS):
+            return False
+        tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError):
         return False  # (annotate says why of a kernel module; migrate of the others)
     names = set(kernels)
@@ -279,4 +288,4 @@ def _annotation_allows_none(annotation: cst.Annotation) -> bool:
     """``Optional[...]``, ``... | None``, ``Union[..., None]``, ``Any``: whatever may name None
     (a string annotation too: its text is read)."""
     text = cst.Module(body=[]).code_for_node(annotation.annotation)
-    return any(word in text for word in ("None", "Optional", "Any"))
+    return any(word in text for word in NONE_WORDS)
