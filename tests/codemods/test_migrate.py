@@ -396,6 +396,25 @@ def test_without_write_a_diff_and_nothing_written(tmp_path: Path, generated: Pat
     assert (tmp_path / "pkg" / "calls.py").read_text() == function("add[grid](x, y, out, n)\n")
 
 
+def test_launchers_out_of_pythons_reach_are_an_error_not_a_crash(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out lib/my-gen`` in package ``lib``: a call site migrated could not import its launcher."""
+    pkg = tmp_path / "lib" / "pkg"
+    pkg.mkdir(parents=True)
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNELS)
+    (pkg / "calls.py").write_text(function("add[grid](x, y, out, n)\n"))
+    out = str(tmp_path / "lib" / "my-gen")
+    assert ttgen([str(pkg), "--out", out, "-q"]) == 0
+    capsys.readouterr()
+    assert migrate_command.main([str(pkg), "--out", out, "--write"]) == 2
+    assert capsys.readouterr().err == (
+        "ttgen migrate: error: the launchers' package (--out) would be imported as 'lib.my-gen', which Python "
+        "cannot import: give --out a folder whose name, and its packages' names, are Python names\n")
+    assert (pkg / "calls.py").read_text() == function("add[grid](x, y, out, n)\n")
+
+
 def _regex(pattern: str) -> str:
     """A pattern of the table as a regular expression."""
     text = re.escape(pattern)

@@ -10,6 +10,7 @@ is imported only where a module must be read.
 from __future__ import annotations
 
 import argparse
+import keyword
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from ttgen.codemods import runner, typecheck
 from ttgen.codemods.settings import KEEP
 from ttgen.generate import command, plan
 from ttgen.generate.cache import digest
-from ttgen.generate.discover import Source, discover
+from ttgen.generate.discover import Source, discover, module_name
 from ttgen.generate.write import current
 
 if TYPE_CHECKING:
@@ -43,6 +44,12 @@ def main(argv: Sequence[str]) -> int:
     found = discover(list(options.paths), options.out)
     for problem in found.diagnostics:
         print(problem.render(), file=sys.stderr)
+    unnamed = _no_import_name(found.sources)
+    if unnamed is not None:
+        print(f"ttgen migrate: error: the launchers' package (--out) would be imported as '{unnamed}', which "
+              "Python cannot import: give --out a folder whose name, and its packages' names, are Python names",
+              file=sys.stderr)
+        return 2
     cache = command.open_cache(options)
     build = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
     command.say_unreadable(cache)
@@ -63,6 +70,16 @@ def main(argv: Sequence[str]) -> int:
     if options.check_types:
         code = max(code, typecheck.check(options.paths, results))
     return 2 if any(d.severity == "error" for d in found.diagnostics) else code
+
+
+def _no_import_name(sources: list[Source]) -> str | None:
+    """The first launchers' package whose name is no dotted Python name (``--out my-gen``), if
+    any: a call site migrated to a launcher there could not import it."""
+    for source in sources:
+        package = module_name(source.output).rpartition(".")[0]
+        if package and not all(part.isidentifier() and not keyword.iskeyword(part) for part in package.split(".")):
+            return package
+    return None
 
 
 def _tree_state(sources: list[Source], build: plan.Plan) -> str:
