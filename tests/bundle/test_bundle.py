@@ -457,6 +457,7 @@ def _edited(shard: Path, into: Path, file: str, field: str, value: object) -> Pa
     return into
 
 
+@pytest.mark.slow  # (its shards take half a minute to build: CI's slow pass runs it)
 def test_merge_refuses_what_is_not_one_build_s_shards(
     sharded: Path, built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
