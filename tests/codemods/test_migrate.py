@@ -50,6 +50,20 @@ STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl
            "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
 DRIVER = "ops = make()\n\n\nclass Driver:\n    def set(self, device):\n        {}\n"
 STRIDED3 = "\n\n@triton.jit\ndef copy3(x, y, z, x_a, x_b, x_c, y_a, y_b, y_c, z_a, z_b, z_c, n):\n    pass\n"
+TABLES = """
+
+class Layer:
+    def __init__(self):
+        self.table = {"relu": relu}
+        self.other = add
+
+    def reset(me):
+        me.table: dict = dict(relu=relu)
+
+    def forward(self, x, kind):
+        self.table[kind](x)
+        self.other[kind](x)
+"""
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -246,6 +260,11 @@ ROWS = [
                       "        make()[1:](device)\n        ops.table[f'{{device}}'](device)"),
         DRIVER.format("self.funcs['cudaSetDevice'](device)\n        self.funcs[0](device)\n"
                       "        make()[1:](device)\n        ops.table[f'{{device}}'](device)")),
+    Row("an attribute of self that the class binds only to containers is no call site: a table of functions "
+        "(self.table[kind](x)), not counted; one bound to something else still is",
+        IMPORT + TABLES, IMPORT + TABLES,
+        ("the kernel is chosen at run time ('self.other' is an attribute of 'self', which is a local name or "
+         "parameter)",)),
     Row("a name bound twice", function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         ("'add' is bound more than once here (the kernel may be chosen at run time)",)),

@@ -29,9 +29,10 @@ be a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import Assignment, FunctionScope, PositionProvider, QualifiedNameSource, ScopeProvider
@@ -48,6 +49,7 @@ from ttgen.vocabulary.options import COMPILE_OPTIONS, OPTIONS, sets_option_keywo
 # run() keywords that a kernel[grid](...) call cannot pass: Triton takes the grid in the
 # subscript, and refuses a stream.
 _NOT_FROM_TRITON = {"grid", "stream"}
+_N = TypeVar("_N", bound=cst.CSTNode)
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,8 @@ class Reader(Metadata):
             return _Unknown(f"the kernel is chosen at run time ('{code(value)}' is not a name or an attribute of one)")
         if isinstance(value, cst.Name) and self._bound_to_container(value):
             return None
+        if isinstance(value, cst.Attribute) and self._own_container(value):
+            return None
         qualified = self.qualified(value)
         if len(qualified) != 1:
             return _Unknown(f"'{code(value)}' is bound more than once here (the kernel may be chosen at run time)"
@@ -257,6 +261,24 @@ class Reader(Metadata):
         scope = self.get_metadata(ScopeProvider, name, None)
         assignments = list(scope[name.value]) if scope is not None else []
         return bool(assignments) and all(_is_container(self.value(a)) for a in assignments)
+
+    def _own_container(self, value: cst.Attribute) -> bool:
+        """Whether ``value`` is ``self.name`` in a method, where every ``self.name = ...`` of the
+        methods of its class (at least one) binds a dict, list or set (``self.table[kind](x)``)."""
+        function = self._enclosing(value, cst.FunctionDef)
+        owner = self._enclosing(function, cst.ClassDef) if function is not None else None
+        if owner is None or not isinstance(value.value, cst.Name) or value.value.value != _first_param(function):
+            return False
+        bound = [statement.value for method in owner.body.body if isinstance(method, cst.FunctionDef)
+                 for statement in _assignments(method) if _is_attribute(statement, _first_param(method), value.attr.value)]
+        return bool(bound) and all(_is_container(one) for one in bound)
+
+    def _enclosing(self, node: cst.CSTNode, kind: type[_N]) -> _N | None:
+        """The nearest ``kind`` around ``node``, where no other def or class is nearer."""
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            parent = self.parents.get(parent)
+        return parent if isinstance(parent, kind) else None
 
     def value(self, assignment: object) -> cst.BaseExpression | None:
         """What ``name = value`` binds, for the binding ``assignment`` (None for another kind)."""
@@ -581,6 +603,29 @@ LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
 _TYPED_KEYS = frozenset(OPTIONS) | frozenset(COMPILE_OPTIONS)
 _CONTAINER_TYPES = {"dict", "list", "set", "defaultdict", "OrderedDict"}
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _first_param(function: cst.FunctionDef | None) -> str | None:
+    params = function.params.params if function is not None else ()
+    return params[0].name.value if params else None
+
+
+def _assignments(function: cst.FunctionDef) -> Iterator[cst.Assign | cst.AnnAssign]:
+    """The assignments in ``function``'s body, outside the defs and classes in it."""
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.Assign, cst.AnnAssign)):
+            yield node
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            pending.extend(node.children)
+
+
+def _is_attribute(statement: cst.Assign | cst.AnnAssign, owner: str | None, name: str) -> bool:
+    """Whether ``statement`` binds ``owner.name`` (and nothing else)."""
+    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+    return len(targets) == 1 and isinstance(target := targets[0], cst.Attribute) and target.attr.value == name \
+        and isinstance(target.value, cst.Name) and target.value.value == owner
 
 
 def _is_container(value: cst.BaseExpression | None) -> bool:
