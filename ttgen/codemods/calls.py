@@ -22,8 +22,9 @@ A call of a subscript is a call site (`Site`) when:
 
 Any other call of a kernel, or of what may be one, is `Left` as it is, with the reason.  A
 call of what cannot be a kernel is no call site at all: an item of a dict, list or set
-(``cache[key](...)``), a builtin's (``list[int](...)``), and an item of an object not known to
-be a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)``).
+(``cache[key](...)``; ``self.table[kind](...)`` in a method, where the class's methods bind
+``self.table`` to containers only), a builtin's (``list[int](...)``), and an item of an object not
+known to be a kernel subscripted with what no grid is (``self.funcs["cudaSetDevice"](...)``).
 """
 
 from __future__ import annotations
