@@ -142,6 +142,18 @@ def test_run_lines(signature: str, expected: list[str]) -> None:
         assert line in lines, f"{line!r} not in\n{text}"
 
 
+@pytest.mark.parametrize(("name", "args"), [("_0", "Kernel0Args"), ("_", "KernelArgs"), ("__1x_y", "Kernel1xYArgs"),
+                                           ("_my_kernel", "MyKernelArgs")])
+def test_a_kernel_s_args_typeddict_has_a_name_python_takes(name: str, args: str) -> None:
+    """The Args TypedDict is named after the kernel in CamelCase; a kernel whose name does not
+    start with a letter once its underscores go (hypothesis's ``_0``) gets ``Kernel`` first."""
+    module, _ = parse_module("m.py", f"{HEADER}\n@triton.jit\ndef {name}(x):\n    pass\n".encode(), "m")
+    assert module is not None
+    text = emit.emit_module(module, "m.py")
+    compile(text, "m_launch.py", "exec")
+    assert f"class {args}(_typing.TypedDict):" in text
+
+
 def test_a_parameter_named_like_an_option_is_not_also_an_option() -> None:
     text, _ = read("num_warps: tl.constexpr[int]")
     assert [line.strip() for line in text.splitlines()].count("num_warps: int,") == 1

@@ -107,7 +107,10 @@ def _mangles(kernel: model.Kernel) -> bool:
 
 
 def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+    """``name`` in CamelCase (``_my_kernel``: ``MyKernel``), a name of its own where that would
+    not start as one (``_0``: ``Kernel0``)."""
+    camel = "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+    return camel if camel[:1].isidentifier() else f"Kernel{camel}"
 
 
 @dataclass
