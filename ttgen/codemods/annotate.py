@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -499,7 +500,7 @@ def _with_imports(tree: cst.Module, imports: list[tuple[str, str | None, str, _W
     body = list(tree.body)
     for _, _, comment, line in wanted:
         for index, statement in enumerate(body):
-            if isinstance(statement, cst.SimpleStatementLine) and _holds(statement, line):
+            if _holds(statement, line):
                 there = statement.trailing_whitespace
                 text = comment if there.comment is None else f"{there.comment.value}  {comment}"
                 body[index] = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace(
@@ -508,6 +509,6 @@ def _with_imports(tree: cst.Module, imports: list[tuple[str, str | None, str, _W
     return tree.with_changes(body=body)
 
 
-def _holds(statement: cst.BaseStatement, line: _Wanted) -> bool:
+def _holds(statement: cst.BaseStatement, line: _Wanted) -> TypeGuard[cst.SimpleStatementLine]:
     """Whether ``statement`` is a line with a statement that ``line`` accepts."""
     return isinstance(statement, cst.SimpleStatementLine) and any(line(small) for small in statement.body)

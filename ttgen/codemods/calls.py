@@ -312,14 +312,10 @@ class Reader(Metadata):
         parent = self.parents[call]
         if not isinstance(parent, cst.Expr):
             return Left("its result is used (run() returns None; kernel[grid](...) returns the compiled kernel)")
-        node: cst.CSTNode = parent
-        while not isinstance(node, cst.Module):
-            node = self.parents[node]
-            if isinstance(node, cst.FunctionDef):
-                return node
-            if isinstance(node, cst.ClassDef):
-                break
-        return Left("not inside a function (a launcher cannot be imported while the modules load)")
+        function = self._enclosing(parent, cst.FunctionDef)
+        if function is None:
+            return Left("not inside a function (a launcher cannot be imported while the modules load)")
+        return function
 
     def _expanded(self, args: Sequence[cst.Arg], target: Target) -> list[cst.Arg] | Left:
         """``args`` with each ``*`` splat of a length known here as the positional arguments it
