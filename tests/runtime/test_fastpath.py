@@ -9,8 +9,11 @@ import enum
 import gc
 import importlib
 import inspect
+import shutil
+import subprocess
 import warnings
 import weakref
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -24,6 +27,7 @@ from ttgen.runtime.launch import VERSION, splice
 from examples.generated import scale_shift_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
 from tests.conftest import CUDA, DEVICE
+from tests.runtime import launch_state_cases
 from tests.references import make_scale_shift_kernel_case
 
 HERE = torch.empty(0, device=DEVICE).get_device()  # the device index the tests' tensors report
@@ -436,37 +440,51 @@ def test_grid3_takes_integers_within_cudas_limits(grid: object, expected: object
 # -- LaunchState and Launch -----------------------------------------------------------------------
 
 
-class Chain:
-    def __init__(self) -> None:
-        self.calls: list[object] = []
+def test_launch_state_sees_every_change_to_what_it_read() -> None:
+    launch_state_cases.check(_native)
 
 
-class Owner:
-    def __init__(self) -> None:
-        self.enter, self.exit, self.debug, self.mode = Chain(), Chain(), False, ""
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["3.10", "3.12", "3.13"])
+def test_launch_state_sees_every_change_under_other_pythons(version: str, tmp_path: Any) -> None:
+    """The memo rests on each CPython's dict versions, watchers and attribute stores: the cases
+    run under each other CPython here, on the extension built for it (gcc and its headers)."""
+    pythons = [*sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python")), shutil.which(f"python{version}")]
+    python = next((str(path) for path in pythons if path is not None), None)
+    if python is None:
+        pytest.skip(f"no python{version} here")
+    found = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['include'], "
+                            "sysconfig.get_config_var('EXT_SUFFIX'))"], capture_output=True, text=True)
+    if found.returncode != 0:
+        pytest.skip(f"python{version} does not run here: {found.stderr.strip()}")
+    include, suffix = found.stdout.split()
+    built = tmp_path / f"_native{suffix}"
+    source = Path(rt.__file__).parent / "native" / "native.c"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", f"-I{include}", str(source), "-ldl", "-o", str(built)],
+                   check=True)
+    ran = subprocess.run([python, launch_state_cases.__file__, str(built)], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout.strip() == "ok", ran.stderr
 
 
-class Devices:
-    def __init__(self) -> None:
-        self.device = 0
+def test_the_launch_state_follows_tritons_knobs_and_hooks() -> None:
+    first = rt.launch_state()
+    assert rt.launch_state() == first
+    with knobs.runtime.scope():
+        knobs.runtime.debug = not knobs.runtime.debug
+        assert rt.launch_state()[1] == knobs.runtime.debug != first[1]
+        assert rt.launch_state()[1] == knobs.runtime.debug
+    assert rt.launch_state() == first
+    hook = knobs.runtime.launch_enter_hook
 
-    def current_device(self) -> int:
-        return self.device
+    def entered(*args: object) -> None:
+        pass
 
-
-def test_launch_state_reads_the_device_and_knobs_on_every_call() -> None:
-    owner, devices = Owner(), Devices()
-    state = _native.LaunchState(
-        devices, ((owner, "enter"), (owner, "exit")), ((owner, "debug"), (owner, "mode")), rt.HOOKED
-    )
-    assert state() == (0, False, "")
-    devices.device, owner.debug, owner.mode = 1, True, "fpsan"
-    assert state() == (1, True, "fpsan")
-    owner.exit.calls.append(print)
-    assert state() == (1, rt.HOOKED)
-    owner.exit.calls.clear()
-    owner.enter = print  # type: ignore[assignment]  # a hook assigned, not added to the chain
-    assert state() == (1, rt.HOOKED)
+    hook.add(entered)
+    try:
+        assert rt.launch_state()[1:] == (rt.HOOKED,)
+    finally:
+        hook.remove(entered)
+    assert rt.launch_state() == first
 
 
 def test_the_runtime_launch_state_is_tritons() -> None:

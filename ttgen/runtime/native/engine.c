@@ -74,7 +74,7 @@
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
  * objects of that hit's, or ints and floats of their values (`Memo`: it holds no argument),
- * while the cache is unchanged (guard.c's `cache_generation`), takes that entry with no key
+ * while the cache is unchanged (guard.c's `dict_version`), takes that entry with no key
  * tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
@@ -587,7 +587,7 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     memcpy(self->memo, made, count * sizeof(Memo));
     self->memo_count = count;
     self->memo_entry = entry;
-    self->memo_generation = cache_generation(self->cache);
+    self->memo_generation = dict_version(self->cache);
 }
 
 /* Whether the launch options' values are of the types run()'s inline tests take (an int; None
@@ -727,7 +727,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     PyObject *items[KEY_MOST];
     Py_ssize_t count = key_items(self, state, choice, options, compile, aligned, parts, items);
     if (self->memo_entry != NULL && count == self->memo_count &&
-        cache_generation(self->cache) == self->memo_generation && same_items(self->memo, items, count)) {
+        dict_version(self->cache) == self->memo_generation && same_items(self->memo, items, count)) {
         launch_fn = Py_NewRef(self->memo_entry);
     } else {
         key = key_tuple(items, count);

@@ -532,10 +532,31 @@ static PyObject *grid3(PyObject *module, PyObject *grid) {
 
 /* -- 3. LaunchState ------------------------------------------------------------------------------ */
 
+/* The memo: where every owner read is watched (`watch`), the state last returned, reused while
+ * each owner's type and __dict__ are unchanged and each hook chain's ``calls`` is still empty.
+ * CPython 3.10-3.12 only: 3.13 stores an attribute into an object's inline values without
+ * telling the watchers of the __dict__ that shares them (tests/runtime/launch_state_cases.py
+ * shows it on 3.13.0), so there every call reads. */
+#if PY_VERSION_HEX < 0x030D0000
+#define STATE_MEMO
+#endif
+#define WATCHED_MOST 8
+
+typedef struct {
+    PyObject *object, *dict; /* owned: an owner read, and its __dict__ then */
+    PyTypeObject *type;      /* borrowed: its type then (the object holds it) */
+    unsigned int tag;        /* the type's version tag then (changed by any change to the type) */
+    uint64_t version;        /* dict_version(dict) then (guard.c) */
+} Watched;
+
 struct LaunchState {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *module, *hooks, *knobs, *hooked, *inspection;
+    PyObject *memo;                /* the state last returned, or NULL while not memoized */
+    PyObject *calls[WATCHED_MOST]; /* owned: the hook chains' ``calls`` lists, empty then */
+    Py_ssize_t ncalls, nwatched;
+    Watched watched[WATCHED_MOST];
 };
 
 static void forget_torch_device(void) {
@@ -580,22 +601,90 @@ static PyObject *current_device(PyObject *module) {
     return device;
 }
 
-/* 1: a hook is registered, 0: none, -1: error set. */
-static int hooks_registered(const LaunchState *self) {
+static void memo_forget(LaunchState *self) {
+    Py_CLEAR(self->memo);
+    for (Py_ssize_t i = 0; i < self->ncalls; i++)
+        Py_CLEAR(self->calls[i]);
+    for (Py_ssize_t i = 0; i < self->nwatched; i++) {
+        Py_CLEAR(self->watched[i].object);
+        Py_CLEAR(self->watched[i].dict);
+    }
+    self->ncalls = self->nwatched = 0;
+}
+
+/* Whether a read of ``object.name`` just made may be memoized, watching ``object`` for it: its
+ * type looks attributes up as object's does (no __getattr__), and the name is no descriptor
+ * there (a value computed on each read, such as an environment variable's), so while its type
+ * and __dict__ are unchanged the read gives the same object.  0 where not (no error set). */
+static int watch(LaunchState *self, PyObject *object, PyObject *name) {
+#ifdef STATE_MEMO
+    PyTypeObject *type = Py_TYPE(object);
+    if (type->tp_getattro != PyObject_GenericGetAttr)
+        return 0;
+    PyObject *found = _PyType_Lookup(type, name); /* (borrowed; it gives the type a version tag) */
+    if ((found != NULL && Py_TYPE(found)->tp_descr_get != NULL) || type->tp_version_tag == 0)
+        return 0;
+    for (Py_ssize_t i = 0; i < self->nwatched; i++)
+        if (self->watched[i].object == object)
+            return 1;
+    PyObject **at = _PyObject_GetDictPtr(object); /* (materialized where the values are inline) */
+    if (self->nwatched == WATCHED_MOST || at == NULL || *at == NULL || !PyDict_CheckExact(*at) ||
+        watch_dict(*at) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    self->watched[self->nwatched++] =
+        (Watched){Py_NewRef(object), Py_NewRef(*at), type, type->tp_version_tag, dict_version(*at)};
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* Whether the memo holds (see above). */
+static int memo_holds(const LaunchState *self) {
+    if (self->memo == NULL)
+        return 0;
+#ifdef STATE_MEMO
+    for (Py_ssize_t i = 0; i < self->nwatched; i++) {
+        const Watched *w = &self->watched[i];
+        PyObject **at = _PyObject_GetDictPtr(w->object);
+        if (Py_TYPE(w->object) != w->type || w->type->tp_version_tag != w->tag || at == NULL || *at != w->dict ||
+            dict_version(w->dict) != w->version) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+#endif
+    for (Py_ssize_t i = 0; i < self->ncalls; i++)
+        if (PyList_GET_SIZE(self->calls[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* 1: a hook is registered, 0: none, -1: error set.  ``*memo`` cleared where a read cannot be
+ * memoized. */
+static int hooks_registered(LaunchState *self, int *memo) {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->hooks); i++) {
         PyObject *pair = PyTuple_GET_ITEM(self->hooks, i);
         PyObject *chain = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         if (chain == NULL)
             return -1;
+        *memo = *memo && watch(self, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         PyObject *calls = PyObject_GetAttr(chain, ttgen.str.calls);
-        Py_DECREF(chain);
         if (calls == NULL) {
+            Py_DECREF(chain);
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
                 return -1;
             PyErr_Clear();
             return 1; /* not a HookChain: a hook someone assigned */
         }
+        *memo = *memo && watch(self, chain, ttgen.str.calls) && PyList_CheckExact(calls) &&
+                self->ncalls < WATCHED_MOST;
+        Py_DECREF(chain);
         int some = PyObject_IsTrue(calls);
+        if (*memo && some == 0)
+            self->calls[self->ncalls++] = Py_NewRef(calls);
         Py_DECREF(calls);
         if (some != 0)
             return some;
@@ -603,40 +692,70 @@ static int hooks_registered(const LaunchState *self) {
     return 0;
 }
 
-static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    LaunchState *self = (LaunchState *)op;
-    int hooked = hooks_registered(self);
-    if (hooked < 0)
-        return NULL;
+/* The memo, with the device asked now. */
+static PyObject *memo_state(LaunchState *self) {
     PyObject *device = current_device(self->module);
     if (device == NULL)
         return NULL;
-    if (hooked) {
-        PyObject *state = PyTuple_Pack(2, device, self->hooked);
+    if (device == PyTuple_GET_ITEM(self->memo, 0)) { /* (the same small int: the same device) */
         Py_DECREF(device);
+        return Py_NewRef(self->memo);
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(self->memo);
+    PyObject *state = PyTuple_New(size);
+    if (state == NULL) {
+        Py_DECREF(device);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(state, 0, device);
+    for (Py_ssize_t i = 1; i < size; i++)
+        PyTuple_SET_ITEM(state, i, Py_NewRef(PyTuple_GET_ITEM(self->memo, i)));
+    Py_SETREF(self->memo, Py_NewRef(state));
+    return state;
+}
+
+static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    LaunchState *self = (LaunchState *)op;
+    if (memo_holds(self))
+        return memo_state(self);
+    memo_forget(self);
+    int memo = 1, hooked = hooks_registered(self, &memo);
+    PyObject *device = hooked < 0 ? NULL : current_device(self->module);
+    if (device == NULL || hooked) {
+        memo_forget(self);
+        PyObject *state = device != NULL ? PyTuple_Pack(2, device, self->hooked) : NULL;
+        Py_XDECREF(device);
         return state;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(self->knobs), inspected = self->inspection != Py_None;
     PyObject *state = PyTuple_New(count + 1 + inspected);
     if (state == NULL) {
         Py_DECREF(device);
+        memo_forget(self);
         return NULL;
     }
     PyTuple_SET_ITEM(state, 0, device);
     for (Py_ssize_t i = 0; i < count + inspected; i++) {
         PyObject *pair = i < count ? PyTuple_GET_ITEM(self->knobs, i) : self->inspection;
         PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        memo = memo && value != NULL && watch(self, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         if (value != NULL && i == count && value != Py_None) { /* the inspection hook's hash */
+            memo = 0;                                           /* (asked on every launch) */
             PyObject *reported = PyObject_CallNoArgs(value);
             Py_SETREF(value, reported != NULL ? PySequence_GetItem(reported, 1) : NULL);
             Py_XDECREF(reported);
         }
         if (value == NULL) {
+            memo_forget(self);
             Py_DECREF(state);
             return NULL;
         }
         PyTuple_SET_ITEM(state, i + 1, value);
     }
+    if (memo)
+        self->memo = Py_NewRef(state);
+    else
+        memo_forget(self);
     return state;
 }
 
@@ -683,6 +802,13 @@ static int state_traverse(LaunchState *self, visitproc visit, void *arg) {
     Py_VISIT(self->knobs);
     Py_VISIT(self->hooked);
     Py_VISIT(self->inspection);
+    Py_VISIT(self->memo);
+    for (Py_ssize_t i = 0; i < self->ncalls; i++)
+        Py_VISIT(self->calls[i]);
+    for (Py_ssize_t i = 0; i < self->nwatched; i++) {
+        Py_VISIT(self->watched[i].object);
+        Py_VISIT(self->watched[i].dict);
+    }
     return 0;
 }
 
@@ -692,6 +818,7 @@ static int state_clear(LaunchState *self) {
     Py_CLEAR(self->knobs);
     Py_CLEAR(self->hooked);
     Py_CLEAR(self->inspection);
+    memo_forget(self);
     return 0;
 }
 

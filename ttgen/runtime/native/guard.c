@@ -21,10 +21,15 @@
  *
  * A launcher's dict of launch functions (a dict subclass), whose ``get`` misses a Guarded entry
  * whose guards do not hold: the generated run() body then takes the slow path through Triton.
- * `cache_generation` is a number that changes whenever the dict does, however it is changed
- * (an entry added, replaced or removed, cleared, through dict's own methods or C): CPython
- * 3.11's dict version (PEP 509), else a count kept by a dict watcher (3.12+).  The engine's
- * memo of its last hit (engine.c) holds while it is unchanged.
+ * Its `dict_version` changes whenever the dict does: the engine's memo of its last hit
+ * (engine.c) holds while it is unchanged.
+ *
+ * 3. `watch_dict(dict)` and `dict_version(dict)`: a number that changes whenever a dict
+ * ``watch_dict`` took is changed, however it is changed (an entry added, replaced or removed,
+ * cleared, through dict's own methods, C, or an attribute stored on the object whose __dict__
+ * it is).  CPython 3.10-3.11: the dict's version (PEP 509).  3.12+, where that version is
+ * deprecated: a count kept by one dict watcher, a Cache's own, shared by every other dict
+ * watched (LaunchState's knob owners, fastpath.c: they rarely change).
  */
 #include "native.h"
 
@@ -137,31 +142,10 @@ typedef struct {
     uint64_t generation; /* 3.12+: the watcher's count */
 } CacheObject;
 
-#if PY_VERSION_HEX >= 0x030C0000
-static int cache_watcher = -1;
-
-static int cache_changed(PyDict_WatchEvent event, PyObject *dict, PyObject *key, PyObject *value) {
-    ((CacheObject *)dict)->generation++;
-    return 0;
-}
-#endif
-
-static inline uint64_t cache_generation(PyObject *cache) {
-#if PY_VERSION_HEX >= 0x030C0000
-    return ((CacheObject *)cache)->generation;
-#else
-    return ((PyDictObject *)cache)->ma_version_tag;
-#endif
-}
-
 static PyObject *cache_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *self = PyDict_Type.tp_new(type, args, kwargs);
-#if PY_VERSION_HEX >= 0x030C0000
-    if (self != NULL && cache_watcher < 0 && (cache_watcher = PyDict_AddWatcher(cache_changed)) < 0)
+    if (self != NULL && watch_dict(self) < 0)
         Py_CLEAR(self);
-    if (self != NULL && PyDict_Watch(cache_watcher, self) < 0)
-        Py_CLEAR(self);
-#endif
     return self;
 }
 
@@ -198,3 +182,36 @@ static PyTypeObject CacheType = {
     .tp_doc = "A launcher's launch functions by key; get() misses a guarded entry whose globals changed.",
     .tp_methods = cache_methods,
 };
+
+/* -- 3. Dict versions (watch_dict: 0, or -1 with an error set) -------------------------------- */
+
+#if PY_VERSION_HEX >= 0x030C0000
+static int dict_watcher = -1;
+static uint64_t watched_changes; /* the changes of every watched dict that is not a Cache */
+
+static int dict_changed(PyDict_WatchEvent event, PyObject *dict, PyObject *key, PyObject *value) {
+    if (Py_TYPE(dict) == &CacheType)
+        ((CacheObject *)dict)->generation++;
+    else
+        watched_changes++;
+    return 0;
+}
+#endif
+
+static int watch_dict(PyObject *dict) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (dict_watcher < 0 && (dict_watcher = PyDict_AddWatcher(dict_changed)) < 0)
+        return -1;
+    return PyDict_Watch(dict_watcher, dict);
+#else
+    return 0;
+#endif
+}
+
+static inline uint64_t dict_version(PyObject *dict) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return Py_TYPE(dict) == &CacheType ? ((CacheObject *)dict)->generation : watched_changes;
+#else
+    return ((PyDictObject *)dict)->ma_version_tag;
+#endif
+}

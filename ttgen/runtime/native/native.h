@@ -211,7 +211,8 @@ static inline int shapes_hold(const Shapes *self, PyObject *const *values, const
 
 /* guard.c */
 static int guards_hold(const Guarded *self);
-static inline uint64_t cache_generation(PyObject *cache);
+static int watch_dict(PyObject *dict);
+static inline uint64_t dict_version(PyObject *dict);
 
 /* loose.c */
 static int loose_read(PyObject *rule, Loose *out);
