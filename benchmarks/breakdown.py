@@ -6,14 +6,20 @@ Builds the benchmark kernels with ttgen (3 and 64 tensors, the autotuned one), t
 per call, timeit, best of 5) the whole engine hit with literal keywords, the pieces it is made
 of called from Python (the launch alone with prepared pointers, the call and its keyword
 binding into a no-op, the launch state, the tensors' reads, the key and its lookup), and what
-a callable grid costs by itself.  The engine runs the pieces in C without the calls between
-them, so the whole is less than the sum; the pieces say which share no change can remove.
+a callable grid costs by itself; last, the driver's floor in a C loop and what a launcher adds
+around each cuLaunchKernel (the GIL released, cuLaunchKernelEx, the context query; ns per
+launch of a loop of 1,000, the loops in turn, the median of 101 rounds).  The engine runs the
+pieces in C without the calls between them, so the whole is less than the sum; the pieces say
+which share no change can remove.
 """
 
 from __future__ import annotations
 
+import importlib
+import statistics
 import sys
 import tempfile
+import time
 import timeit
 from pathlib import Path
 from typing import Any
@@ -56,6 +62,31 @@ def rows_for(count: int) -> dict[str, str]:
     }
 
 
+# The driver's floor (3 tensors) and what a launcher adds around its call, in a C loop
+# (launch_overhead.FLOOR_SOURCE's modes, in order).
+FLOOR_PARTS = (
+    "the driver's floor: cuLaunchKernel in a C loop",
+    "  with the GIL released around each launch",
+    "  cuLaunchKernelEx (no attribute) in its place",
+    "  cuLaunchKernelEx, the GIL released",
+    "  and cuCtxGetCurrent (as direct.c launches)",
+)
+
+
+def floor_parts(env: dict[str, Any], rounds: int = 101) -> dict[str, float]:
+    """ns per launch of each FLOOR_PARTS loop of 1,000 launches: the loops take turns, round by
+    round, and each one's median over the rounds is reported (one host stall moves no row)."""
+    times: list[list[float]] = [[] for _ in FLOOR_PARTS]
+    for _ in range(rounds):
+        for mode, found in enumerate(times):
+            loop = env[f"floor{mode}"]
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            loop(1000)
+            found.append((time.perf_counter() - start) / 1000 * 1e9)
+    return {name: statistics.median(found) for name, found in zip(FLOOR_PARTS, times)}
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         launch_overhead.TENSOR_COUNTS = (3, 64)
@@ -72,6 +103,10 @@ def main() -> None:
             call(t, 1024)
             torch.cuda.synchronize()
             (key, direct), = launcher.cache.items()
+            if count == 3:
+                compiled = getattr(importlib.import_module("benchkernels.k3"), "k3")[(1,)](*t, 1024, BLOCK=1024)
+                for mode in range(5):
+                    env[f"floor{mode}"] = launch_overhead.floor_launches(compiled, t, 1024, env["s"], mode)
             nop = launch_overhead.literal_call("nop", count)
             nop.__globals__["nop"] = noop_call(count)
             env.update({f"call{count}": call, f"t{count}": t, f"L{count}": launcher, f"key{count}": key,
@@ -96,6 +131,8 @@ def main() -> None:
         for name, stmt in rows.items():
             number = 20_000 if "real launch" in name or "Direct" in name or "callable grid" in name else 100_000
             print(f"{name:62s} {ns(stmt, env, number):8.0f} ns", flush=True)
+        for name, value in floor_parts(env).items():
+            print(f"{name:62s} {value:8.0f} ns", flush=True)
 
 
 if __name__ == "__main__":

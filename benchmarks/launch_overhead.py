@@ -75,17 +75,20 @@ FLOOR_SOURCE = r"""
 
 #define MOST 128
 
-/* launches(function, count, grid_x, threads, shared, stream, pointers, n, scratch): cuLaunchKernel
- * ``count`` times with the parameters Triton's launcher passes: the pointers, the int32 n, then
- * ``scratch`` null scratch pointers (global and profile scratch, appended by Triton 3.6+). */
+/* launches(function, count, grid_x, threads, shared, stream, pointers, n, scratch, mode=0):
+ * cuLaunchKernel ``count`` times with the parameters Triton's launcher passes: the pointers, the
+ * int32 n, then ``scratch`` null scratch pointers (global and profile scratch, appended by Triton
+ * 3.6+).  ``mode`` adds, launch by launch, what a launcher adds around that call (breakdown.py
+ * times each): 1 the GIL released around it; 2 cuLaunchKernelEx with no attribute in its place;
+ * 3 both; 4 both and cuCtxGetCurrent before it (what ttgen's direct.c makes of a launch). */
 static PyObject *launches(PyObject *self, PyObject *args) {
     unsigned long long function, stream;
     long long count;
     unsigned int grid_x, threads, shared, scratch;
-    int n;
+    int n, mode = 0;
     PyObject *pointers;
-    if (!PyArg_ParseTuple(args, "KLIIIKO!iI", &function, &count, &grid_x, &threads, &shared, &stream,
-                          &PyTuple_Type, &pointers, &n, &scratch))
+    if (!PyArg_ParseTuple(args, "KLIIIKO!iI|i", &function, &count, &grid_x, &threads, &shared, &stream,
+                          &PyTuple_Type, &pointers, &n, &scratch, &mode))
         return NULL;
     Py_ssize_t given = PyTuple_GET_SIZE(pointers);
     if (given + 1 + scratch > MOST) {
@@ -103,9 +106,20 @@ static PyObject *launches(PyObject *self, PyObject *args) {
     params[given] = &n;
     for (unsigned int i = 0; i < scratch; i++)
         params[given + 1 + i] = &none;
+    CUlaunchConfig config = {grid_x, 1, 1, threads, 1, 1, shared, (CUstream)stream, NULL, 0};
     for (long long i = 0; i < count; i++) {
-        CUresult result = cuLaunchKernel((CUfunction)function, grid_x, 1, 1, threads, 1, 1, shared,
-                                         (CUstream)stream, params, NULL);
+        CUresult result;
+        CUcontext context;
+        if (mode == 4 && cuCtxGetCurrent(&context) != CUDA_SUCCESS)
+            return PyErr_Format(PyExc_RuntimeError, "cuCtxGetCurrent failed");
+        PyThreadState *saved = mode == 1 || mode >= 3 ? PyEval_SaveThread() : NULL;
+        if (mode >= 2)
+            result = cuLaunchKernelEx(&config, (CUfunction)function, params, NULL);
+        else
+            result = cuLaunchKernel((CUfunction)function, grid_x, 1, 1, threads, 1, 1, shared,
+                                    (CUstream)stream, params, NULL);
+        if (saved != NULL)
+            PyEval_RestoreThread(saved);
         if (result != CUDA_SUCCESS)
             return PyErr_Format(PyExc_RuntimeError, "cuLaunchKernel failed: %d", (int)result);
     }
@@ -375,13 +389,15 @@ def floor_module() -> Any:
     )
 
 
-def floor_launches(compiled: Any, tensors: list[torch.Tensor], n: int, stream: int) -> Callable[[int], None]:
-    """A burst of cuLaunchKernel calls in C for ``compiled`` (grid (1,)), as Triton launches it."""
+def floor_launches(compiled: Any, tensors: list[torch.Tensor], n: int, stream: int,
+                   mode: int = 0) -> Callable[[int], None]:
+    """A burst of cuLaunchKernel calls in C for ``compiled`` (grid (1,)), as Triton launches it
+    (``mode``: with what FLOOR_SOURCE's ``launches`` says)."""
     function = compiled.function  # the CUfunction handle, loaded by the kernel's first launch
     threads, shared = 32 * compiled.metadata.num_warps, compiled.metadata.shared
     pointers = tuple(t.data_ptr() for t in tensors)
     launches = floor_module().launches
-    return lambda count: launches(function, count, 1, threads, shared, stream, pointers, n, 2)
+    return lambda count: launches(function, count, 1, threads, shared, stream, pointers, n, 2, mode)
 
 
 def back_to_back(launch: Callable[[], Any], count: int = 1000, rounds: int = 5) -> float:
