@@ -7,6 +7,7 @@ positions are the ones a whole-module layout gave (ttgen 2ca90f1's, printed by i
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 import pytest
 
 from ttgen.generate import bindings, parse
@@ -178,3 +179,89 @@ def test_only_a_body_that_names_jit_as_a_word_is_walked(monkeypatch: pytest.Monk
     _, diagnostics = parse.parse_module("m.py", source.encode(), "m", SourceTree())
     assert walked == ["makes"]
     assert [d.code for d in diagnostics] == ["nested-kernel"]
+
+
+OUTLINED = '''\
+"""A module of every kind of statement whose position libcst reads off another node."""
+from os import (path,
+    sep)
+from sys import *
+from os import sep as separator
+import a.b as c; x = 1; y = f[g](x)
+if x: z = k[1](y); w = 2
+elif y:
+    pass
+else:
+    # a comment
+    t = (k[(1, 2)](
+        x,
+    ))
+try:
+    pass
+except (ValueError, KeyError) as error:
+    raise
+else:
+    u = 1
+finally:
+    v = [k[i]() for i in range(3)]
+for i in range(2):
+    continue
+else:
+    pass
+while False:
+    break
+else:
+    pass
+with open("f") as handle, open("g"):
+    pass
+match x:
+    case 1:
+        pass
+    case _:
+        s = a[b](c)[d](e)
+
+
+@decorator[1](2)
+async def function(a: int = 1, *args: str, **kwargs: int) -> None:
+    """Doc."""
+    async with lock:
+        await k[1](a)
+    return (yield x)
+
+
+class Klass(Base, metaclass=Meta):
+    attribute: int = 1
+'''
+
+
+def test_an_outline_lays_out_statements_and_calls_as_libcst_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`positions_and_code` without ``every``: the statements and calls, where libcst's own
+    PositionProvider puts them; with it, every node; where the outline cannot be laid out (a
+    statement's position read off a node it skips), every node too."""
+    module = cst.parse_module(OUTLINED)
+    libcst_s = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    every, code = parse.positions_and_code(module)
+    assert every == dict(libcst_s) and code == OUTLINED
+    outline, code = parse.positions_and_code(module, every=False)
+    assert code == OUTLINED and all(libcst_s[node] == where for node, where in outline.items())
+    wanted = [node for node in libcst_s
+              if isinstance(node, (cst.Call, cst.BaseStatement, cst.BaseSmallStatement, cst.BaseSuite))]
+    assert len(wanted) > 40 and all(node in outline for node in wanted)
+    assert len(outline) < len(libcst_s) / 3
+    monkeypatch.setattr(parse._Outline, "_PARTS", (*parse._Outline._PARTS, cst.ImportAlias))
+    monkeypatch.setattr(parse, "_SKIPPED", {})
+    assert parse.positions_and_code(module, every=False) == (dict(libcst_s), OUTLINED)
+
+
+def test_a_call_sites_reader_has_every_nodes_position_from_an_outline() -> None:
+    """The codemods' reading lays out an outline; a node's position that it lacks (a name, as
+    annotate's reading asks) comes from a layout of every node, made then."""
+    from ttgen.codemods.metadata import Metadata
+
+    module = cst.parse_module(OUTLINED)
+    libcst_s = cst.MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    read = Metadata(module)
+    names = [node for node in libcst_s if isinstance(node, cst.Name)]
+    assert read.get_metadata(PositionProvider, names[-1]) == libcst_s[names[-1]]
+    assert all(read.get_metadata(PositionProvider, node) == where for node, where in libcst_s.items())
+    assert read.get_metadata(PositionProvider, cst.Name("elsewhere"), None) is None

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from typing import Any
 
 import libcst as cst
-from libcst.metadata import ExpressionContextProvider, QualifiedName, ScopeProvider
+from libcst.metadata import CodeRange, ExpressionContextProvider, QualifiedName, ScopeProvider
 
 from ttgen.generate.parse import positions_and_code
 
@@ -26,11 +27,12 @@ from ttgen.generate.parse import positions_and_code
 class Metadata(cst.MetadataDependent):
     """The parents (`parents`), names (`names`), scopes and positions of the nodes of ``module``
     (read through `get_metadata`, as libcst's are), and its code (`code`: ``module.code``, made
-    as the positions are laid out)."""
+    as the positions are laid out).  Positions: of statements and calls (what a call site's
+    reading asks), or of ``every`` node."""
 
     METADATA_DEPENDENCIES = (ScopeProvider, cst.metadata.PositionProvider)
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, every: bool = False) -> None:
         super().__init__()
         self.parents, self.names = _walk(module)
         contexts = ExpressionContextProvider()
@@ -38,13 +40,33 @@ class Metadata(cst.MetadataDependent):
         scopes = ScopeProvider()
         scopes.metadata = {ExpressionContextProvider: contexts._computed}
         scopes.visit_Module(module)
-        where, self.code = positions_and_code(module)
-        self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: where}
+        where, self.code = positions_and_code(module, every)
+        self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: _Positions(module, where)}
 
     def qualified(self, node: cst.CSTNode) -> Collection[QualifiedName]:
         """What libcst's QualifiedNameProvider gives ``node``."""
         scope = self.get_metadata(ScopeProvider, node, None)
         return scope.get_qualified_names_for(node) if scope is not None else set()
+
+
+class _Positions(dict[cst.CSTNode, CodeRange]):
+    """The positions laid out; where a node's is not among them, every node's, laid out then."""
+
+    def __init__(self, module: cst.Module, where: dict[cst.CSTNode, CodeRange]) -> None:
+        super().__init__(where)
+        self.module = module
+        self.every: dict[cst.CSTNode, CodeRange] | None = None
+
+    def __missing__(self, node: cst.CSTNode) -> CodeRange:
+        if self.every is None:
+            self.every = positions_and_code(self.module)[0]
+        return self.every[node]
+
+    def get(self, node: cst.CSTNode, default: Any = None) -> Any:
+        try:
+            return self[node]
+        except KeyError:
+            return default
 
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}  # a kind of node -> the names of its fields

@@ -103,7 +103,7 @@ def _read(source: Source, targets: dict[str, calls.Target | str]) -> list[tuple[
         tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    reader = _Reader(calls.Reader(tree, source.path, source.module, targets))
+    reader = _Reader(calls.Reader(tree, source.path, source.module, targets, every=True))  # (`_at`: any node)
     tree.visit(reader)
     keys = {id(target): key for key, target in targets.items()}
     return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]

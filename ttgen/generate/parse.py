@@ -16,7 +16,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import cast
 
 import libcst as cst
@@ -652,15 +652,72 @@ def positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     return positions_and_code(module)[0]
 
 
-def positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+def positions_and_code(module: cst.Module, every: bool = True) -> tuple[dict[cst.CSTNode, CodeRange], str]:
     """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
     without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
     providers that need that: half the time, for nothing here); and the code laid out, which is
-    ``module.code`` (made once for both)."""
+    ``module.code`` (made once for both).  ``every=False``: statements and calls only (`_Outline`,
+    about half the time); where that cannot be laid out, every node."""
     provider = PositionProvider()
-    state = PositionProvidingCodegenState(module.default_indent, module.default_newline, provider=provider)
-    module._codegen(state)  # (as the provider's own `_gen_impl`, keeping the code)
+    state = (_Layout if every else _Outline)(module.default_indent, module.default_newline, provider=provider)
+    try:
+        module._codegen(state)  # (as the provider's own `_gen_impl`, keeping the code)
+    except KeyError:  # (a statement's position read off a node _Outline does not record)
+        if every:
+            raise
+        return positions_and_code(module)
     return cast(dict[cst.CSTNode, CodeRange], dict(provider._computed)), "".join(state.tokens)
+
+
+class _Layout(PositionProvidingCodegenState):
+    """libcst's PositionProvider's layout, which splits every token with a regular expression to
+    count its line breaks: here only a token that holds one is split."""
+
+    def _update_position(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            super()._update_position(value)
+        else:
+            self.column += len(value)
+
+
+_SKIPPED: dict[type[cst.CSTNode], bool] = {}  # a kind of node -> whether _Outline records none
+
+
+class _Outline(_Layout):
+    """A `_Layout` that records the positions of statements, calls and the few other nodes libcst
+    reads a statement's position off (its last small statement, block, clause, imported name or
+    closing parenthesis), not those of the many other parts of expressions and whitespace."""
+
+    _PARTS = (cst.BaseExpression, cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace,
+              cst.Newline, cst.Comment, cst.Comma, cst.Arg, cst.Param, cst.Parameters, cst.SubscriptElement,
+              cst.BaseSlice, cst.AssignTarget, cst.Dot, cst.Colon, cst.BaseBinaryOp, cst.BaseBooleanOp,
+              cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.AssignEqual, cst.Annotation, cst.ComparisonTarget,
+              cst.BaseElement, cst.BaseDictElement, cst.CompFor, cst.CompIf, cst.Semicolon, cst.LeftSquareBracket,
+              cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace)
+
+    @staticmethod
+    def _skipped(node: cst.CSTNode) -> bool:
+        kind = type(node)
+        found = _SKIPPED.get(kind)
+        if found is None:
+            found = _SKIPPED[kind] = issubclass(kind, _Outline._PARTS) and kind is not cst.Call
+        return found
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if not self._skipped(node):
+            super().before_codegen(node)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if not self._skipped(node):
+            super().after_codegen(node)
+
+    # (libcst's is a generator's context manager; a skipped node's is a plain one, made faster)
+    def record_syntactic_position(  # type: ignore[override]
+            self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+            end_node: cst.CSTNode | None = None) -> AbstractContextManager[None]:
+        if self._skipped(node):
+            return nullcontext()
+        return super().record_syntactic_position(node, start_node=start_node, end_node=end_node)
 
 
 def _without_bodies(source: str, syntax: ast.Module) -> str:
