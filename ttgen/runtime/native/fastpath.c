@@ -49,7 +49,9 @@
  * while one has calls (or is not a HookChain) the result is ``(device, hooked)``; else the
  * value of each ``(owner, name)`` in ``knobs`` follows the device, and where ``inspection``
  * names a hook (Triton 3.9's add_stages_inspection_hook), the hash it reports as Triton 3.9's
- * run() asks it on every launch (``hook()[1]``; None while no hook is set).
+ * run() asks it on every launch (``hook()[1]``; None while no hook is set).  On CPython
+ * 3.10-3.12 the state last returned is kept while nothing it was read from has changed (the
+ * memo, section 3): then only the device is asked.
  *
  * 4. Launch(native, middle, args_as_tuple)(g0, g1, g2, stream, *args)
  *
