@@ -14,14 +14,13 @@ exit code is COMMAND's.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ttgen.vocabulary import manifest
+from ttgen.vocabulary import manifest, wrapped
 
 # The folder of the sitecustomize (ttgen.runtime's, found by its path: the runtime is not
 # imported here, only put where the command's processes import it).
@@ -46,9 +45,7 @@ def _arguments() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     parser = _arguments()
     options = parser.parse_args(argv)
-    command = options.command[1:] if options.command[:1] == ["--"] else options.command
-    if not command:
-        parser.error("give the command to run after --, e.g. ttgen record --out launches.txt -- pytest tests")
+    command = wrapped.command(parser, options.command, "ttgen record --out launches.txt -- pytest tests")
     out = options.out.resolve()
     before = _lines(out)
     code = _run(command, environment(out, options.first_config))
@@ -73,12 +70,8 @@ def main(argv: Sequence[str]) -> int:
 def environment(out: Path, first_config: bool = False) -> dict[str, str]:
     """The command's environment: this one, recording into ``out`` (each autotuner taking its
     first config, untimed, with ``first_config``)."""
-    env = dict(os.environ)
-    env["TTGEN_RECORD"] = str(out)
-    if first_config:
-        env["TTGEN_RECORD_TUNE"] = "first"
-    env["PYTHONPATH"] = os.pathsep.join([str(HOOK), *filter(None, [env.get("PYTHONPATH")])])
-    return env
+    tune = {"TTGEN_RECORD_TUNE": "first"} if first_config else {}
+    return wrapped.environment(HOOK, {"TTGEN_RECORD": str(out), **tune})
 
 
 def _run(command: list[str], env: dict[str, str]) -> int | None:

@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ttgen.vocabulary import wrapped
+
 # The folder of ttgen run's sitecustomize (found by its path: nothing of the runtime is imported here).
 SITE = Path(__file__).resolve().parent / "site"
 
@@ -36,18 +38,14 @@ def _arguments() -> argparse.ArgumentParser:
 
 def environment(strict: bool, report: bool) -> dict[str, str]:
     """The command's environment: this one, with dispatch switched on."""
-    env = dict(os.environ)
-    env["TTGEN_DISPATCH"] = ",".join(["1", *(["strict"] if strict else []), *(["report"] if report else [])])
-    env["PYTHONPATH"] = os.pathsep.join([str(SITE), *filter(None, [env.get("PYTHONPATH")])])
-    return env
+    switch = ",".join(["1", *(["strict"] if strict else []), *(["report"] if report else [])])
+    return wrapped.environment(SITE, {"TTGEN_DISPATCH": switch})
 
 
 def main(argv: Sequence[str]) -> int:
     parser = _arguments()
     options = parser.parse_args(argv)
-    command = options.command[1:] if options.command[:1] == ["--"] else options.command
-    if not command:
-        parser.error("give the command to run after --, e.g. ttgen run -- python serve.py")
+    command = wrapped.command(parser, options.command, "ttgen run -- python serve.py")
     sys.stdout.flush()
     sys.stderr.flush()
     try:
