@@ -633,3 +633,26 @@ def test_every_subcommand_reports_on_stderr(command: str, tree: Path, capsys: py
     out, err = capsys.readouterr()
     assert out == ""
     assert re.search(r"^\S+: error: ", err, re.M), err
+
+
+@pytest.mark.parametrize("argv", [["run"], ["run", "--"], ["record", "--out", "launches.txt", "--"]])
+def test_run_and_record_without_a_command_say_how_to_give_one(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        cli.main(argv)
+    assert exit.value.code == 2
+    assert f"error: give the command to run after --, e.g. ttgen {argv[0]} " in capsys.readouterr().err
+
+
+def test_run_and_record_put_their_sitecustomize_first_on_pythonpath(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ttgen.codemods import record
+    from ttgen.dispatch import command
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/theirs", "/more"]))
+    dispatching = command.environment(strict=True, report=False)
+    assert dispatching["PYTHONPATH"].split(os.pathsep) == [str(command.SITE), "/theirs", "/more"]
+    assert dispatching["TTGEN_DISPATCH"] == "1,strict"
+    monkeypatch.delenv("PYTHONPATH")
+    recording = record.environment(Path("out.txt"), first_config=True)
+    assert recording["PYTHONPATH"] == str(record.HOOK)
+    assert (recording["TTGEN_RECORD"], recording["TTGEN_RECORD_TUNE"]) == ("out.txt", "first")
