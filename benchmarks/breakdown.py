@@ -15,12 +15,12 @@ which share no change can remove.
 
 from __future__ import annotations
 
-import importlib
 import statistics
 import sys
 import tempfile
 import time
 import timeit
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +73,13 @@ FLOOR_PARTS = (
 )
 
 
-def floor_parts(env: dict[str, Any], rounds: int = 101) -> dict[str, float]:
-    """ns per launch of each FLOOR_PARTS loop of 1,000 launches: the loops take turns, round by
-    round, and each one's median over the rounds is reported (one host stall moves no row)."""
-    times: list[list[float]] = [[] for _ in FLOOR_PARTS]
+def floor_parts(loops: list[Callable[[int], None]], rounds: int = 101) -> dict[str, float]:
+    """ns per launch of each FLOOR_PARTS loop of 1,000 launches (``loops``, in that order): the
+    loops take turns, round by round, and each one's median over the rounds is reported (one
+    host stall moves no row)."""
+    times: list[list[float]] = [[] for _ in loops]
     for _ in range(rounds):
-        for mode, found in enumerate(times):
-            loop = env[f"floor{mode}"]
+        for loop, found in zip(loops, times):
             torch.cuda.synchronize()
             start = time.perf_counter()
             loop(1000)
@@ -91,8 +91,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         launch_overhead.TENSOR_COUNTS = (3, 64)
         launch_overhead.build(Path(folder))
-        env: dict[str, object] = dict(rt=rt, knobs=knobs, n=1024, d=rt.current_device(),
-                                      s=torch.cuda.current_stream().cuda_stream)
+        stream = torch.cuda.current_stream().cuda_stream
+        env: dict[str, object] = dict(rt=rt, knobs=knobs, n=1024, d=rt.current_device(), s=stream)
         rows: dict[str, str] = {}
         for count in (3, 64):
             gen = __import__(f"benchgen.k{count}_launch", fromlist=["_"])
@@ -104,9 +104,9 @@ def main() -> None:
             torch.cuda.synchronize()
             (key, direct), = launcher.cache.items()
             if count == 3:
-                compiled = getattr(importlib.import_module("benchkernels.k3"), "k3")[(1,)](*t, 1024, BLOCK=1024)
-                for mode in range(5):
-                    env[f"floor{mode}"] = launch_overhead.floor_launches(compiled, t, 1024, env["s"], mode)
+                compiled = __import__("benchkernels.k3", fromlist=["_"]).k3[(1,)](*t, 1024, BLOCK=1024)
+                floors = [launch_overhead.floor_launches(compiled, t, 1024, stream, mode)
+                          for mode in range(len(FLOOR_PARTS))]
             nop = launch_overhead.literal_call("nop", count)
             nop.__globals__["nop"] = noop_call(count)
             env.update({f"call{count}": call, f"t{count}": t, f"L{count}": launcher, f"key{count}": key,
@@ -131,7 +131,7 @@ def main() -> None:
         for name, stmt in rows.items():
             number = 20_000 if "real launch" in name or "Direct" in name or "callable grid" in name else 100_000
             print(f"{name:62s} {ns(stmt, env, number):8.0f} ns", flush=True)
-        for name, value in floor_parts(env).items():
+        for name, value in floor_parts(floors).items():
             print(f"{name:62s} {value:8.0f} ns", flush=True)
 
 
