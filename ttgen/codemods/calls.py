@@ -72,18 +72,40 @@ class Target:
     run: Run
 
 
-def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> dict[str, Target | str]:
+class Targets(dict[str, "Target | str"]):
+    """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one (`kernels`);
+    `of` tells besides the other names of those modules that are bound to a container."""
+
+    def __init__(self, found: dict[str, Target | str], paths: dict[str, Path]) -> None:
+        super().__init__(found)
+        self.paths = paths  # each module the build read -> its file
+        self.containers: dict[str, set[str]] = {}  # a module -> `_containers` of it, once asked
+
+    def of(self, dotted: str) -> Target | str | None:
+        """What ``dotted`` (``module.name``) is: a kernel's `Target`, why it has none, `CONTAINER`
+        where its module binds it only to a dict, list or set (read the first time a call site
+        asks about that module: most never are), or None."""
+        found = self.get(dotted)
+        module, _, name = dotted.rpartition(".")
+        if found is not None or module not in self.paths:
+            return found
+        if module not in self.containers:
+            self.containers[module] = _containers(read_regular(self.paths[module]))
+        return CONTAINER if name in self.containers[module] else None
+
+
+def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> Targets:
     """``module.kernel`` -> the kernel and its launcher, or why a call cannot use one, for every
     @triton.jit function under the PATHs (read as ``build`` read them).  Without ``launchers``
     (before they are generated: `ttgen.codemods.nones`), each kernel's run() is taken to take
     its parameters and any keyword."""
     found: dict[str, Target | str] = {}
+    paths: dict[str, Path] = {}
     for source in sources:
         parsed = build.parsed.get(source.path)
         if parsed is None:
             continue
-        for name in _containers(read_regular(source.path)):
-            found[f"{source.module}.{name}"] = CONTAINER
+        paths[source.module] = source.path
         for name, why in parsed.without_launcher:
             found[f"{source.module}.{name}"] = f"'{name}' has no launcher: {why}"
         wanted = build.outputs.get(source.output)
@@ -101,7 +123,7 @@ def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> 
                 found[key] = f"the launcher {source.output} is {state}: run ttgen on {source.path} first"
             else:
                 found[key] = Target(kernel, module_name(source.output), run)
-    return found
+    return Targets(found, paths)
 
 
 def _containers(data: bytes) -> set[str]:
@@ -181,8 +203,7 @@ class _Unknown(Left):
 class Reader(Metadata):
     """Reads the call sites of one module (`read`), parsed into ``tree``."""
 
-    def __init__(self, tree: cst.Module, path: Path, module: str, targets: dict[str, Target | str],
-                 every: bool = False) -> None:
+    def __init__(self, tree: cst.Module, path: Path, module: str, targets: Targets, every: bool = False) -> None:
         super().__init__(tree, every)  # (its `names`: the module's, and those the unpacking takes)
         self.path, self.module, self.targets = path, module, targets
         self.package = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -245,7 +266,7 @@ class Reader(Metadata):
             dotted = f"{self.module}.{name.name}"
         else:
             return None  # (a builtin: list[int](...) makes a list)
-        target = self.targets.get(dotted)
+        target = self.targets.of(dotted)
         if target is CONTAINER:
             return None
         if target is None:

@@ -32,13 +32,12 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from ttgen.codemods import bodies, calls, layout, runner, settings
-from ttgen.codemods.calls import Target
 from ttgen.generate.discover import read_regular
 from ttgen.generate.parse import decode, unchecked
 
 
 @unchecked()  # (libcst's own checks refuse some valid Python; Python's parser checks the rewrite)
-def migrate_file(path: Path, module: str, targets: dict[str, Target | str], whole: bool = False) -> runner.Result:
+def migrate_file(path: Path, module: str, targets: calls.Targets, whole: bool = False) -> runner.Result:
     """The module at ``path`` (import name ``module``) with its call sites rewritten (``edits``),
     a note for each one skipped.  libcst reads the module with the bodies that hold no call site
     cut (`bodies.for_call_sites`: its scopes and names take ~0.5 s a module), or ``whole``."""

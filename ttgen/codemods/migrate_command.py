@@ -23,7 +23,7 @@ from ttgen.generate.discover import Source, discover, module_name
 from ttgen.generate.write import current
 
 if TYPE_CHECKING:
-    from ttgen.codemods.calls import Target
+    from ttgen.codemods.calls import Targets
 
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -54,7 +54,7 @@ def main(argv: Sequence[str]) -> int:
     build = plan.plan(list(options.paths), options.out, cache, max(1, options.jobs))
     command.say_unreadable(cache)
 
-    def targets() -> dict[str, Target | str]:
+    def targets() -> Targets:
         from ttgen.codemods.calls import kernels
 
         return kernels(found.sources, build)
@@ -90,7 +90,7 @@ def _tree_state(sources: list[Source], build: plan.Plan) -> str:
         for source in sources).encode())
 
 
-def _migrate(source: Source, targets: dict[str, Target | str]) -> runner.Result:
+def _migrate(source: Source, targets: Targets) -> runner.Result:
     from ttgen.codemods.migrate import migrate_file
 
     return migrate_file(source.path, source.module, targets)

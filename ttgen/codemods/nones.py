@@ -59,14 +59,14 @@ def passed_none(sources: list[Source], build: plan.Plan, jobs: int = 1, kernels:
 
 
 def _targets(sources: list[Source], build: plan.Plan, kernels: set[str] | None
-             ) -> tuple[dict[str, calls.Target | str], set[str]]:
+             ) -> tuple[calls.Targets, set[str]]:
     """The kernels a call site may launch (migrate's, before their launchers), and the names
     of those whose call sites are read."""
     targets = calls.kernels(sources, build, launchers=False)
     return targets, kernels if kernels is not None else {key.rpartition(".")[2] for key in targets}
 
 
-def _sites(source: Source, context: tuple[dict[str, calls.Target | str], set[str]]) -> list[tuple[str, str, str]]:
+def _sites(source: Source, context: tuple[calls.Targets, set[str]]) -> list[tuple[str, str, str]]:
     """`_read` of a module that may launch one of the kernels named (`_launches`)."""
     targets, names = context
     return _read(source, targets) if _launches(source, names) else []
@@ -97,7 +97,7 @@ def _launches(source: Source, kernels: set[str]) -> bool:
 
 
 @unchecked()  # (as migrate reads a module)
-def _read(source: Source, targets: dict[str, calls.Target | str]) -> list[tuple[str, str, str]]:
+def _read(source: Source, targets: calls.Targets) -> list[tuple[str, str, str]]:
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
     try:
         tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
