@@ -174,29 +174,29 @@ ROWS = [
                  launcher=LAUNCHER + "    import typing\n")),
     Row("*t.stride() where the parameters tell its length: unpacked before the call",
         STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
-        STRIDED + function("# copy\nstride_m_, stride_n_ = x.stride()\nkern_launch.copy2d.run(\n"
-                           "    grid=grid, x=x, out=out, stride_m=stride_m_, stride_n=stride_n_, n=n, BLOCK=64\n)\n"
+        STRIDED + function("# copy\nstride_m_, stride_n = x.stride()\nkern_launch.copy2d.run(\n"
+                           "    grid=grid, x=x, out=out, stride_m=stride_m_, stride_n=stride_n, n=n, BLOCK=64\n)\n"
                            "stride_m = 0\n", "", LAUNCHER),
         inside=True),
     Row("several splats the parameters account for: unpacked together, in order",
         STRIDED + function("copy2[grid](x, out, *x.stride(), *(out.stride() if n else (1, 1)), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", ""),
-        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
+        STRIDED + function("x_m, x_n, o_m, o_n = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
                            "kern_launch.copy2.run(\n"
-                           "    grid=grid, x=x, out=out, x_m=x_m_, x_n=x_n_, o_m=o_m_, o_n=o_n_, n=n, BLOCK=64\n)\n"
+                           "    grid=grid, x=x, out=out, x_m=x_m, x_n=x_n, o_m=o_m, o_n=o_n, n=n, BLOCK=64\n)\n"
                            "copy2[grid](x, out, *x.stride(), *f(out), n, BLOCK=64)\n", "", LAUNCHER),
         ("*x.stride(): how many parameters it fills is known only at run time",), inside=True),
     Row("a conditional a call's * takes bare (attorch's), and an argument between splats: a tuple each, joined "
         "(mypy refuses a * item of type Any in a tuple display)",
         STRIDED + function("copy2[grid](x, out, *x.stride(), *out.stride() if n else (1, 1), n, BLOCK=64)\n"
                            "copy2[grid](x, out, *x.stride(), y, *kw, BLOCK=64)\n", ""),
-        STRIDED + function("x_m_, x_n_, o_m_, o_n_ = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
+        STRIDED + function("x_m, x_n, o_m, o_n = tuple(x.stride()) + tuple(out.stride() if n else (1, 1))\n"
                            "kern_launch.copy2.run(\n"
-                           "    grid=grid, x=x, out=out, x_m=x_m_, x_n=x_n_, o_m=o_m_, o_n=o_n_, n=n, BLOCK=64\n)\n"
-                           "x_m__, x_n__, o_m__, o_n__, n_ = tuple(x.stride()) + (y,) + tuple(kw)\n"
-                           "kern_launch.copy2.run(\n    grid=grid,\n"
-                           "    x=x,\n    out=out,\n    x_m=x_m__,\n    x_n=x_n__,\n    o_m=o_m__,\n    o_n=o_n__,\n    n=n_,\n"
-                           "    BLOCK=64,\n)\n", "", LAUNCHER),
+                           "    grid=grid, x=x, out=out, x_m=x_m, x_n=x_n, o_m=o_m, o_n=o_n, n=n, BLOCK=64\n)\n"
+                           "x_m_, x_n_, o_m_, o_n_, n_ = tuple(x.stride()) + (y,) + tuple(kw)\n"
+                           "kern_launch.copy2.run(\n"
+                           "    grid=grid, x=x, out=out, x_m=x_m_, x_n=x_n_, o_m=o_m_, o_n=o_n_, n=n_, BLOCK=64\n)\n",
+                           "", LAUNCHER),
         inside=True),
     # -- the layout --------------------------------------------------------------------------------
     Row("a call too long for its line: one keyword a line, as black writes it",
@@ -218,11 +218,11 @@ ROWS = [
                  launcher=LAUNCHER)),
     Row("names unpacked too many for a line: the sum in parentheses, as black writes it",
         STRIDED3 + function("copy3[grid](x, y, z, *x.stride(), *y.stride(), *z.stride(), n)\n", ""),
-        STRIDED3 + function("x_a_, x_b_, x_c_, y_a_, y_b_, y_c_, z_a_, z_b_, z_c_ = (\n"
+        STRIDED3 + function("x_a, x_b, x_c, y_a, y_b, y_c, z_a, z_b, z_c = (\n"
                             "    tuple(x.stride()) + tuple(y.stride()) + tuple(z.stride())\n)\n"
                             "kern_launch.copy3.run(\n    grid=grid,\n    x=x,\n    y=y,\n    z=z,\n"
-                            "    x_a=x_a_,\n    x_b=x_b_,\n    x_c=x_c_,\n    y_a=y_a_,\n    y_b=y_b_,\n    y_c=y_c_,\n"
-                            "    z_a=z_a_,\n    z_b=z_b_,\n    z_c=z_c_,\n    n=n,\n)\n", "", LAUNCHER),
+                            "    x_a=x_a,\n    x_b=x_b,\n    x_c=x_c,\n    y_a=y_a,\n    y_b=y_b,\n    y_c=y_c,\n"
+                            "    z_a=z_a,\n    z_b=z_b,\n    z_c=z_c,\n    n=n,\n)\n", "", LAUNCHER),
         inside=True),
     Row("a call marked '# ttgen: keep' stays, however often migrate runs",
         function("add[grid](x, y, out, n)  # ttgen: keep\n# ttgen: keep\nadd[grid](\n    x, y, out, n)\n"),
