@@ -5,11 +5,13 @@ libcst's MetadataWrapper gives the same at 2.7 times the cost (on Liger-Kernel's
 made-up library of benchmarks/speed_library.py, their bodies cut: ttgen.codemods.bodies): it
 walks and rebuilds the whole tree once more for each layer of providers, its ParentNodeProvider
 lists each node's children by visiting the node once more, and its QualifiedNameProvider visits
-every node for the names of the few that a call site subscripts.  Here the parents and names
-come from one plain walk of the nodes' fields, the scopes from libcst's own providers run
-without the wrapper (`ttgen.generate.parse.positions_and_code` lays out the positions so), and a
-qualified name is asked of its scope where it is wanted (`Metadata.qualified`), as libcst's
-provider asks.
+every node for the names of the few that a call site subscripts.  Here the parents, the names
+and the names stored into come from one plain walk of the nodes' fields, the scopes from
+libcst's own ScopeProvider run without the wrapper, given those stores for what it asks of the
+ExpressionContextProvider (that visitor took a seventh of the reading; tests/codemods/
+test_metadata.py holds the two to the same scopes), the positions laid out by
+`ttgen.generate.parse.positions_and_code`, and a qualified name is asked of its scope where it
+is wanted (`Metadata.qualified`), as libcst's provider asks.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Collection
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, ExpressionContextProvider, QualifiedName, ScopeProvider
+from libcst.metadata import CodeRange, ExpressionContext, ExpressionContextProvider, QualifiedName, ScopeProvider
 
 from ttgen.generate.parse import positions_and_code
 
@@ -34,11 +36,9 @@ class Metadata(cst.MetadataDependent):
 
     def __init__(self, module: cst.Module, every: bool = False) -> None:
         super().__init__()
-        self.parents, self.names = _walk(module)
-        contexts = ExpressionContextProvider()
-        contexts.visit_Module(module)
+        self.parents, self.names, stores = _walk(module)
         scopes = ScopeProvider()
-        scopes.metadata = {ExpressionContextProvider: contexts._computed}
+        scopes.metadata = {ExpressionContextProvider: dict.fromkeys(stores, ExpressionContext.STORE)}
         scopes.visit_Module(module)
         where, self.code = positions_and_code(module, every)
         self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: _Positions(module, where)}
@@ -70,18 +70,31 @@ class _Positions(dict[cst.CSTNode, CodeRange]):
 
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}  # a kind of node -> the names of its fields
+# A kind of node -> the fields of it that a name is stored into (bound): all that libcst's scopes
+# ask of its ExpressionContextProvider is whether a name is stored into (``STORE``; anything
+# else, or none, is read).
+_STORING: dict[type[cst.CSTNode], tuple[str, ...]] = {
+    cst.AssignTarget: ("target",), cst.AnnAssign: ("target",), cst.AugAssign: ("target",),
+    cst.NamedExpr: ("target",), cst.AsName: ("name",), cst.CompFor: ("target",), cst.For: ("target",),
+    cst.ClassDef: ("name",), cst.FunctionDef: ("name",), cst.Param: ("name",),
+}
 
 
-def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str]]:
-    """Each node's parent (the node whose field, or item of one, it is), and every name used."""
+def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str], list[cst.Name]]:
+    """Each node's parent (the node whose field, or item of one, it is), every name used, and
+    the names stored into (as libcst's ExpressionContextProvider says ``STORE``: `_stored`)."""
     parents: dict[cst.CSTNode, cst.CSTNode] = {}
     names: set[str] = set()
+    stores: list[cst.Name] = []
     pending: list[cst.CSTNode] = [module]
     while pending:
         node = pending.pop()
         kind = type(node)
         if kind is cst.Name:
             names.add(node.value)  # type: ignore[attr-defined]
+        elif kind in _STORING:
+            for field in _STORING[kind]:
+                _stored(getattr(node, field), stores)
         fields = _FIELDS.get(kind)
         if fields is None:
             fields = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(node))
@@ -91,4 +104,14 @@ def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str]]
                 if isinstance(child, cst.CSTNode):
                     parents[child] = node
                     pending.append(child)
-    return parents, names
+    return parents, names, stores
+
+
+def _stored(target: cst.CSTNode, stores: list[cst.Name]) -> None:
+    """The names ``target`` stores into: itself, or those of a tuple's or list's elements
+    (starred or not; an attribute's or subscript's own names are read)."""
+    if isinstance(target, cst.Name):
+        stores.append(target)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _stored(element.value, stores)
