@@ -381,6 +381,22 @@ def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.Captu
     assert _migrate(tmp_path, module, capsys) == (expected, skipped)
 
 
+def test_a_call_of_an_imported_dict_list_or_set_is_no_call_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                                ) -> None:
+    """A name that another module under the PATHs binds only to a container (that module read
+    when a call site first asks about it: `calls.Targets.of`) is no kernel, and a call of its item
+    is not counted; a call of another name of that module is."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNELS + "\n\nTABLE = {}\nLOOKUP = make()\n")
+    user = "from pkg.kern import LOOKUP, TABLE\n\n\ndef f(x, grid):\n    TABLE[grid](x)\n    LOOKUP[grid](x)\n"
+    (pkg / "user.py").write_text(user)
+    assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
+    assert _migrate(tmp_path, pkg / "user.py", capsys) == (user, ["'LOOKUP' (pkg.kern.LOOKUP) is not a kernel of the "
+                                                                  "PATHs given"])
+
+
 def test_a_run_with_nothing_changed_reads_its_results_from_the_cache_and_imports_no_libcst(
         tmp_path: Path, generated: Path) -> None:
     """As the build's (issue 45.4): migrate run again over a tree it has seen gives the same diff,
