@@ -59,20 +59,8 @@ def for_call_sites(data: bytes) -> Cut:
     syntax = _syntax(data)
     if syntax is None:
         return Cut(data)
-    offsets = [0, *itertools.accumulate(map(len, data.splitlines(keepends=True)))]  # line n starts at [n - 1]
-    marked = sorted({bisect.bisect_right(offsets, found.start()) for found in _SUBSCRIPT_CALL.finditer(data)})
-
-    def lines(statement: ast.stmt) -> tuple[int, int]:  # (its decorators' included)
-        decorators = getattr(statement, "decorator_list", ())
-        return min([statement.lineno, *(d.lineno for d in decorators)]), statement.end_lineno or statement.lineno
-
-    def marks(statement: ast.stmt) -> bool:
-        first, last = lines(statement)
-        at = bisect.bisect_left(marked, first)
-        return at < len(marked) and marked[at] <= last
-
-    calls = [node for statement in syntax.body if marks(statement)
-             for node in ast.walk(statement) if _calls_subscript(node)]
+    offsets = _line_offsets(data)
+    calls = subscript_calls(data, syntax, offsets)
     if not calls:
         return Cut(data, calls=False)
     named = {node.id for call in calls for node in ast.walk(call) if isinstance(node, ast.Name)}
@@ -80,7 +68,7 @@ def for_call_sites(data: bytes) -> Cut:
     called = sorted(call.lineno for call in calls)
 
     def needed(statement: ast.stmt) -> bool:
-        first, last = lines(statement)
+        first, last = _lines(statement)
         at = bisect.bisect_left(called, first)
         if at < len(called) and called[at] <= last:
             return True
@@ -92,9 +80,36 @@ def for_call_sites(data: bytes) -> Cut:
     return _cut(data, syntax, needed, headers=True)
 
 
+def subscript_calls(data: bytes, syntax: ast.Module, offsets: list[int] | None = None) -> list[ast.Call]:
+    """The calls of a subscript in ``syntax`` (Python's tree of ``data``), found by walking only
+    the module's statements whose lines the text says may hold one (`_SUBSCRIPT_CALL`).
+    ``offsets``: `_line_offsets` of ``data``, where the caller has them."""
+    offsets = offsets if offsets is not None else _line_offsets(data)
+    marked = sorted({bisect.bisect_right(offsets, found.start()) for found in _SUBSCRIPT_CALL.finditer(data)})
+
+    def marks(statement: ast.stmt) -> bool:
+        first, last = _lines(statement)
+        at = bisect.bisect_left(marked, first)
+        return at < len(marked) and marked[at] <= last
+
+    return [node for statement in syntax.body if marks(statement) for node in ast.walk(statement)
+            if _calls_subscript(node)]
+
+
 # Where a call of a subscript may be: a ``]``, then only spaces, line breaks, backslashes and
 # comments, then ``(`` (a string or comment that looks so only costs a walk of its statement).
 _SUBSCRIPT_CALL = re.compile(rb"\]([ \t\f\r\n\\]|#[^\r\n]*)*\(")
+
+
+def _line_offsets(data: bytes) -> list[int]:
+    """Where each line of ``data`` starts (line n at [n - 1]), and its end, as Python splits lines."""
+    return [0, *itertools.accumulate(map(len, data.splitlines(keepends=True)))]
+
+
+def _lines(statement: ast.stmt) -> tuple[int, int]:
+    """The first and last line of ``statement``, its decorators' included."""
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)]), statement.end_lineno or statement.lineno
 
 
 def for_signatures(data: bytes, lines: Iterable[int]) -> Cut:
@@ -167,7 +182,7 @@ def _header(statement: ast.stmt, lines: list[bytes]) -> tuple[int, int, bytes] |
                *(arg.annotation for arg in ast.walk(statement.args) if isinstance(arg, ast.arg)), statement.returns]
     if any(isinstance(node, ast.NamedExpr) for part in outside if part is not None for node in ast.walk(part)):
         return None
-    start = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+    start = _lines(statement)[0]
     line = lines[start - 1]
     indent = len(line) - len(line.lstrip())
     if indent != statement.col_offset or not line.lstrip().startswith(b"@" if start < statement.lineno else b"def"):

@@ -84,16 +84,12 @@ def _launches(source: Source, kernels: set[str]) -> bool:
         tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError):
         return False  # (annotate says why of a kernel module; migrate of the others)
-    names = set(kernels)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            names |= {alias.asname for alias in node.names if alias.name in kernels and alias.asname}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
-            value = node.func.value
-            if (value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)) in names:
-                return True
-    return False
+    called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+              for value in (call.func.value for call in bodies.subscript_calls(data, tree))}  # type: ignore[attr-defined]
+    if called & kernels or not called:
+        return bool(called)
+    return any(isinstance(node, ast.ImportFrom) and any(alias.name in kernels and alias.asname in called
+                                                        for alias in node.names) for node in ast.walk(tree))
 
 
 @unchecked()  # (as migrate reads a module)
