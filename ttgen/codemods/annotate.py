@@ -313,13 +313,18 @@ def _uses(source: bytes) -> dict[int, _Uses]:
     found: dict[int, _Uses] = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = ast.Module(body=node.body, type_ignores=[])
-            holds = _aliases(body, [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
-            parents = {child: parent for parent in ast.walk(body) for child in ast.iter_child_nodes(parent)}
+            parents: dict[ast.AST, ast.AST] = {}
+            nodes: list[ast.AST] = list(node.body)
+            for parent in nodes:  # (the list grows as it is read: every node of the body, once)
+                for child in ast.iter_child_nodes(parent):
+                    parents[child] = parent
+                    nodes.append(child)
+            holds = _aliases([one for one in nodes if isinstance(one, ast.Assign)],
+                             [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
             attributes: set[str] = set()
             values: set[str] = set()
             assigned: set[str] = set()
-            for name in ast.walk(body):
+            for name in nodes:
                 if not isinstance(name, ast.Name) or name.id not in holds:
                     continue
                 parent = parents[name]
@@ -335,15 +340,15 @@ def _uses(source: bytes) -> dict[int, _Uses]:
     return found
 
 
-def _aliases(body: ast.Module, params: list[ast.arg]) -> dict[str, str]:
-    """Each parameter's name and each name the body binds to one alone (``p = w``, ``q = p``):
-    its parameter, whose type mypy gives it."""
+def _aliases(assignments: list[ast.Assign], params: list[ast.arg]) -> dict[str, str]:
+    """Each parameter's name and each name a body's ``assignments`` bind to one alone (``p = w``,
+    ``q = p``): its parameter, whose type mypy gives it."""
     holds = {param.arg: param.arg for param in params}
     grown = True
     while grown:
         grown = False
-        for node in ast.walk(body):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in holds:
+        for node in assignments:
+            if isinstance(node.value, ast.Name) and node.value.id in holds:
                 for target in node.targets:
                     if isinstance(target, ast.Name) and target.id not in holds:
                         holds[target.id] = holds[node.value.id]
