@@ -106,6 +106,12 @@ def f(x, n: Optional[int] = 4, t=None, *, z: "float | None" = 1.0):
     k[(1,)](*args, y=x, z=2.0)
     k[(1,)](x, 2, **opts)
 """
+LOOPED = """\
+def f(x, n, ts):
+    for t in ts:
+        v = None if n else t
+        k[(1,)](v, n, t)
+"""
 NOT_NONE = """\
 def f(x, n, c, ts):
     k[(1,)](x.contiguous(), c.n)
@@ -250,6 +256,10 @@ ROWS = [
         (widened("x", "tl.tensor[tl.float32] | None", "mod.py:20:5"),
          widened("n", "int | None", "mod.py:16:5 (and 1 more call site)"),
          widened("y", "tl.tensor[tl.float32] | None", "mod.py:21:5"), widened("z", "float | None", "mod.py:21:5"))),
+    Row("a call site passes a name bound to None in the statement that holds it (a loop)",
+        launching("x, n, y", LOOPED),
+        launching("x: tl.tensor[tl.float32] | None, n: int, y: tl.tensor[tl.float32]", LOOPED, HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32 y=*fp32",), (widened("x", "tl.tensor[tl.float32] | None", "mod.py:13:9"),)),
     Row("a call site passes what may not be None: a call, an attribute, a parameter, a loop's item, an unpacked "
         "call, a parameter that defaults to None given a value first",
         launching("x, n", NOT_NONE), launching("x: tl.tensor[tl.float32], n: int", NOT_NONE, HEAD + MECHANISM),

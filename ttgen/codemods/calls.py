@@ -203,8 +203,8 @@ class _Unknown(Left):
 class Reader(Metadata):
     """Reads the call sites of one module (`read`), parsed into ``tree``."""
 
-    def __init__(self, tree: cst.Module, path: Path, module: str, targets: Targets, every: bool = False) -> None:
-        super().__init__(tree, every)  # (its `names`: the module's, and those the unpacking takes)
+    def __init__(self, tree: cst.Module, path: Path, module: str, targets: Targets) -> None:
+        super().__init__(tree)  # (its `names`: the module's, and those the unpacking takes)
         self.path, self.module, self.targets = path, module, targets
         self.package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         self.lines = self.code.splitlines()  # (where the marker is looked for)

@@ -30,17 +30,17 @@ class Metadata(cst.MetadataDependent):
     """The parents (`parents`), names (`names`), scopes and positions of the nodes of ``module``
     (read through `get_metadata`, as libcst's are), and its code (`code`: ``module.code``, made
     as the positions are laid out).  Positions: of statements and calls (what a call site's
-    reading asks), or of ``every`` node."""
+    reading asks); of another node, every node's laid out when one is first asked (`_Positions`)."""
 
     METADATA_DEPENDENCIES = (ScopeProvider, cst.metadata.PositionProvider)
 
-    def __init__(self, module: cst.Module, every: bool = False) -> None:
+    def __init__(self, module: cst.Module) -> None:
         super().__init__()
         self.parents, self.names, stores = _walk(module)
         scopes = ScopeProvider()
         scopes.metadata = {ExpressionContextProvider: dict.fromkeys(stores, ExpressionContext.STORE)}
         scopes.visit_Module(module)
-        where, self.code = positions_and_code(module, every)
+        where, self.code = positions_and_code(module, every=False)
         self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: _Positions(module, where)}
 
     def qualified(self, node: cst.CSTNode) -> Collection[QualifiedName]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope, PositionProvider, Scope, ScopeProvider
+from libcst.metadata import Assignment, FunctionScope, Scope, ScopeProvider
 
 from ttgen.codemods import bodies, calls, runner
 from ttgen.generate import plan
@@ -99,7 +99,7 @@ def _read(source: Source, targets: calls.Targets) -> list[tuple[str, str, str]]:
         tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    reader = _Reader(calls.Reader(tree, source.path, source.module, targets, every=True))  # (`_at`: any node)
+    reader = _Reader(calls.Reader(tree, source.path, source.module, targets))
     tree.visit(reader)
     keys = {id(target): key for key, target in targets.items()}
     return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]
@@ -177,23 +177,22 @@ class _Reader(cst.CSTVisitor):
         function = scope.node if isinstance(scope, FunctionScope) and name.value in scope.assignments else None
         if not isinstance(function, cst.FunctionDef) or not isinstance(function.body, cst.IndentedBlock):
             return bindings
-        body = list(function.body.body)
-        node: cst.CSTNode | None = name
-        while node is not None and not any(node is statement for statement in body):
-            node = self.calls.parents.get(node)
-        if node is None:
+        body = {id(statement): number for number, statement in enumerate(function.body.body)}
+        read = self._statement(name, body)
+        if read < 0:
             return bindings  # (not in the body: a default, a decorator)
-        end = self._at(node, end=True)
-        before = body[:next(i for i, statement in enumerate(body) if statement is node)]
-        start = next((self._at(statement) for statement in reversed(before) if _rebinds(statement, name.value)), None)
-        return [a for a in bindings if self._at(a.node) <= end
-                and (start is None or not isinstance(a.node, cst.Param) and self._at(a.node) >= start)]
+        start = next((number for number in range(read - 1, -1, -1)
+                      if _rebinds(function.body.body[number], name.value)), None)
+        return [a for a in bindings if self._statement(a.node, body) <= read
+                and (start is None or self._statement(a.node, body) >= start)]
 
-    def _at(self, node: cst.CSTNode, end: bool = False) -> tuple[int, int]:
-        """Where ``node`` starts (or ends) in the module: (line, column)."""
-        found = self.calls.get_metadata(PositionProvider, node)
-        at = found.end if end else found.start
-        return at.line, at.column
+    def _statement(self, node: cst.CSTNode, body: dict[int, int]) -> int:
+        """The number of the statement of a function's ``body`` (``id(statement)`` -> its number)
+        that holds ``node``; -1 where none does (a parameter, before them all)."""
+        at: cst.CSTNode | None = node
+        while at is not None and id(at) not in body:
+            at = self.calls.parents.get(at)
+        return body[id(at)] if at is not None else -1
 
     def _bound(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> cst.BaseExpression | None:
         """The value a binding gives its name, where the source says it: ``name = value``
