@@ -70,13 +70,13 @@ class _Positions(dict[cst.CSTNode, CodeRange]):
 
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}  # a kind of node -> the names of its fields
-# A kind of node -> the fields of it that a name is stored into (bound): all that libcst's scopes
-# ask of its ExpressionContextProvider is whether a name is stored into (``STORE``; anything
-# else, or none, is read).
-_STORING: dict[type[cst.CSTNode], tuple[str, ...]] = {
-    cst.AssignTarget: ("target",), cst.AnnAssign: ("target",), cst.AugAssign: ("target",),
-    cst.NamedExpr: ("target",), cst.AsName: ("name",), cst.CompFor: ("target",), cst.For: ("target",),
-    cst.ClassDef: ("name",), cst.FunctionDef: ("name",), cst.Param: ("name",),
+# A kind of node -> its field that names are stored into (bound): all that libcst's scopes ask of
+# its ExpressionContextProvider is whether a name is stored into (``STORE``; anything else, or
+# nothing, is a read).
+_STORING: dict[type[cst.CSTNode], str] = {
+    cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
+    cst.AsName: "name", cst.CompFor: "target", cst.For: "target", cst.ClassDef: "name", cst.FunctionDef: "name",
+    cst.Param: "name",
 }
 
 
@@ -93,8 +93,7 @@ def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str],
         if kind is cst.Name:
             names.add(node.value)  # type: ignore[attr-defined]
         elif kind in _STORING:
-            for field in _STORING[kind]:
-                _stored(getattr(node, field), stores)
+            _stored(getattr(node, _STORING[kind]), stores)
         fields = _FIELDS.get(kind)
         if fields is None:
             fields = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(node))

@@ -24,6 +24,7 @@ are rarely None, and a source cannot tell when they are.
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import Assignment, FunctionScope, Scope, ScopeProvider
@@ -84,12 +85,12 @@ def _launches(source: Source, kernels: set[str]) -> bool:
         tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError):
         return False  # (annotate says why of a kernel module; migrate of the others)
-    called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
-              for value in (call.func.value for call in bodies.subscript_calls(data, tree))}  # type: ignore[attr-defined]
-    if called & kernels or not called:
-        return bool(called)
-    return any(isinstance(node, ast.ImportFrom) and any(alias.name in kernels and alias.asname in called
-                                                        for alias in node.names) for node in ast.walk(tree))
+    subscripted = (cast(ast.Subscript, call.func).value for call in bodies.subscript_calls(data, tree))
+    called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None) for value in subscripted}
+    if called & kernels:
+        return True
+    return bool(called) and any(isinstance(node, ast.ImportFrom) and any(
+        alias.name in kernels and alias.asname in called for alias in node.names) for node in ast.walk(tree))
 
 
 @unchecked()  # (as migrate reads a module)
