@@ -36,7 +36,7 @@ from libcst.metadata import CodeRange
 from ttgen.codemods import bodies, infer, layout, nones, observed, runner, settings, shapes, top_imports
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
-from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, parse_module,
+from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, module_level, parse_module,
                                   positions, unchecked)
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
@@ -141,7 +141,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     mechanism = literal = False  # (literal: a shape written, whose strings name typing.Literal)
     related = unproven = 0  # shape relations written, and left for want of evidence
     alias = language_alias(tree)
-    uses = _uses(data)
+    uses = _BodyUses(data)
     for kernel in parsed.kernels:
         lines = seen.get(f"{module}:{kernel.name}", {})
         recorded = lines.get(tuple(param.name for param in kernel.params))
@@ -308,36 +308,54 @@ def _refused_in_body(annotation: str, name: str, uses: _Uses | None) -> str | No
     return None
 
 
-def _uses(source: bytes) -> dict[int, _Uses]:
-    """For each line of a function's signature, what the function's body does with its parameters."""
-    found: dict[int, _Uses] = {}
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            parents: dict[ast.AST, ast.AST] = {}
-            nodes: list[ast.AST] = list(node.body)
-            for parent in nodes:  # (the list grows as it is read: every node of the body, once)
-                for child in ast.iter_child_nodes(parent):
-                    parents[child] = parent
-                    nodes.append(child)
-            holds = _aliases([one for one in nodes if isinstance(one, ast.Assign)],
-                             [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
-            attributes: set[str] = set()
-            values: set[str] = set()
-            assigned: set[str] = set()
-            for name in nodes:
-                if not isinstance(name, ast.Name) or name.id not in holds:
-                    continue
-                parent = parents[name]
-                if isinstance(name.ctx, ast.Load) or isinstance(parent, ast.AugAssign):  # ('w += 1' reads w)
-                    if isinstance(parent, ast.Attribute):
-                        attributes.add(holds[name.id])
-                    if not _only_tested(name, parent, holds) and not _narrowed(name, parents):
-                        values.add(holds[name.id])
-                if not isinstance(name.ctx, ast.Load) and not _binds_alias(name, parent, holds):
-                    assigned.add(holds[name.id])
-            for line in range(node.lineno, max(node.lineno + 1, node.body[0].lineno)):
-                found[line] = _Uses(frozenset(attributes), frozenset(values), frozenset(assigned))
-    return found
+class _BodyUses:
+    """What the body of each module-level function does with its parameters (`_uses`), worked out
+    for a function when a line of its signature is first asked (`get`): annotate asks it of the
+    kernels it writes an annotation for, not of every function of the module."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.signatures: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None  # line -> its def
+        self.found: dict[ast.AST, _Uses] = {}
+
+    def get(self, line: int) -> _Uses | None:
+        if self.signatures is None:
+            self.signatures = {}
+            for node in module_level(ast.parse(self.source).body):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.signatures.update(dict.fromkeys(range(node.lineno, max(node.lineno + 1, node.body[0].lineno)),
+                                                         node))
+        function = self.signatures.get(line)
+        if function is not None and function not in self.found:
+            self.found[function] = _uses(function)
+        return self.found[function] if function is not None else None
+
+
+def _uses(function: ast.FunctionDef | ast.AsyncFunctionDef) -> _Uses:
+    """What ``function``'s body does with its parameters."""
+    parents: dict[ast.AST, ast.AST] = {}
+    nodes: list[ast.AST] = list(function.body)
+    for parent in nodes:  # (the list grows as it is read: every node of the body, once)
+        for child in ast.iter_child_nodes(parent):
+            parents[child] = parent
+            nodes.append(child)
+    holds = _aliases([one for one in nodes if isinstance(one, ast.Assign)],
+                     [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs])
+    attributes: set[str] = set()
+    values: set[str] = set()
+    assigned: set[str] = set()
+    for name in nodes:
+        if not isinstance(name, ast.Name) or name.id not in holds:
+            continue
+        parent = parents[name]
+        if isinstance(name.ctx, ast.Load) or isinstance(parent, ast.AugAssign):  # ('w += 1' reads w)
+            if isinstance(parent, ast.Attribute):
+                attributes.add(holds[name.id])
+            if not _only_tested(name, parent, holds) and not _narrowed(name, parents):
+                values.add(holds[name.id])
+        if not isinstance(name.ctx, ast.Load) and not _binds_alias(name, parent, holds):
+            assigned.add(holds[name.id])
+    return _Uses(frozenset(attributes), frozenset(values), frozenset(assigned))
 
 
 def _aliases(assignments: list[ast.Assign], params: list[ast.arg]) -> dict[str, str]:
