@@ -60,15 +60,11 @@ def rebinds():
 '''
 
 
-def _lines(text: bytes) -> list[bytes]:
-    return text.splitlines()
-
-
 @pytest.mark.parametrize("ending", ["\n", "\r\n"], ids=["lf", "crlf"])
 def test_a_def_no_call_site_needs_keeps_only_its_name(ending: str) -> None:
     data = MODULE.replace("\n", ending).encode()
     cut = bodies.for_call_sites(data)
-    lines, before = _lines(cut.data), _lines(data)
+    lines, before = cut.data.splitlines(), data.splitlines()
     assert len(lines) == len(before)  # (every line keeps its number)
     text = cut.data.decode()
     assert "triton.autotune" not in text and "BLOCK: tl.constexpr" not in text and "tl.store" not in text
