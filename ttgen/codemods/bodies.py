@@ -151,7 +151,7 @@ def _cut(data: bytes, syntax: ast.Module, needed: Callable[[ast.stmt], bool], he
             cuts.append(header)
             continue
         first = statement.body[0]
-        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        start = _lines(first)[0]
         line = lines[start - 1]
         indent = line[: len(line) - len(line.lstrip())]
         opens = line.lstrip().startswith(b"@") if start < first.lineno else len(indent) == first.col_offset

@@ -183,9 +183,8 @@ class _Reader(cst.CSTVisitor):
         if read < 0:
             return bindings  # (not in the body: a default, a decorator)
         start = next((number for number in range(read - 1, -1, -1)
-                      if _rebinds(function.body.body[number], name.value)), None)
-        return [a for a in bindings if self._statement(a.node, body) <= read
-                and (start is None or self._statement(a.node, body) >= start)]
+                      if _rebinds(function.body.body[number], name.value)), -1)  # (-1: the parameters on)
+        return [a for a in bindings if start <= self._statement(a.node, body) <= read]
 
     def _statement(self, node: cst.CSTNode, body: dict[int, int]) -> int:
         """The number of the statement of a function's ``body`` (``id(statement)`` -> its number)
