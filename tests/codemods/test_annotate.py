@@ -106,6 +106,18 @@ def f(x, n: Optional[int] = 4, t=None, *, z: "float | None" = 1.0):
     k[(1,)](*args, y=x, z=2.0)
     k[(1,)](x, 2, **opts)
 """
+ELSEWHERE = """\
+_OUT = 0
+
+
+def f(x, n):
+    k[(1,)](x, _OUT, 2.0)
+
+
+def reset():
+    global _OUT
+    _OUT = None  # type: ignore[assignment]
+"""
 LOOPED = """\
 def f(x, n, ts):
     for t in ts:
@@ -256,6 +268,10 @@ ROWS = [
         (widened("x", "tl.tensor[tl.float32] | None", "mod.py:20:5"),
          widened("n", "int | None", "mod.py:16:5 (and 1 more call site)"),
          widened("y", "tl.tensor[tl.float32] | None", "mod.py:21:5"), widened("z", "float | None", "mod.py:21:5"))),
+    Row("a call site passes a module's name another function binds to None (global)",
+        launching("x, n, f", ELSEWHERE),
+        launching("x: tl.tensor[tl.float32], n: int | None, f: float", ELSEWHERE, HEAD + MECHANISM),
+        ("x=*fp32:16 n=i32 f=fp32",), (widened("n", "int | None", "mod.py:14:5"),)),
     Row("a call site passes a name bound to None in the statement that holds it (a loop)",
         launching("x, n, y", LOOPED),
         launching("x: tl.tensor[tl.float32] | None, n: int, y: tl.tensor[tl.float32]", LOOPED, HEAD + MECHANISM),
@@ -430,12 +446,17 @@ def test_call_sites_read_in_several_processes_say_what_one_process_says() -> Non
     assert nones.passed_none(sources, build, 2) == alone
 
 
-@pytest.mark.parametrize("words, read", [("", False), ("from typing import Optional as Opt\n", True),
-                                         ("def g(v=None):\n    return v\n", True)])
+@pytest.mark.parametrize("words, read", [
+    ("", False), ("from typing import Optional as Opt\n", False), ("def g(v=None):\n    return v\n", False),
+    ("class C:\n    v: Opt[int] = None\n", False), ("    y = None\n", True), ("_Y = None\n", True),
+    ("if _Y:\n    import typing\n", False), ("def g():\n    global _Y\n    _Y = None\n", True)])
 def test_call_sites_are_read_only_in_modules_that_may_write_none(words: str, read: bool, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """A module whose text has no None, Optional or Any cannot pass a kernel None (every way
-    nones finds one starts at such a word): libcst does not read it."""
+    """A module is read only where a None, Optional or Any (where every way nones finds a None
+    starts) is written in the statement that holds a call site (``y = None`` in its function) or
+    in a statement of the module's own that binds a name (``_Y = None``); not in an import,
+    another function or a class (those bind nothing the call's names may resolve to).  Where a
+    function binds a name of the module's (``global``), it is read whatever its words."""
     from ttgen.codemods import nones
     from ttgen.generate import plan
     from ttgen.generate.discover import discover

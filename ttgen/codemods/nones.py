@@ -24,6 +24,8 @@ are rarely None, and a source cannot tell when they are.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from typing import cast
 
 import libcst as cst
@@ -76,8 +78,8 @@ def _sites(source: Source, context: tuple[calls.Targets, set[str]]) -> list[tupl
 def _launches(source: Source, kernels: set[str]) -> bool:
     """Whether the module may launch one of ``kernels`` with an argument that may be None: it
     calls a subscript of one of their names (``k[grid](...)``, ``m.k[grid](...)``), or of a name
-    it imports one as, and its text has a word of `NONE_WORDS` (every way `_Reader` finds an
-    argument that may be None starts at one: most modules have none, and are not read)."""
+    it imports one as, and the text a None could reach such a call from has a word of
+    `NONE_WORDS` (`_may_pass_none`: most modules' has none, and they are not read)."""
     try:
         data = read_regular(source.path)
         if not any(word.encode() in data for word in NONE_WORDS):
@@ -85,12 +87,38 @@ def _launches(source: Source, kernels: set[str]) -> bool:
         tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError):
         return False  # (annotate says why of a kernel module; migrate of the others)
-    subscripted = (cast(ast.Subscript, call.func).value for call in bodies.subscript_calls(data, tree))
-    called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None) for value in subscripted}
-    if called & kernels:
+    sites = bodies.subscript_calls(data, tree)
+    called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+              for value in (cast(ast.Subscript, call.func).value for call in sites)}
+    if not called & kernels and not (called and any(isinstance(node, ast.ImportFrom) and any(
+            alias.name in kernels and alias.asname in called for alias in node.names) for node in ast.walk(tree))):
+        return False
+    return _may_pass_none(data, tree, sites)
+
+
+def _may_pass_none(data: bytes, tree: ast.Module, sites: list[ast.Call]) -> bool:
+    """Whether a word of `NONE_WORDS` is in the text that `_Reader` may follow an argument of
+    one of ``sites`` into.  Every way it finds a None starts at one (``None``, a parameter's
+    default or annotation, an annotation without a value), in a binding of a name in scope where
+    the call is: the function's own or one around it (all in the module statement that holds
+    the call), or the module's (its statements that are not a def, a class or an import: an
+    import binds no None that the reader sees).  A function binds a name of the module's too,
+    through ``global``: where that is written, the module is read."""
+    if _ELSEWHERE.search(data):
         return True
-    return bool(called) and any(isinstance(node, ast.ImportFrom) and any(
-        alias.name in kernels and alias.asname in called for alias in node.names) for node in ast.walk(tree))
+    lines = data.splitlines(keepends=True)
+    starts = [statement.lineno for statement in tree.body]
+    holding = {tree.body[bisect.bisect_right(starts, call.lineno) - 1] for call in sites}
+    texts = (b"".join(lines[statement.lineno - 1:statement.end_lineno or statement.lineno])
+             for statement in tree.body if statement in holding or not isinstance(statement, _NO_NONE))
+    return any(word in text for text in texts for word in _NONE_BYTES)
+
+
+# a module statement that binds no name to a value the reader may find None (its body aside)
+_NO_NONE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+_NONE_BYTES = tuple(word.encode() for word in NONE_WORDS)
+# where a function may bind a name of the module's
+_ELSEWHERE = re.compile(rb"\bglobal\b")
 
 
 @unchecked()  # (as migrate reads a module)
