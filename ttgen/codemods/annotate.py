@@ -37,7 +37,7 @@ from ttgen.codemods import bodies, infer, layout, nones, observed, runner, setti
 from ttgen.generate import command, plan
 from ttgen.generate.discover import Source, discover, read_regular
 from ttgen.generate.parse import (MECHANISM, PYRIGHT_UNUSED, UNUSED_IMPORT, imports_mechanism, module_level, parse_module,
-                                  positions, unchecked)
+                                  positions_and_code, unchecked)
 from ttgen.vocabulary import kinds, model, param_types
 from ttgen.vocabulary.diagnostics import Diagnostic
 
@@ -200,9 +200,10 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             names = ", ".join(f"'{name}' ({dtype})" for name, dtype in alone.items())
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: {ONE_DTYPE}: '{kernel.name}': "
                          f"{names}; run() refuses any other (--widen adds dtypes)")
-    text = cut.restore(tree.code, tree.encoding)
+    where, code = positions_and_code(tree, every=False)
+    text = cut.restore(code, tree.encoding)
     if annotations:
-        tree = tree.visit(_Annotate(annotations, positions(tree), settings.line_length(path), tree.default_indent))
+        tree = tree.visit(_Annotate(annotations, where, settings.line_length(path), tree.default_indent))
         tree = _with_imports(tree, [*([_MECHANISM_IMPORT] if mechanism else []), *([_LITERAL_IMPORT] if literal else [])])
     written = cut.restore(tree.code, tree.encoding)
     if text is None or written is None:  # (a change in a body cut: none is made there)
@@ -428,13 +429,23 @@ def _only_tested(name: ast.Name, parent: ast.AST, holds: dict[str, str]) -> bool
 class _Annotate(cst.CSTTransformer):
     """Sets the annotation of each parameter found at a position of ``annotations``, and lays out
     a signature on one line that gets any in ``width`` columns (``indent``: the module's);
-    ``where``: each node's position (`ttgen.generate.parse.positions`)."""
+    ``where``: the position of each def and parameter (`ttgen.generate.parse.positions_and_code`).
+    It enters only the nodes that may hold a def's parameters (`_HOLDING`): a parameter is
+    changed whole, and the rest of a module (its other statements, a def's decorators, name,
+    return annotation) holds none."""
+
+    _HOLDING = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Parameters, cst.Else, cst.ExceptHandler,
+                cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
 
     def __init__(self, annotations: dict[tuple[int, int], str], where: dict[cst.CSTNode, CodeRange], width: int,
                  indent: str) -> None:
         super().__init__()
         self.annotations, self.where, self.width, self.indent = annotations, where, width, indent
         self.annotated: list[bool] = []  # for each function entered, whether a parameter of it is
+        self.parsed: dict[str, cst.BaseExpression] = {}  # each annotation's text, parsed once (nodes do not change)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, self._HOLDING) and super().on_visit(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.annotated.append(False)
@@ -453,7 +464,7 @@ class _Annotate(cst.CSTTransformer):
             return updated
         if self.annotated:
             self.annotated[-1] = True
-        expression = cst.parse_expression(text)
+        expression = self.parsed.get(text) or self.parsed.setdefault(text, cst.parse_expression(text))
         if updated.annotation is not None:  # (--tighten) its spacing stays
             return updated.with_changes(annotation=updated.annotation.with_changes(annotation=expression))
         changed = updated.with_changes(annotation=cst.Annotation(expression))

@@ -656,8 +656,8 @@ def positions_and_code(module: cst.Module, every: bool = True) -> tuple[dict[cst
     """Where each node of ``module`` starts and ends, as libcst's PositionProvider lays them out,
     without the MetadataWrapper around it (which also walks and rebuilds the whole tree, for
     providers that need that: half the time, for nothing here); and the code laid out, which is
-    ``module.code`` (made once for both).  ``every=False``: statements and calls only (`_Outline`,
-    about half the time); where that cannot be laid out, every node."""
+    ``module.code`` (made once for both).  ``every=False``: statements, calls and parameters only
+    (`_Outline`, about half the time); where that cannot be laid out, every node."""
     provider = PositionProvider()
     state = (_Layout if every else _Outline)(module.default_indent, module.default_newline, provider=provider)
     try:
@@ -684,12 +684,13 @@ _SKIPPED: dict[type[cst.CSTNode], bool] = {}  # a kind of node -> whether _Outli
 
 
 class _Outline(_Layout):
-    """A `_Layout` that records the positions of statements, calls and the few other nodes libcst
-    reads a statement's position off (its last small statement, block, clause, imported name or
-    closing parenthesis), not those of the many other parts of expressions and whitespace."""
+    """A `_Layout` that records the positions of statements, calls, parameters and the few other
+    nodes libcst reads a statement's position off (its last small statement, block, clause,
+    imported name or closing parenthesis), not those of the many other parts of expressions and
+    whitespace."""
 
     _PARTS = (cst.BaseExpression, cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace,
-              cst.Newline, cst.Comment, cst.Comma, cst.Arg, cst.Param, cst.Parameters, cst.SubscriptElement,
+              cst.Newline, cst.Comment, cst.Comma, cst.Arg, cst.Parameters, cst.SubscriptElement,
               cst.BaseSlice, cst.AssignTarget, cst.Dot, cst.Colon, cst.BaseBinaryOp, cst.BaseBooleanOp,
               cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.AssignEqual, cst.Annotation, cst.ComparisonTarget,
               cst.BaseElement, cst.BaseDictElement, cst.CompFor, cst.CompIf, cst.Semicolon, cst.LeftSquareBracket,
