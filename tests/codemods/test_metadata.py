@@ -47,13 +47,14 @@ def _modules() -> list[tuple[str, str]]:
 
 
 def _scopes(module: cst.Module, scope_of: dict[cst.CSTNode, object]) -> list[tuple[object, ...]]:
-    """Each name's scope, as the nodes of its assignments and accesses of that name (by identity)."""
+    """Each name's scope, as the nodes of its assignments (with the order the scope gives them)
+    and accesses of that name (by identity)."""
     summary = []
     for node, scope in scope_of.items():
         if isinstance(node, cst.Name) and scope is not None:
             name = node.value
             summary.append((id(node), id(getattr(scope, "node", None)),
-                            sorted(id(a.node) for a in scope.assignments[name]),  # type: ignore[attr-defined]
+                            sorted((id(a.node), a._index) for a in scope.assignments[name]),  # type: ignore[attr-defined]
                             sorted(id(a.node) for a in scope.accesses[name])))  # type: ignore[attr-defined]
     return sorted(summary)
 

@@ -200,10 +200,10 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
             names = ", ".join(f"'{name}' ({dtype})" for name, dtype in alone.items())
             notes.append(f"{path}:{kernel.position.line}:{kernel.position.column}: {ONE_DTYPE}: '{kernel.name}': "
                          f"{names}; run() refuses any other (--widen adds dtypes)")
-    where, code = positions_and_code(tree, every=False)
+    laid_out, code = positions_and_code(tree, every=False)
     text = cut.restore(code, tree.encoding)
     if annotations:
-        tree = tree.visit(_Annotate(annotations, where, settings.line_length(path), tree.default_indent))
+        tree = tree.visit(_Annotate(annotations, laid_out, settings.line_length(path), tree.default_indent))
         tree = _with_imports(tree, [*([_MECHANISM_IMPORT] if mechanism else []), *([_LITERAL_IMPORT] if literal else [])])
     written = cut.restore(tree.code, tree.encoding)
     if text is None or written is None:  # (a change in a body cut: none is made there)
