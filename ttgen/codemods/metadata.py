@@ -119,10 +119,18 @@ def _walk(module: cst.Module) -> tuple[dict[cst.CSTNode, cst.CSTNode], set[str],
         for field in fields:
             value = getattr(node, field)
             for child in value if isinstance(value, (tuple, list)) else (value,):
-                if isinstance(child, cst.CSTNode):
+                known = _NODE.get(type(child))
+                if known is None:
+                    known = _NODE[type(child)] = isinstance(child, cst.CSTNode)
+                if known:
                     parents[child] = node
                     pending.append(child)
     return parents, names, stores
+
+
+# a type of a field's value -> whether it is a node's (asked of the type: CSTNode is an ABC, whose
+# isinstance is a call of its own on each value)
+_NODE: dict[type, bool] = {}
 
 
 def _stored(target: cst.CSTNode, stores: list[cst.Name]) -> None:
