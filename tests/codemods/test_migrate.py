@@ -44,7 +44,7 @@ def tuned(x, n, BLOCK: tl.constexpr):
 """
 IMPORT = "from pkg.kern import add, tuned\n"
 NAMED_LIKE_AN_OPTION = "\n\n@triton.jit\ndef warps(x, num_warps):\n    pass\n"
-LAUNCHER = "    import gen.kern_launch as kern_launch\n"
+LAUNCHER = "    import gen.kern_launch as kern_launch\n\n"  # (black's empty line after imports)
 REFUSED = "\n\n@triton.jit\ndef bad(x, **kw):\n    pass\n"
 STRIDED = ("\n\n@triton.jit\ndef copy2d(x, out, stride_m, stride_n, n, BLOCK: tl.constexpr):\n    pass\n"
            "\n\n@triton.jit\ndef copy2(x, out, x_m, x_n, o_m, o_n, n, BLOCK: tl.constexpr):\n    pass\n")
@@ -110,18 +110,18 @@ ROWS = [
     Row("an autotuned kernel: the configs set BLOCK", function("tuned[grid](x, n)\n"),
         function("kern_launch.tuned.run(grid=grid, x=x, n=n)\n", launcher=LAUNCHER)),
     Row("the kernels' own module imports its launcher in the function", "\n\ndef f(x, y, out, n):\n    add[(1,)](x, y, out, n)\n",
-        "\n\ndef f(x, y, out, n):\n    import gen.kern_launch as kern_launch\n"
+        "\n\ndef f(x, y, out, n):\n    import gen.kern_launch as kern_launch\n\n"
         "    kern_launch.add.run(grid=(1,), x=x, y=y, out=out, n=n)\n", inside=True),
     Row("after a docstring; one import for two calls; one per function",
         function('"""Doc."""\nadd[grid](x, y, out, n)\nadd[grid](y, x, out, n)\n') + "\n\ndef g(x):\n    tuned[(1,)](x, 1)\n",
-        function('"""Doc."""\n' + LAUNCHER.strip() + "\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n"
+        function('"""Doc."""\n' + LAUNCHER.strip() + "\n\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n"
                  "kern_launch.add.run(grid=grid, x=y, y=x, out=out, n=n)\n")
         + "\n\ndef g(x):\n" + LAUNCHER + "    kern_launch.tuned.run(grid=(1,), x=x, n=1)\n"),
     Row("a nested function imports it itself", function("def inner():\n    add[grid](x, y, out, n)\ninner()\n"),
         function("def inner():\n" + LAUNCHER + "    kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\ninner()\n")),
     Row("a name the module has already: another", function("add[grid](x, y, out, n)\n", IMPORT + "kern_launch = 1\n"),
         function("kern_launch_2.add.run(grid=grid, x=x, y=y, out=out, n=n)\n", IMPORT + "kern_launch = 1\n",
-                 "    import gen.kern_launch as kern_launch_2\n")),
+                 "    import gen.kern_launch as kern_launch_2\n\n")),
     Row("a call that is not a kernel launch stays silently", function("print(x[0], [1][0])\n"), function("print(x[0], [1][0])\n")),
     Row("a call of an item of a dict, list or set is no call site (not counted)",
         function("cache[n](x)\nCALLABLES[0](x)\nmade[n](x)\n", IMPORT + "cache = {}\nCALLABLES = list()\n")
@@ -163,7 +163,7 @@ ROWS = [
                  "add[grid](x, y, out, n, **opts)\n"),
         function("opts: ttgen.runtime.LaunchOptions = {'num_warps': 4}\nif n:\n    opts['num_stages'] = 2\n"
                  "    opts.update({'num_ctas': 1})\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n",
-                 launcher=LAUNCHER + "    import ttgen.runtime\n")),
+                 launcher=LAUNCHER.strip("\n") + "\n    import ttgen.runtime\n\n")),
     Row("a dict built with other entries, or passed on: the splat stays (run() takes keywords), typed dict[str, Any]",
         function("opts = {}\nif n:\n    opts['BLOCK'] = 2\nadd[grid](x, y, out, n, **opts)\n"
                  "more = {'num_warps': 4}\nprint(more)\nadd[grid](x, y, out, n, **more)\n"),
@@ -171,7 +171,7 @@ ROWS = [
                  "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **opts)\n"
                  "more: dict[str, typing.Any] = {'num_warps': 4}\nprint(more)\n"
                  "kern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n, **more)\n",
-                 launcher=LAUNCHER + "    import typing\n")),
+                 launcher=LAUNCHER.strip("\n") + "\n    import typing\n\n")),
     Row("*t.stride() where the parameters tell its length: unpacked before the call",
         STRIDED + function("# copy\ncopy2d[grid](x, out, *x.stride(), n, BLOCK=64)\nstride_m = 0\n", ""),
         STRIDED + function("# copy\nstride_m_, stride_n = x.stride()\nkern_launch.copy2d.run(\n"
@@ -212,6 +212,15 @@ ROWS = [
         function("add[grid](x, y, out, n, BLOCK=128, num_warps=8, num_stages=2)\n"),
         function("kern_launch.add.run(\n    grid=grid, x=x, y=y, out=out, n=n, BLOCK=128, num_warps=8, num_stages=2\n)\n",
                  launcher=LAUNCHER)),
+    Row("a comment after the call in wide characters, which take two columns each as black counts them: hugged",
+        function("add[grid](x, y, out, n)  # 把两个张量逐元素相加并写入输出张量\n"),
+        function("kern_launch.add.run(\n    grid=grid, x=x, y=y, out=out, n=n\n)  # 把两个张量逐元素相加并写入输出张量\n",
+                 launcher=LAUNCHER)),
+    Row("the function's own imports first: the launcher's joins them; an empty line there already stays one",
+        function("import math\n\nadd[grid](x, y, out, n)\n") + "\n\ndef g(x):\n\n    tuned[(1,)](x, 1)\n",
+        function("import math\n\nkern_launch.add.run(grid=grid, x=x, y=y, out=out, n=n)\n",
+                 launcher=LAUNCHER.rstrip("\n") + "\n")
+        + "\n\ndef g(x):\n" + LAUNCHER + "    kern_launch.tuned.run(grid=(1,), x=x, n=1)\n"),
     Row("a comment on a line of its own between arguments stays, at the arguments' indentation",
         function("add[grid](\n    x,\n        # the output\n    y, out, n)\n"),
         function("kern_launch.add.run(\n    grid=grid,\n    x=x,\n    # the output\n    y=y,\n    out=out,\n    n=n,\n)\n",
@@ -672,11 +681,11 @@ def test_check_types_reports_the_errors_on_the_lines_migrate_wrote(
     assert migrate_command.main(["pkg", "--out", "gen", "--check-types", *(["--write"] if write else [])]) == 1
     err = capsys.readouterr().err
     assert [text for text in err.splitlines() if text.startswith("pkg/")] == [
-        'pkg/calls.py:11: error: Argument "n" to "run" of "scale" has incompatible type "float"; '
+        'pkg/calls.py:12: error: Argument "n" to "run" of "scale" has incompatible type "float"; '
         'expected "int"  [arg-type]'
     ], err
     assert err.endswith("ttgen migrate: mypy: 1 error on the lines migrate wrote; 2 on other lines left out\n")
-    migrated = UNTYPED_CALLS.replace("    scale[grid](x, 2.5)", "    import gen.kern_launch as kern_launch\n"
+    migrated = UNTYPED_CALLS.replace("    scale[grid](x, 2.5)", "    import gen.kern_launch as kern_launch\n\n"
                                      "    kern_launch.scale.run(grid=grid, x=x, n=2.5)")
-    assert migrated.splitlines()[10] == "    kern_launch.scale.run(grid=grid, x=x, n=2.5)"
+    assert migrated.splitlines()[11] == "    kern_launch.scale.run(grid=grid, x=x, n=2.5)"
     assert (tmp_path / "pkg" / "calls.py").read_text() == (migrated if write else UNTYPED_CALLS)

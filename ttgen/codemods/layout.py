@@ -10,6 +10,7 @@ closing bracket on a line of its own.  Each comment stays after its item.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -19,7 +20,16 @@ import libcst as cst
 def fits(code: str, column: int, width: int) -> bool:
     """Whether ``code`` (a statement's text, its lines less the statement's indentation, which is
     ``column``) fits in ``width``."""
-    return all(column + len(line) <= width for line in code.split("\n"))
+    return all(column + columns(line) <= width for line in code.split("\n"))
+
+
+def columns(text: str) -> int:
+    """How many columns ``text`` takes, as black counts them: a wide character (East Asian:
+    CJK, fullwidth forms) two, a combining mark none, any other one."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
+               for char in text)
 
 
 Item = Union[cst.Arg, cst.Param, cst.ParamStar, cst.ParamSlash]

@@ -113,7 +113,8 @@ class Migrate(cst.CSTTransformer):
             args=[calls.keyword("grid", site.grid, first), *site.args],
         )
         # (laid out afresh, not in the old call's layout; a comment after the statement counts too)
-        after = len(calls.code(line.trailing_whitespace).rstrip("\n")) if isinstance(line, cst.SimpleStatementLine) else 0
+        trailing = calls.code(line.trailing_whitespace) if isinstance(line, cst.SimpleStatementLine) else ""
+        after = layout.columns(trailing.rstrip("\n"))
         return layout.call(call, column, self.width, self.indent, after)
 
     def _import_text(self, module: str, alias: str, column: int) -> str:
@@ -161,7 +162,20 @@ class Migrate(cst.CSTTransformer):
         at = 1 if body and _is_docstring(body[0]) else 0
         column = self.reader.get_metadata(PositionProvider, original).start.column + len(updated.body.indent or self.indent)
         lines = [cst.parse_statement(self._import_text(module, alias, column)) for module, alias in sorted(wanted.items())]
-        return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
+        after = body[at:]
+        first = after[0] if after else None
+        if (isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and not _is_import(first)
+                and not (first.leading_lines and first.leading_lines[0].comment is None)):
+            # (black puts an empty line between imports and what follows them in the same block,
+            # before its comments, unless one is there)
+            after[0] = first.with_changes(leading_lines=[cst.EmptyLine(indent=False), *first.leading_lines])
+        return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *after]))
+
+
+def _is_import(statement: cst.BaseStatement) -> bool:
+    """Whether ``statement`` is an import, as black tells one (its line starts with one)."""
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0],
+                                                                         (cst.Import, cst.ImportFrom))
 
 
 def _imported(function: cst.FunctionDef, launcher: str) -> str | None:
