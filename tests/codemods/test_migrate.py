@@ -64,6 +64,25 @@ class Layer:
         self.table[kind](x)
         self.other[kind](x)
 """
+TYPED_TABLES = """
+TABLE: Dict[str, Callable] = make()
+
+
+class Tuner:
+    def __init__(self, strategy, other):
+        self.strategy: List[Callable] = strategy
+        self.other: Callable = other
+
+    def key(self, args):
+        fns: typing.Sequence[Callable] = self.strategy
+        fns[args[0]](args)
+        TABLE[args[1]](args)
+        self.other[args[2]](args)
+        return list(map(lambda i, a: self.strategy[i](a), range(2), args))
+
+    def rebound(self, args):
+        return list(map(lambda self, i: self.strategy[i](i), [self], args))
+"""
 HELPER = "\n\n@triton.jit\ndef helper(x):\n    pass\n\n\n@triton.jit\ndef user(x):\n    helper(x)\n"
 
 
@@ -274,6 +293,13 @@ ROWS = [
         IMPORT + TABLES, IMPORT + TABLES,
         ("the kernel is chosen at run time ('self.other' is an attribute of 'self', which is a local name or "
          "parameter)",)),
+    Row("a name, or an attribute of self, annotated with a container's type is no call site (not counted), in a "
+        "lambda too (FlagGems' libentry: self.strategy[i](v)); one annotated otherwise, or in a lambda that binds "
+        "self again, still is",
+        IMPORT + TYPED_TABLES, IMPORT + TYPED_TABLES,
+        ("the kernel is chosen at run time ('self.other' is an attribute of 'self', which is a local name or "
+         "parameter)", "the kernel is chosen at run time ('self.strategy' is an attribute of 'self', which is a "
+         "local name or parameter)")),
     Row("a name bound twice", function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         function("add[grid](x, y, out, n)\n", IMPORT + "add = tuned\n"),
         ("'add' is bound more than once here (the kernel may be chosen at run time)",)),
@@ -392,14 +418,15 @@ def test_migrate(row: Row, tmp_path: Path, generated: Path, capsys: pytest.Captu
 
 def test_a_call_of_an_imported_dict_list_or_set_is_no_call_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                                                 ) -> None:
-    """A name that another module under the PATHs binds only to a container (that module read
-    when a call site first asks about it: `calls.Targets.of`) is no kernel, and a call of its item
-    is not counted; a call of another name of that module is."""
+    """A name that another module under the PATHs binds only to a container, or annotates with a
+    container's type (that module read when a call site first asks about it: `calls.Targets.of`)
+    is no kernel, and a call of its item is not counted; a call of another name of that module is."""
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "kern.py").write_text(KERNELS + "\n\nTABLE = {}\nLOOKUP = make()\n")
-    user = "from pkg.kern import LOOKUP, TABLE\n\n\ndef f(x, grid):\n    TABLE[grid](x)\n    LOOKUP[grid](x)\n"
+    (pkg / "kern.py").write_text(KERNELS + "\n\nTABLE = {}\nLOOKUP = make()\nTYPED: typing.Dict[str, Callable] = make()\n")
+    user = ("from pkg.kern import LOOKUP, TABLE, TYPED\n\n\ndef f(x, grid):\n    TABLE[grid](x)\n    LOOKUP[grid](x)\n"
+            "    TYPED[grid](x)\n")
     (pkg / "user.py").write_text(user)
     assert ttgen([str(pkg), "--out", str(tmp_path / "gen"), "-q"]) == 0
     assert _migrate(tmp_path, pkg / "user.py", capsys) == (user, ["'LOOKUP' (pkg.kern.LOOKUP) is not a kernel of the "

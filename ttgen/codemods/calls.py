@@ -127,15 +127,19 @@ def kernels(sources: list[Source], build: plan.Plan, launchers: bool = True) -> 
 
 
 def _containers(data: bytes) -> set[str]:
-    """The names a module binds, at its top level, only to a dict, list or set."""
+    """The names a module binds, at its top level, only to a dict, list or set (or with an
+    annotation that says a container: `_container_annotation`)."""
     bound: dict[str, bool] = {}
     for node in ast.parse(data).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
             value = node.value
             container = isinstance(value, (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Set, ast.SetComp)) or (
-                isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
-            bound[name] = bound.get(name, True) and container
+                isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] in _CONTAINER_TYPES) or (
+                isinstance(node, ast.AnnAssign) and _container_annotation(ast.unparse(node.annotation)))
+            bound[targets[0].id] = bound.get(targets[0].id, True) and container
     return {name for name, container in bound.items() if container}
 
 
@@ -280,26 +284,38 @@ class Reader(Metadata):
         return target
 
     def _bound_to_container(self, name: cst.Name) -> bool:
-        """Whether every binding of ``name`` here is ``name = <a dict, list or set>``."""
+        """Whether every binding of ``name`` here is ``name = <a dict, list or set>`` (or
+        ``name: <a container's type> = ...``)."""
         scope = self.get_metadata(ScopeProvider, name, None)
         assignments = list(scope[name.value]) if scope is not None else []
-        return bool(assignments) and all(_is_container(self.value(a)) for a in assignments)
+        return bool(assignments) and all(self._to_container(a) for a in assignments)
+
+    def _to_container(self, assignment: object) -> bool:
+        """Whether the binding ``assignment`` is ``name = <a dict, list or set>`` or
+        ``name: <a container's type> = ...``."""
+        statement = self.parents.get(assignment.node) if isinstance(assignment, Assignment) else None
+        return _binds_container(statement) if isinstance(statement, cst.AnnAssign) else _is_container(self.value(assignment))
 
     def _own_container(self, value: cst.Attribute) -> bool:
-        """Whether ``value`` is ``self.name`` in a method, where every ``self.name = ...`` of the
-        methods of its class (at least one) binds a dict, list or set (``self.table[kind](x)``)."""
-        function = self._enclosing(value, cst.FunctionDef)
-        owner = self._enclosing(function, cst.ClassDef) if function is not None else None
-        if owner is None or not isinstance(value.value, cst.Name) or value.value.value != _first_param(function):
+        """Whether ``value`` is ``self.name`` in a method (or a lambda in one that does not bind
+        ``self`` again), where every ``self.name = ...`` of the methods of its class (at least one)
+        binds a dict, list or set, or is annotated with a container's type (``self.table[kind](x)``)."""
+        if not isinstance(value.value, cst.Name):
             return False
-        bound = [statement.value for method in owner.body.body if isinstance(method, cst.FunctionDef)
+        function = self._enclosing(value, cst.FunctionDef, through=value.value.value)
+        owner = self._enclosing(function, cst.ClassDef) if function is not None else None
+        if owner is None or value.value.value != _first_param(function):
+            return False
+        bound = [statement for method in owner.body.body if isinstance(method, cst.FunctionDef)
                  for statement in _assignments(method) if _is_attribute(statement, _first_param(method), value.attr.value)]
-        return bool(bound) and all(_is_container(one) for one in bound)
+        return bool(bound) and all(_binds_container(one) for one in bound)
 
-    def _enclosing(self, node: cst.CSTNode, kind: type[_N]) -> _N | None:
-        """The nearest ``kind`` around ``node``, where no other def or class is nearer."""
+    def _enclosing(self, node: cst.CSTNode, kind: type[_N], through: str | None = None) -> _N | None:
+        """The nearest ``kind`` around ``node``, where no other def or class is nearer (nor a
+        lambda, but one whose parameters do not name ``through``)."""
         parent = self.parents.get(node)
-        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and not (
+                isinstance(parent, cst.Lambda) and (through is None or through in _param_names(parent.params))):
             parent = self.parents.get(parent)
         return parent if isinstance(parent, kind) else None
 
@@ -621,6 +637,10 @@ LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
 # the keywords a dict typed `ttgen.runtime.LaunchOptions` may hold
 _TYPED_KEYS = frozenset(OPTIONS) | frozenset(COMPILE_OPTIONS)
 _CONTAINER_TYPES = {"dict", "list", "set", "defaultdict", "OrderedDict"}
+# the types (builtin, typing's, collections') an annotation names a container with
+_CONTAINER_ANNOTATIONS = {"dict", "list", "set", "tuple", "frozenset", "deque", "defaultdict", "OrderedDict",
+                          "Dict", "List", "Set", "Tuple", "FrozenSet", "Deque", "DefaultDict", "Sequence",
+                          "MutableSequence", "Mapping", "MutableMapping", "AbstractSet", "MutableSet"}
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
@@ -650,6 +670,24 @@ def _is_attribute(statement: cst.Assign | cst.AnnAssign, owner: str | None, name
 def _is_container(value: cst.BaseExpression | None) -> bool:
     return isinstance(value, (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)) or (
         isinstance(value, cst.Call) and code(value.func).rpartition(".")[2] in _CONTAINER_TYPES)
+
+
+def _binds_container(statement: cst.Assign | cst.AnnAssign) -> bool:
+    """Whether ``statement`` binds a dict, list or set, or is annotated with a container's type."""
+    return _is_container(statement.value) or (
+        isinstance(statement, cst.AnnAssign) and _container_annotation(code(statement.annotation.annotation)))
+
+
+def _container_annotation(text: str) -> bool:
+    """Whether an annotation (its text) says a container, which no kernel is: ``List[...]``,
+    ``dict``, ``typing.Sequence[...]`` (a name of `_CONTAINER_ANNOTATIONS`, subscripted or not)."""
+    return text.partition("[")[0].strip().rpartition(".")[2] in _CONTAINER_ANNOTATIONS
+
+
+def _param_names(params: cst.Parameters) -> set[str]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params,
+             *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+    return {param.name.value for param in found}
 
 
 def _read(value: cst.BaseExpression) -> bool:
