@@ -464,7 +464,9 @@ class _Annotate(cst.CSTTransformer):
             return updated
         if self.annotated:
             self.annotated[-1] = True
-        expression = self.parsed.get(text) or self.parsed.setdefault(text, cst.parse_expression(text))
+        expression = self.parsed.get(text)
+        if expression is None:
+            expression = self.parsed[text] = cst.parse_expression(text)
         if updated.annotation is not None:  # (--tighten) its spacing stays
             return updated.with_changes(annotation=updated.annotation.with_changes(annotation=expression))
         changed = updated.with_changes(annotation=cst.Annotation(expression))

@@ -21,8 +21,8 @@ from collections.abc import Collection
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import CodeRange, ExpressionContext, ExpressionContextProvider, QualifiedName, ScopeProvider, scope_provider
-from libcst.metadata.scope_provider import ScopeVisitor
+from libcst.metadata import CodeRange, ExpressionContext, ExpressionContextProvider, QualifiedName, ScopeProvider
+from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
 from ttgen.generate.parse import positions_and_code
 
@@ -65,7 +65,7 @@ class _ScopeVisitor(ScopeVisitor):
         super(ScopeVisitor, self).on_leave(original_node)
 
 
-_ASSIGNMENT_LIKE = frozenset(scope_provider._ASSIGNMENT_LIKE_NODES)
+_ASSIGNMENT_LIKE = frozenset(_ASSIGNMENT_LIKE_NODES)
 
 
 class _Positions(dict[cst.CSTNode, CodeRange]):
