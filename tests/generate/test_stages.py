@@ -262,3 +262,32 @@ def test_an_unreadable_shape_is_worded_as_the_mypy_plugin_words_it() -> None:
         "unknown strides 'strided' in tl.tensor[...] (write 'contiguous' or 'inner-contiguous'): its strides "
         "are not checked  [shape]",
     ]
+
+
+# an autotuner's early_config_prune -> the names ttgen says it sets beyond the configs written
+PRUNES = [
+    ("def prune(configs, named_args, **kwargs):\n    return [triton.Config({'BLOCK': c.kwargs['SIZE'], 'EVEN': True})"
+     " for c in configs]", ["BLOCK", "EVEN"]),  # (FlagGems' Ascend outer: new configs from each)
+    ("def prune(configs, named_args, **kwargs):\n    return [c for c in configs if c.num_warps == 4]", []),
+    ("def prune(configs, nargs, **kwargs):\n    return list(filter(lambda c: c.num_stages < 4, configs))", []),
+    ("def prune(configs, named_args, **kwargs):\n    return configs + [triton.Config({'SIZE': 8})]", []),
+    ("from elsewhere import prune", []),  # (not read: taken to filter)
+]
+
+
+@pytest.mark.parametrize(("prune", "added"), PRUNES, ids=[row[0].split("\n")[-1] for row in PRUNES])
+def test_an_early_config_prune_that_builds_configs_of_other_names_is_reported(prune: str, added: list[str]) -> None:
+    """Triton's Autotuner launches with the configs ``early_config_prune`` returns: where it
+    builds configs that set parameters the configs written do not, Triton takes those from them
+    (a call that passes them too is refused), while run() requires them: the build says so."""
+    decorators = (f"{prune}\n\n\n@triton.autotune(configs=[triton.Config({{'SIZE': 4}})], key=['n'], "
+                  "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
+    _, shown = read("x, n, SIZE: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)
+    reported = [line for line in shown if "early_config_prune" in line]
+    if not added:
+        assert reported == []
+        return
+    (line,) = reported
+    listed = ", ".join(f"'{name}'" for name in added)
+    assert f"its early_config_prune builds configs that set {listed}, which the configs written here do not" in line
+    assert line.endswith("[autotune]") and ": warning: " in line

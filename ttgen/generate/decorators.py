@@ -106,6 +106,15 @@ def _autotune(
         return model.Layer("autotune", None, _known(keys, params))
     for problem in _config_entry_problems(found.names - set(params)):
         report(call, problem, "autotune", "warning")
+    prune = _argument(tree, "prune_configs_by", 2)
+    pruned = resolver.pruned_names(prune) if prune is not None else None
+    added = [name for name in params if pruned is not None and name in pruned.names - found.names]
+    if added:
+        listed = ", ".join(f"'{name}'" for name in added)
+        report(call, f"its early_config_prune builds configs that set {listed}, which the configs written here "
+               "do not: Triton takes them from the pruned config (and refuses them given too), but run() "
+               "requires them, as ttgen reads the configs written; launch this kernel with kernel[grid](...)",
+               "autotune", "warning")
     # Config.all_kwargs() passes num_warps=, num_stages=, num_ctas= beside the dict's names: a
     # parameter so named takes the config's (and so does the option, as a keyword sets both).
     supplied = found.names | set(CONFIG_KEYWORDS)

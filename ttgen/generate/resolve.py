@@ -200,6 +200,30 @@ class Resolver:
         names = _dict_keys(kwargs, scope, env)
         return None if names is None else Found(frozenset(names), 1)
 
+    def pruned_names(self, node: ast.expr) -> Found | None:
+        """The names the configs set that the ``early_config_prune`` of an autotuner's
+        ``prune_configs_by`` (``node``: its dict) builds anew (none where it only filters the
+        configs it is given); None if that cannot be read."""
+        home = self.scopes[self.home]
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            found = self._binding(node, home)
+            if found is None or not isinstance(found[0], ast.Dict):
+                return None
+            node, home = found[0], found[1]
+        if not isinstance(node, ast.Dict):
+            return None
+        prune = next((value for key, value in zip(node.keys, node.values)
+                      if isinstance(key, ast.Constant) and key.value == "early_config_prune"), None)
+        if prune is None:
+            return NOTHING
+        found = self._binding(prune, home) if isinstance(prune, (ast.Name, ast.Attribute)) else None
+        function, where = found if found is not None else (None, home)
+        if not isinstance(function, ast.FunctionDef):
+            return None
+        params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs,
+                  *(a for a in (function.args.vararg, function.args.kwarg) if a is not None)]
+        return self._function(function, where, {param.arg: None for param in params}, DEPTH)
+
     # -- heuristics ------------------------------------------------------------------------
 
     def heuristic_names(self, node: ast.expr) -> tuple[str, ...] | None:
