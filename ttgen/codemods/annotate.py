@@ -205,7 +205,7 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     if annotations:
         tree = tree.visit(_Annotate(annotations, laid_out, settings.line_length(path), tree.default_indent))
         tree = _with_imports(tree, [*([_MECHANISM_IMPORT] if mechanism else []), *([_LITERAL_IMPORT] if literal else [])])
-    written = cut.restore(tree.code, tree.encoding)
+    written = cut.restore(tree.code, tree.encoding) if annotations else text  # (else the tree is as laid out)
     if text is None or written is None:  # (a change in a body cut: none is made there)
         return annotate_file(path, module, seen, calls, tighten, widen, read, passed, whole=True)
     return runner.rewritten(path, text, written, tree.encoding, tuple(notes), len(annotations), (related, unproven))

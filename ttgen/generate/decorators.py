@@ -108,7 +108,8 @@ def _autotune(
         report(call, problem, "autotune", "warning")
     prune = _argument(tree, "prune_configs_by", 2)
     pruned = resolver.pruned_names(prune) if prune is not None else None
-    added = [name for name in params if pruned is not None and name in pruned.names - found.names]
+    extra = pruned.names - found.names if pruned is not None else frozenset()
+    added = [name for name in params if name in extra]
     if added:
         listed = ", ".join(f"'{name}'" for name in added)
         report(call, f"its early_config_prune builds configs that set {listed}, which the configs written here "

@@ -220,9 +220,7 @@ class Resolver:
         function, where = found if found is not None else (None, home)
         if not isinstance(function, ast.FunctionDef):
             return None
-        params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs,
-                  *(a for a in (function.args.vararg, function.args.kwarg) if a is not None)]
-        return self._function(function, where, {param.arg: None for param in params}, DEPTH)
+        return self._function(function, where, {}, DEPTH)  # (its parameters are its own: `_assigned`)
 
     # -- heuristics ------------------------------------------------------------------------
 
