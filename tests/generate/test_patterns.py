@@ -64,6 +64,7 @@ def vectors() -> tuple[torch.Tensor, torch.Tensor]:
     ("filtered_kernel", "('BLOCK',)"),  # list(filter(keep, CONFIGS))
     ("own_helper_kernel", "('BLOCK',)"),  # own_config(32, n_warps=2)
     ("file_kernel", "None"),  # read from a file at run time: known at import only
+    ("pruned_kernel", "('BLOCK', 'EVEN')"),  # set by configs its early_config_prune builds
 ])
 def test_autotune_configs_are_followed_through_the_tree(built: tuple[Path, list[str]], kernel: str, supplies: str) -> None:
     launcher = text(built, "tuned").split(f'"{kernel}",', 1)[1]
@@ -275,7 +276,8 @@ def test_helpers_and_factories_made_by_calls_get_no_launcher(built: tuple[Path, 
 
 def test_autotuned_launchers_import_against_their_live_configs(built: tuple[Path, list[str]]) -> None:
     tuned = launchers("tuned")
-    for name in ("warps_kernel", "helper_kernel", "looped_kernel", "filtered_kernel", "own_helper_kernel", "file_kernel"):
+    for name in ("warps_kernel", "helper_kernel", "looped_kernel", "filtered_kernel", "own_helper_kernel", "file_kernel",
+                 "pruned_kernel"):
         assert callable(getattr(tuned, name).run)
     assert launchers("wrapped").tuner_kernel.run is not None
 
@@ -299,6 +301,7 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("tuned", "filtered_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "own_helper_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "file_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
+    ("tuned", "pruned_kernel", {"x": "x", "out": "out", "n": 8}, (2,)),
     ("experimental.ns_kernel", "namespaced_kernel", {"x_ptr": "x", "out_ptr": "out", "n": 8, "BLOCK": 8}, (1,)),
     *[("calls", kernel, {"x": "x", "out": "out", **arguments}, (1,)) for kernel, arguments, _ in CALLS],
     ("calls", "scale_tuned", {"x": "x", "out": "out", "n": 8, "factor": 6.0}, (1,)),

@@ -273,21 +273,32 @@ PRUNES = [
     ("def prune(configs, named_args, **kwargs):\n    return configs + [triton.Config({'SIZE': 8})]", []),
     ("from elsewhere import prune", []),  # (not read: taken to filter)
 ]
+SIZES = "[triton.Config({'SIZE': 4}), triton.Config({'SIZE': 8})]"
 
 
 @pytest.mark.parametrize(("prune", "added"), PRUNES, ids=[row[0].split("\n")[-1] for row in PRUNES])
-def test_an_early_config_prune_that_builds_configs_of_other_names_is_reported(prune: str, added: list[str]) -> None:
-    """Triton's Autotuner launches with the configs ``early_config_prune`` returns: where it
-    builds configs that set parameters the configs written do not, Triton takes those from them
-    (a call that passes them too is refused), while run() requires them: the build says so."""
-    decorators = (f"{prune}\n\n\n@triton.autotune(configs=[triton.Config({{'SIZE': 4}})], key=['n'], "
+@pytest.mark.parametrize("configs", [SIZES, f"{SIZES[:-1]}, *[]]", "[triton.Config({'SIZE': 4})]"])
+def test_the_parameters_an_early_config_prune_sets_are_the_autotuner_s(prune: str, added: list[str], configs: str) -> None:
+    """Triton's Autotuner launches the config ``early_config_prune`` returns: where it builds
+    configs that set parameters the configs written do not, Triton takes those from them (a call
+    that passes them too is refused), so run() does not take them.  Triton prunes no single
+    config: the caller passes them then."""
+    decorators = (f"{prune}\n\n\n@triton.autotune(configs={configs}, key=['n'], "
                   "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
-    _, shown = read("x, n, SIZE: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)
-    reported = [line for line in shown if "early_config_prune" in line]
-    if not added:
-        assert reported == []
-        return
-    (line,) = reported
-    listed = ", ".join(f"'{name}'" for name in added)
-    assert f"its early_config_prune builds configs that set {listed}, which the configs written here do not" in line
-    assert line.endswith("[autotune]") and ": warning: " in line
+    text, shown = read("x, n, SIZE: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)
+    supplied = ["SIZE", *added] if configs != "[triton.Config({'SIZE': 4})]" else ["SIZE"]
+    assert f"(\"autotune\", {tuple(supplied)!r}, ('n',))" in text, text
+    signature = text[text.index("def run("):]
+    assert all(f"{name}:" not in signature for name in supplied)
+    assert all(f"{name}:" in signature for name in {"BLOCK", "EVEN"} - set(supplied))
+    assert not [line for line in shown if "prune" in line]
+
+
+@pytest.mark.parametrize(("prune", "warned"), [(PRUNES[0][0], False), (PRUNES[1][0], True)])
+def test_configs_an_early_config_prune_rebuilds_may_set_names_of_no_parameter(prune: str, warned: bool) -> None:
+    """Names of no parameter in configs written (FlagGems' ``tile_size``) reach Triton's compiler
+    as options, unless an early_config_prune builds the configs Triton launches from them."""
+    decorators = (f"{prune}\n\n\n@triton.autotune(configs={SIZES}, key=['n'], "
+                  "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
+    _, shown = read("x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)
+    assert any("configs set 'SIZE', not parameters of the kernel" in line for line in shown) == warned

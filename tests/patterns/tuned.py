@@ -78,3 +78,20 @@ def own_helper_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: i
 def file_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def widen(configs, named_args, **kwargs):
+    """Configs of the kernel's parameters built from the ones written (FlagGems' Ascend outer)."""
+    return [triton.Config({"BLOCK": c.kwargs["SIZE"], "EVEN": named_args["n"] % c.kwargs["SIZE"] == 0}) for c in configs]
+
+
+@triton.autotune(configs=[triton.Config({"SIZE": 4}), triton.Config({"SIZE": 8})], key=["n"],
+                 prune_configs_by={"early_config_prune": widen})
+@triton.jit
+def pruned_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int],
+                  EVEN: tl.constexpr[bool]):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+    else:
+        tl.store(out + offs, tl.load(x + offs, mask=offs < n) * 3, mask=offs < n)

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from examples.generated.axpy_launch import AxpyKernelArgs, axpy_kernel
 from tests.conftest import DEVICE
 from tests.standins import run_recorded
 from tests.standins.fixtures import stubcuda_lib  # noqa: F401  (session fixture)
+from ttgen.runtime import StaleLauncherError, live
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -211,3 +214,107 @@ def test_autotune_key_tells_apart_what_triton_s_does(stubcuda_lib, tmp_path: Pat
         f"(256, {f32}, {f32})",
     ])
     assert report["ttgen"] == 5 and report["benched"] == 5 * 2  # two configs per key
+
+
+PRUNED_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+def widen(configs, named_args, **kwargs):
+    n = named_args["n"]
+    return [triton.Config({"BLOCK": c.kwargs["SIZE"], "EVEN": n % c.kwargs["SIZE"] == 0}, num_warps=c.num_warps)
+            for c in configs]
+
+
+@triton.autotune(configs=[triton.Config({"SIZE": 64}), triton.Config({"SIZE": 128}, num_warps=2)], key=["n"],
+                 prune_configs_by={"early_config_prune": widen})
+@triton.jit
+def double(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int],
+           EVEN: tl.constexpr[bool]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n if not EVEN else None
+    tl.store(out + offsets, tl.load(x + offsets, mask=mask) * 2, mask=mask)
+"""
+
+PRUNED_SCRIPT = """
+    import json, torch, triton
+    import pruned_kernels
+    from generated.pruned_kernels_launch import double, _double as state
+
+    kernel = pruned_kernels.double
+    times = iter([2.0, 1.0, 1.0, 2.0])  # per key, the pruned configs in turn: 128 wins, then 64
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        t = next(times)
+        return [t, t, t]
+
+    kernel._do_bench = bench
+    grid = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)
+    try:
+        double.run(x=torch.ones(8), out=torch.ones(8), n=8, BLOCK=64, EVEN=True, grid=grid)
+    except TypeError as exc:
+        refused = str(exc)
+    chosen = []
+    for n in (256, 200):
+        x, out = torch.ones(n), torch.empty(n)
+        double.run(x=x, out=out, n=n, grid=grid)  # Triton's Autotuner prunes, benchmarks and launches
+        double.run(x=x, out=out, n=n, grid=grid)  # ttgen's fast path, with the pruned config's values
+        kernel[grid](x, out, n)
+        (ours,) = [v for k, v in state.tuned.items() if k[1] == n]
+        chosen.append(dict(triton=kernel.cache[(n, "torch.float32", "torch.float32")].kwargs, ttgen=list(ours[:2]),
+                           warps=ours[2].settings["num_warps"]))
+    print(json.dumps({"refused": refused, "chosen": chosen, "cache": len(state.cache)}))
+"""
+
+
+def test_the_configs_an_early_config_prune_builds_launch_like_triton(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """An autotuner whose ``early_config_prune`` turns the configs written (``SIZE``) into configs
+    of the kernel's parameters (``BLOCK``, ``EVEN``; FlagGems' Ascend ``outer``): run() takes
+    the call Triton takes, without them; after tuning it launches Triton's pruned choice in C."""
+    files = _with_launchers(tmp_path, "pruned_kernels.py", PRUNED_MODULE)
+    records = run_recorded(PRUNED_SCRIPT, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["refused"] == "double.run() got an unexpected keyword argument 'BLOCK'"  # (Triton: given twice)
+    assert report["chosen"] == [
+        {"triton": {"BLOCK": 128, "EVEN": True}, "ttgen": [128, True], "warps": 2},
+        {"triton": {"BLOCK": 64, "EVEN": False}, "ttgen": [64, False], "warps": 4},
+    ]
+    assert report["cache"] == 2
+    # Per key: 2 benchmark launches, the launch after tuning, ttgen's fast launch, Triton's launch.
+    assert len(records) == 10
+    for first in (0, 5):
+        tuned, fast, triton_launch = records[first + 2: first + 5]
+        for ours in (tuned, fast):
+            assert (ours.grid, ours.block, ours.params) == (triton_launch.grid, triton_launch.block, triton_launch.params)
+
+
+@triton.jit
+def _blocked(x, n, BLOCK: tl.constexpr):  # type: ignore[no-untyped-def]
+    pass
+
+
+def _keep(configs, named_args, **kwargs):  # type: ignore[no-untyped-def]
+    return configs
+
+
+@pytest.mark.parametrize(("sizes", "prune", "stale"), [
+    (2, True, None),
+    (1, True, "Triton calls its early_config_prune only where there are two configs or more"),
+    (2, False, r"re-run ttgen \(or write the configs so the source says what they set\)$"),
+])
+def test_an_autotuner_s_names_may_come_from_its_prune_where_triton_prunes(sizes: int, prune: bool, stale: str | None) -> None:
+    """At import, a live Autotuner's configs may set fewer of the kernel's parameters than the
+    source said only where Triton launches what its early_config_prune returns."""
+    configs = [triton.Config({"SIZE": 2 ** i}) for i in range(sizes)]
+    tuner = triton.autotune(configs=configs, key=["n"], prune_configs_by={"early_config_prune": _keep} if prune else None)(_blocked)
+    layers = [("autotune", ("BLOCK",), ("n",))]
+    if stale is None:
+        assert live.check_layers("m.k", [tuner], layers) == [("BLOCK",)]
+        return
+    with pytest.raises(StaleLauncherError, match=r"m.k: its autotune decorator sets \[\] at run time, but ttgen read \['BLOCK'\]"):
+        live.check_layers("m.k", [tuner], layers)
+    with pytest.raises(StaleLauncherError, match=stale):
+        live.check_layers("m.k", [tuner], layers)

@@ -104,31 +104,37 @@ def _autotune(
                "build them from triton.Config({...}) literals, here or in a helper of this tree, "
                "to type run() exactly", "autotune", "warning")
         return model.Layer("autotune", None, _known(keys, params))
-    for problem in _config_entry_problems(found.names - set(params)):
+    pruned = _pruned(tree, configs, resolver)
+    for problem in _config_entry_problems(found.names - set(params), rebuilt=bool(pruned)):
         report(call, problem, "autotune", "warning")
-    prune = _argument(tree, "prune_configs_by", 2)
-    pruned = resolver.pruned_names(prune) if prune is not None else None
-    extra = pruned.names - found.names if pruned is not None else frozenset()
-    added = [name for name in params if name in extra]
-    if added:
-        listed = ", ".join(f"'{name}'" for name in added)
-        report(call, f"its early_config_prune builds configs that set {listed}, which the configs written here "
-               "do not: Triton takes them from the pruned config (and refuses them given too), but run() "
-               "requires them, as ttgen reads the configs written; launch this kernel with kernel[grid](...)",
-               "autotune", "warning")
     # Config.all_kwargs() passes num_warps=, num_stages=, num_ctas= beside the dict's names: a
     # parameter so named takes the config's (and so does the option, as a keyword sets both).
-    supplied = found.names | set(CONFIG_KEYWORDS)
+    supplied = found.names | set(CONFIG_KEYWORDS) | pruned
     return model.Layer("autotune", tuple(n for n in params if n in supplied), _known(keys, params))
 
 
-def _config_entry_problems(names: AbstractSet[str]) -> list[str]:
+def _pruned(tree: ast.Call, configs: ast.expr, resolver: Resolver) -> frozenset[str]:
+    """The names an autotuner's ``early_config_prune`` sets in configs it builds anew (FlagGems'
+    Ascend ``outer`` turns each config's ``tile_size`` into ``BLOCK_M``, ``BLOCK_N``...): Triton
+    launches the pruned config, so they are the autotuner's to set, as the written configs'
+    names are.  Triton prunes only where there are two configs or more: none for a literal list
+    of one (where that count is known only at run time, `live.check_layers` holds it)."""
+    prune = _argument(tree, "prune_configs_by", 2)
+    if prune is None or isinstance(configs, (ast.List, ast.Tuple)) and len(configs.elts) == 1 \
+            and not isinstance(configs.elts[0], ast.Starred):
+        return frozenset()
+    found = resolver.pruned_names(prune)
+    return found.names if found is not None else frozenset()
+
+
+def _config_entry_problems(names: AbstractSet[str], rebuilt: bool) -> list[str]:
     """What Triton does with the configs' dict entries ``names`` that are no parameters of the
     kernel, where that is not what they seem to say: ``Config.all_kwargs()`` gives Triton the
     config's own num_warps=, num_ctas= and num_stages= keywords (4, 1 and 3 unless given) in
-    place of the dict's, and passes any other name to its compiler as an option."""
+    place of the dict's, and passes any other name to its compiler as an option (unless the
+    configs are ``rebuilt`` by an early_config_prune, which reads them: FlagGems' ``tile_size``)."""
     ignored = [name for name in CONFIG_KEYWORDS if name in names]
-    unknown = sorted(names - set(OPTIONS) - {"ir_override"})  # (maxnreg... Triton takes from the dict)
+    unknown = [] if rebuilt else sorted(names - set(OPTIONS) - {"ir_override"})  # (maxnreg...: from the dict)
     problems = []
     if ignored:
         listed = ", ".join(f"'{name}'" for name in ignored)

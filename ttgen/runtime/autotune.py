@@ -45,16 +45,23 @@ class Autotuning(LauncherCore):
             if tuned is not None:  # tuned by another thread while this one waited: launch its choice
                 return tuned
             config = precompiled.choice(self, tune_key[0], given)  # issue 16: the bundle's choice, no tuning
-            if config is not None:
-                self.tuned[tune_key] = self.tuned_entry(config)
+            if config is not None and self.remember(tune_key, config):
                 return self.tuned[tune_key]
             # Through the outermost object, as kernel[grid](...) calls it: a project's own
             # autotuner or wrapper does what it does.
             self.through_triton(self.outer, grid, given, options, (tune_key[0], stream))
-            tuner = self.layers[self.layer_kinds.index("autotune")]
-            config = tuner.best_config
-            self.tuned[tune_key] = self.tuned_entry(config)
+            self.remember(tune_key, self.layers[self.layer_kinds.index("autotune")].best_config)
         return None
+
+    def remember(self, tune_key: tuple[Any, ...], config: Any) -> bool:
+        """Remember ``config`` for the key, unless it sets other parameters than the autotuner
+        supplies (`live.sets_exactly`: a config an ``early_config_prune`` built may): each call
+        of the key then launches through Triton's Autotuner, as kernel[grid](...) does."""
+        index = self.layer_kinds.index("autotune")
+        if not live.sets_exactly(self.layers[index], config, self.layer_names[index]):
+            return False
+        self.tuned[tune_key] = self.tuned_entry(config)
+        return True
 
     def tuned_entry(self, config: Any) -> tuple[Any, ...]:
         """What `tuned` holds for a key: the values ``config`` supplies, in parameter order, and

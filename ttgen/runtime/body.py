@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from ttgen.runtime import device, live
+from ttgen.runtime import device
 from ttgen.runtime.autotune import Autotuning
 from ttgen.runtime.specs import TUNED, Constexpr, Dynamic, Scalar, Spec, Tensor
 from ttgen.runtime.state import grid3, launch_state
@@ -302,8 +302,7 @@ def supplies(launcher: Autotuning) -> list[tuple[str, tuple[str, ...]]]:
     engine's plan is made of these too (`engine._layers`)."""
     params = [spec.name for spec in launcher.params]
     found = []
-    for layer, kind in zip(launcher.layers, launcher.layer_kinds):
-        names = live.supplied_names(layer)
+    for names, kind in zip(launcher.layer_names, launcher.layer_kinds):
         found.append((kind, tuple(names) if kind == "heuristics" else tuple(n for n in params if n in names)))
     return found
 

@@ -104,7 +104,8 @@ class LauncherCore:
             raise StaleLauncherError(
                 f"{where} is not the Triton kernel its launcher was generated for (found: {what}); re-run ttgen"
             )
-        live.check_layers(where, found[:-1], layers)
+        # The names each decorator sets, outermost first (`live.check_layers`).
+        self.layer_names = live.check_layers(where, found[:-1], layers)
         # The autotune key's names as the source wrote them: the body's autotune key holds these
         # (none where key= is not a literal list); check_layers held the live ones to them.
         self.tune_keys = next((tuple(layer[2] or ()) for layer in layers if layer[0] == "autotune"), ())
@@ -112,7 +113,7 @@ class LauncherCore:
         self.layers: list[Any] = [d for d in found[:-1] if live.kind(d) != "wrapper"]  # outermost first
         self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
         self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
-        self.supplied = {n for layer in self.layers for n in live.supplied_names(layer)}
+        self.supplied = {n for names in self.layer_names for n in names}
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
         # Whether run() launches through the decorators, as kernel[grid](...) does (`Body.launch`):
