@@ -28,8 +28,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import re
+
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst._nodes.internal import CodegenState
+from libcst.metadata import CodePosition, CodeRange, PositionProvider
 
 from ttgen.codemods import bodies, calls, layout, runner, settings
 from ttgen.generate.discover import read_regular
@@ -53,69 +56,107 @@ def migrate_file(path: Path, module: str, targets: calls.Targets, whole: bool = 
         tree = cst.parse_module(cut.data)
     except cst.ParserSyntaxError as exc:
         return runner.Result(path, "", None, error=f"cannot parse: {exc.message}")
-    rewrite = Migrate(calls.Reader(tree, path, module, targets), settings.line_length(path), tree.default_indent)
-    after = tree.visit(rewrite)
-    before, written = cut.restore(rewrite.reader.code, tree.encoding), cut.restore(after.code, tree.encoding)
+    rewrite = Migrate(calls.Reader(tree, path, module, targets), settings.line_length(path), tree)
+    code = rewrite.code()
+    before, written = cut.restore(rewrite.reader.code, tree.encoding), cut.restore(code, tree.encoding)
     if before is None or written is None:  # (a rewrite in a body cut: none is made there)
         return migrate_file(path, module, targets, whole=True)
     return runner.rewritten(path, before, written, tree.encoding, (*rewrite.notes, *rewrite.kept),
                             rewrite.rewritten)
 
 
-class Migrate(cst.CSTTransformer):
+class Migrate:
     """Rewrites each call site ``reader`` reads into a run() call, and imports its launcher in
-    the function that launches (in a module laid out ``width`` columns wide, indented by
-    ``indent``)."""
+    the function that launches (in ``module``, laid out ``width`` columns wide).
 
-    def __init__(self, reader: calls.Reader, width: int, indent: str) -> None:
-        super().__init__()
-        self.reader, self.width, self.indent = reader, width, indent
+    What it writes is spliced into the module's code (`code`): each rewritten call, and each
+    statement added, is laid out and generated alone, in its block's indentation, where its
+    old text was or where it goes; libcst does not rebuild the module's tree and generate all of
+    its code again (a fifth of the command's time, where most of the code stays as it is)."""
+
+    def __init__(self, reader: calls.Reader, width: int, module: cst.Module) -> None:
+        self.reader, self.width, self.module = reader, width, module
+        self.indent = module.default_indent
         self.notes: list[str] = []
         self.rewritten = 0
-        # the function (original node) -> {launcher module: the name it is imported as}
+        # the function -> {launcher module: the name it is imported as}
         self.imports: dict[cst.FunctionDef, dict[str, str]] = {}
         self.aliases: dict[str, str] = {}  # launcher module -> its name in this module's functions
         self.kept: list[str] = []  # the notes of call sites marked to stay
         self.typed: dict[cst.FunctionDef, list[tuple[cst.Assign, str]]] = {}  # dicts to annotate, and how
-        self.before: dict[cst.CSTNode, list[cst.BaseSmallStatement]] = {}  # statement line -> those, laid out
+        # (start, end, order, text) in the module's code: where two go in at one place, the lower
+        # order first (a function's imports, then what goes before its first statement)
+        self.edits: list[tuple[int, int, int, str]] = []
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(reader.code)]  # each line's offset
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return node in self.reader.holding and super().on_visit(node)  # (the rest stays as it is)
+    def code(self) -> str:
+        """The module's code with the call sites rewritten: the calls in the order a visit
+        leaves them (by where they end), then the imports and annotations of each function."""
+        found = [node for node in self.reader.holding if type(node) is cst.Call and type(node.func) is cst.Subscript]
+        for call in sorted(found, key=lambda node: self._offset(self._range(node).end)):
+            self._call(call)
+        for function in {**self.imports, **self.typed}:
+            self._function(function)
+        code, last = self.reader.code, len(self.reader.code) + 1
+        for start, end, _, text in sorted(self.edits, reverse=True):
+            if end <= last:  # (a call site in another's arguments: that one's text holds it as it was)
+                code, last = code[:start] + text + code[end:], start
+        return code
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not isinstance(original.func, cst.Subscript):
-            return updated
+    def _range(self, node: cst.CSTNode) -> CodeRange:
+        return self.reader.get_metadata(PositionProvider, node)
+
+    def _offset(self, position: CodePosition) -> int:
+        return self.starts[position.line - 1] + position.column
+
+    def _indentation(self, line: int) -> str:
+        text = self.reader.code[self.starts[line - 1]:self.starts[line] if line < len(self.starts) else None]
+        return text[:len(text) - len(text.lstrip(" \t"))]
+
+    def _generated(self, node: cst.CSTNode, indentation: str) -> str:
+        """``node``'s code in a block indented by ``indentation`` (a statement's first line too)."""
+        state = CodegenState(self.module.default_indent, self.module.default_newline, indent_tokens=[indentation])
+        node._codegen(state)
+        return "".join(state.tokens)
+
+    def _call(self, original: cst.Call) -> None:
         site = self.reader.read(original)
         if site is None:
-            return updated
+            return
         if isinstance(site, calls.Left):
-            where = self.reader.where(original)
+            named = self.reader.where(original)
             if site.kept:
-                self.kept.append(f"{where}: kept: {site.reason}")
+                self.kept.append(f"{named}: kept: {site.reason}")
             else:
-                self.notes.append(f"{where}: skipped: {site.reason}")
-            return updated
+                self.notes.append(f"{named}: skipped: {site.reason}")
+            return
         target = site.target
         alias = self._alias(site.function, target.launcher)
         line = self.reader.parents[self.reader.parents[original]]
-        column = self.reader.get_metadata(PositionProvider, original).start.column
-        if site.unpacked:
-            self.before[line] = [layout.unpacking(names, parts, column, self.width, self.indent)
-                                 for names, parts in site.unpacked]
+        where = self._range(original)
+        indentation = self._indentation(where.start.line)
+        if site.unpacked and isinstance(line, cst.SimpleStatementLine):
+            first = self._range(line).start.line
+            assigns = [layout.unpacking(names, parts, where.start.column, self.width, self.indent)
+                       for names, parts in site.unpacked]
+            text = "".join(self._generated(cst.SimpleStatementLine([assign]), self._indentation(first))
+                           for assign in assigns)
+            self.edits.append((self.starts[first - 1], self.starts[first - 1], 1, text))
         for scope, statement, annotation in site.typed:
             self.typed.setdefault(scope, []).append((statement, annotation))
             module = "ttgen.runtime" if annotation == calls.LAUNCH_OPTIONS else "typing"
             self.imports.setdefault(scope, {})[module] = module
-        first = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if site.args else cst.MaybeSentinel.DEFAULT
+        first_comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if site.args else cst.MaybeSentinel.DEFAULT
         self.rewritten += 1
-        call = updated.with_changes(
+        call = original.with_changes(
             func=cst.Attribute(cst.Attribute(cst.Name(alias), cst.Name(target.kernel.name)), cst.Name("run")),
-            args=[calls.keyword("grid", site.grid, first), *site.args],
+            args=[calls.keyword("grid", site.grid, first_comma), *site.args], lpar=[], rpar=[],
         )
         # (laid out afresh, not in the old call's layout; a comment after the statement counts too)
         trailing = calls.code(line.trailing_whitespace) if isinstance(line, cst.SimpleStatementLine) else ""
         after = layout.columns(trailing.rstrip("\n"))
-        return layout.call(call, column, self.width, self.indent, after)
+        laid = layout.call(call, where.start.column, self.width, self.indent, after)
+        self.edits.append((self._offset(where.start), self._offset(where.end), 1, self._generated(laid, indentation)))
 
     def _import_text(self, module: str, alias: str, column: int) -> str:
         """``import module as alias`` (``import module``), or, too long for its line (at
@@ -144,32 +185,50 @@ class Migrate(cst.CSTTransformer):
             chosen[launcher] = existing
         return chosen[launcher]
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-                                  ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.SimpleStatementLine]:
-        if original not in self.before:
-            return updated
-        lines = [cst.SimpleStatementLine([assign]) for assign in self.before[original]]
-        lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
-        return cst.FlattenSentinel([*lines, updated.with_changes(leading_lines=())])
-
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        if original in self.typed:
-            updated = updated.visit(_Annotate(self.typed[original]))  # type: ignore[assignment]
-        wanted = {k: v for k, v in self.imports.get(original, {}).items() if _imported(original, k) is None}
-        if not wanted or not isinstance(updated.body, cst.IndentedBlock):
-            return updated
-        body = list(updated.body.body)
+    def _function(self, function: cst.FunctionDef) -> None:
+        """``function``'s dicts of options annotated, and its launchers imported at its top
+        (after its docstring), with the empty line black puts after imports."""
+        for statement, annotation in self.typed.get(function, []):
+            self._annotate(function, statement, annotation)
+        wanted = {k: v for k, v in self.imports.get(function, {}).items() if _imported(function, k) is None}
+        if not wanted or not isinstance(function.body, cst.IndentedBlock):
+            return
+        body = function.body.body
         at = 1 if body and _is_docstring(body[0]) else 0
-        column = self.reader.get_metadata(PositionProvider, original).start.column + len(updated.body.indent or self.indent)
-        lines = [cst.parse_statement(self._import_text(module, alias, column)) for module, alias in sorted(wanted.items())]
-        after = body[at:]
-        first = after[0] if after else None
-        if (isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and not _is_import(first)
-                and not (first.leading_lines and first.leading_lines[0].comment is None)):
-            # (black puts an empty line between imports and what follows them in the same block,
-            # before its comments, unless one is there)
-            after[0] = first.with_changes(leading_lines=[cst.EmptyLine(indent=False), *first.leading_lines])
-        return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *lines, *after]))
+        if len(body) <= at:
+            return  # (a call site is a statement of the body: never so)
+        first = body[at]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        starts = [*getattr(first, "decorators", ()), first]
+        line = self._range(starts[0]).start.line - len(first.leading_lines)
+        indentation = self._indentation(self._range(first).start.line)
+        column = self._range(function).start.column + len(function.body.indent or self.indent)
+        text = "".join(self._generated(cst.parse_statement(self._import_text(module, alias, column)), indentation)
+                       for module, alias in sorted(wanted.items()))
+        if not _is_import(first) and not (first.leading_lines and first.leading_lines[0].comment is None):
+            text += self.module.default_newline  # (black puts an empty line between imports and what
+            # follows them in the same block, before its comments, unless one is there)
+        self.edits.append((self.starts[line - 1], self.starts[line - 1], 0, text))
+
+    def _annotate(self, function: cst.FunctionDef, statement: cst.Assign, annotation: str) -> None:
+        """``name = {...}`` -> ``name: annotation = {...}`` for each such statement of ``function``."""
+        parents = self.reader.parents
+        for node in parents:
+            if type(node) is not cst.Assign or not node.deep_equals(statement):
+                continue
+            above = parents.get(node)
+            while above is not None and above is not function:
+                above = parents.get(above)
+            if above is None:
+                continue
+            where = self._range(node)
+            typed = cst.AnnAssign(target=node.targets[0].target, value=node.value, annotation=cst.Annotation(
+                cst.parse_expression(annotation), whitespace_before_indicator=cst.SimpleWhitespace("")))
+            text = self._generated(typed, self._indentation(where.start.line))
+            self.edits.append((self._offset(where.start), self._offset(where.end), 1, text))
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # (libcst's line breaks, as its positions count lines)
 
 
 def _is_import(statement: cst.BaseStatement) -> bool:
@@ -199,18 +258,3 @@ def _imported(function: cst.FunctionDef, launcher: str) -> str | None:
 def _is_docstring(statement: cst.CSTNode) -> bool:
     return (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Expr)
             and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
-
-
-class _Annotate(cst.CSTTransformer):
-    """``name = {...}`` -> ``name: ANNOTATION = {...}`` for the statements given."""
-
-    def __init__(self, statements: list[tuple[cst.Assign, str]]) -> None:
-        super().__init__()
-        self.statements = statements
-
-    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
-        found = next((text for statement, text in self.statements if original.deep_equals(statement)), None)
-        if found is None:
-            return updated
-        annotation = cst.Annotation(cst.parse_expression(found), whitespace_before_indicator=cst.SimpleWhitespace(""))
-        return cst.AnnAssign(target=updated.targets[0].target, annotation=annotation, value=updated.value)
