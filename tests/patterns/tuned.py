@@ -81,8 +81,10 @@ def file_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BL
 
 
 def widen(configs, named_args, **kwargs):
-    """Configs of the kernel's parameters built from the ones written (FlagGems' Ascend outer)."""
-    return [triton.Config({"BLOCK": c.kwargs["SIZE"], "EVEN": named_args["n"] % c.kwargs["SIZE"] == 0}) for c in configs]
+    """Configs of the kernel's parameters built from the ones written (FlagGems' Ascend outer).
+    Triton passes the arguments given by position in ``named_args``, the others in ``kwargs``."""
+    n = {**named_args, **kwargs}["n"]
+    return [triton.Config({"BLOCK": c.kwargs["SIZE"], "EVEN": n % c.kwargs["SIZE"] == 0}) for c in configs]
 
 
 @triton.autotune(configs=[triton.Config({"SIZE": 4}), triton.Config({"SIZE": 8})], key=["n"],
