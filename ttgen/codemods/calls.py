@@ -207,11 +207,11 @@ class _Unknown(Left):
 class Reader(Metadata):
     """Reads the call sites of one module (`read`), parsed into ``tree``."""
 
-    def __init__(self, tree: cst.Module, path: Path, module: str, targets: Targets) -> None:
+    def __init__(self, tree: cst.Module, data: bytes, path: Path, module: str, targets: Targets) -> None:
         super().__init__(tree)  # (its `names`: the module's, and those the unpacking takes)
         self.path, self.module, self.targets = path, module, targets
         self.package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        self.lines = self.code.splitlines()  # (where the marker is looked for)
+        self.marked = KEEP.encode() in data  # (``data``: what ``tree`` was parsed from)
         self.holding = _holding(self.parents)  # what a visit for the call sites enters
         self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # the call's `Site.typed`
         self.unpacked: list[tuple[list[str], list[cst.BaseExpression]]] = []  # its `Site.unpacked`
@@ -232,9 +232,10 @@ class Reader(Metadata):
             return None  # (a table of functions, not a kernel)
         if not isinstance(target, Target):
             return target
-        line = self.get_metadata(PositionProvider, call).start.line
-        if KEEP in self.lines[line - 1] or [text.strip() for text in self.lines[line - 2:line - 1]] == [KEEP]:
-            return Left(f"marked '{KEEP}'", kept=True)
+        if self.marked:
+            line, lines = self.get_metadata(PositionProvider, call).start.line, self.code.splitlines()
+            if KEEP in lines[line - 1] or [text.strip() for text in lines[line - 2:line - 1]] == [KEEP]:
+                return Left(f"marked '{KEEP}'", kept=True)
         function = self._function(call)
         if isinstance(function, Left):
             return function

@@ -31,7 +31,8 @@ class Metadata(cst.MetadataDependent):
     """The parents (`parents`), names (`names`), scopes and positions of the nodes of ``module``
     (read through `get_metadata`, as libcst's are), and its code (`code`: ``module.code``, made
     as the positions are laid out).  Positions: of statements and calls (what a call site's
-    reading asks); of another node, every node's laid out when one is first asked (`_Positions`)."""
+    reading asks), laid out when one or the code is first asked (a reading that finds nothing to
+    say of a module asks neither); of another node, every node's (`_Positions`)."""
 
     METADATA_DEPENDENCIES = (ScopeProvider, cst.metadata.PositionProvider)
 
@@ -43,8 +44,12 @@ class Metadata(cst.MetadataDependent):
         visitor = _ScopeVisitor(scopes)  # (as `ScopeProvider.visit_Module`, with the faster visitor)
         module.visit(visitor)
         visitor.infer_accesses()
-        where, self.code = positions_and_code(module, every=False)
-        self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: _Positions(module, where)}
+        self.positions = _Positions(module)
+        self.metadata = {ScopeProvider: scopes._computed, cst.metadata.PositionProvider: self.positions}
+
+    @property
+    def code(self) -> str:
+        return self.positions.code
 
     def qualified(self, node: cst.CSTNode) -> Collection[QualifiedName]:
         """What libcst's QualifiedNameProvider gives ``node``."""
@@ -69,14 +74,30 @@ _ASSIGNMENT_LIKE = frozenset(_ASSIGNMENT_LIKE_NODES)
 
 
 class _Positions(dict[cst.CSTNode, CodeRange]):
-    """The positions laid out; where a node's is not among them, every node's, laid out then."""
+    """The positions of statements, calls and parameters, laid out with the module's code when
+    one or the code is first asked (`_Outline`); where a node's is not among them, every node's,
+    laid out then."""
 
-    def __init__(self, module: cst.Module, where: dict[cst.CSTNode, CodeRange]) -> None:
-        super().__init__(where)
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__()
         self.module = module
+        self.laid: str | None = None  # the code, once laid out
         self.every: dict[cst.CSTNode, CodeRange] | None = None
 
+    @property
+    def code(self) -> str:
+        return self.laid if self.laid is not None else self._lay_out()
+
+    def _lay_out(self) -> str:
+        where, self.laid = positions_and_code(self.module, every=False)
+        self.update(where)
+        return self.laid
+
     def __missing__(self, node: cst.CSTNode) -> CodeRange:
+        if self.laid is None:
+            self._lay_out()
+            if node in self:
+                return super().__getitem__(node)
         if self.every is None:
             self.every = positions_and_code(self.module)[0]
         return self.every[node]

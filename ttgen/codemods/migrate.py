@@ -56,7 +56,7 @@ def migrate_file(path: Path, module: str, targets: calls.Targets, whole: bool = 
         tree = cst.parse_module(cut.data)
     except cst.ParserSyntaxError as exc:
         return runner.Result(path, "", None, error=f"cannot parse: {exc.message}")
-    rewrite = Migrate(calls.Reader(tree, path, module, targets), settings.line_length(path), tree)
+    rewrite = Migrate(calls.Reader(tree, cut.data, path, module, targets), settings.line_length(path), tree)
     code = rewrite.code()
     before, written = cut.restore(rewrite.reader.code, tree.encoding), cut.restore(code, tree.encoding)
     if before is None or written is None:  # (a rewrite in a body cut: none is made there)

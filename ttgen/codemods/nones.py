@@ -125,10 +125,11 @@ _ELSEWHERE = re.compile(rb"\bglobal\b")
 def _read(source: Source, targets: calls.Targets) -> list[tuple[str, str, str]]:
     """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
     try:
-        tree = cst.parse_module(bodies.for_call_sites(read_regular(source.path)).data)  # (positions kept)
+        data = bodies.for_call_sites(read_regular(source.path)).data  # (positions kept)
+        tree = cst.parse_module(data)
     except (OSError, cst.ParserSyntaxError):
         return []  # (annotate says why of a kernel module; migrate of the others)
-    reader = _Reader(calls.Reader(tree, source.path, source.module, targets))
+    reader = _Reader(calls.Reader(tree, data, source.path, source.module, targets))
     tree.visit(reader)
     keys = {id(target): key for key, target in targets.items()}
     return [(_kernel(keys[id(target)]), param, where) for target, param, where in reader.found]
