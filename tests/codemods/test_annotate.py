@@ -463,7 +463,7 @@ def test_call_sites_are_read_only_in_modules_that_may_write_none(words: str, rea
 
     (tmp_path / "mod.py").write_text(launching("x, n", "def f(x, n):\n    k[(1,)](x, n)\n" + words))
     reads: list[str] = []
-    monkeypatch.setattr(nones, "_read", lambda source, targets: reads.append(source.module) or [])
+    monkeypatch.setattr(nones, "_read", lambda source, *_: reads.append(source.module) or [])
     sources = discover([str(tmp_path / "mod.py")], None).sources
     assert nones.passed_none(sources, plan.plan([str(tmp_path / "mod.py")], None, None, 1), 1) == {}
     assert reads == (["mod"] if read else [])

@@ -133,15 +133,16 @@ def annotate_file(path: Path, module: str, seen: observed.Seen, calls: observed.
     if parsed is None or not parsed.kernels:
         errors = [d for d in diagnostics if d.severity == "error"]
         return runner.Result(path, "", None, error=errors[0].message) if errors and parsed is None else None
+    syntax = bodies.syntax(data)
     cut = bodies.Cut(data) if whole else bodies.for_signatures(
-        data, [param.position.line for kernel in parsed.kernels for param in kernel.params])
+        data, [param.position.line for kernel in parsed.kernels for param in kernel.params], syntax)
     tree = cst.parse_module(cut.data)
     annotations: dict[tuple[int, int], str] = {}
     notes: list[str] = []
     mechanism = literal = False  # (literal: a shape written, whose strings name typing.Literal)
     related = unproven = 0  # shape relations written, and left for want of evidence
     alias = language_alias(tree)
-    uses = _BodyUses(data)
+    uses = _BodyUses(data, syntax)
     for kernel in parsed.kernels:
         lines = seen.get(f"{module}:{kernel.name}", {})
         recorded = lines.get(tuple(param.name for param in kernel.params))
@@ -314,15 +315,15 @@ class _BodyUses:
     for a function when a line of its signature is first asked (`get`): annotate asks it of the
     kernels it writes an annotation for, not of every function of the module."""
 
-    def __init__(self, source: bytes) -> None:
-        self.source = source
+    def __init__(self, source: bytes, syntax: ast.Module | None) -> None:
+        self.source, self.syntax = source, syntax  # (Python's tree of it, where the caller has it)
         self.signatures: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None  # line -> its def
         self.found: dict[ast.AST, _Uses] = {}
 
     def get(self, line: int) -> _Uses | None:
         if self.signatures is None:
             self.signatures = {}
-            for node in module_level(ast.parse(self.source).body):
+            for node in module_level((self.syntax or ast.parse(self.source)).body):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.signatures.update(dict.fromkeys(range(node.lineno, max(node.lineno + 1, node.body[0].lineno)),
                                                          node))

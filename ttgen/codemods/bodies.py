@@ -48,15 +48,16 @@ class Cut:
         return code
 
 
-def for_call_sites(data: bytes) -> Cut:
+def for_call_sites(data: bytes, parsed: ast.Module | None = None) -> Cut:
     """``data`` (a module's bytes) with each body cut that the reading of call sites
     (`ttgen.codemods.calls`, for migrate and nones) cannot be told by: one with no call of a
     subscript, no ``global`` statement, and no name of the module's own that a call site names
     (the reader looks at the bindings of every name, which a cut body cannot hold without
     ``global``, and at every use of a name a call site splats).  Python's tree is walked only
     where the text may hold what is looked for (`_SUBSCRIPT_CALL`, ``global``): most of a kernel
-    library's lines are bodies that hold neither."""
-    syntax = _syntax(data)
+    library's lines are bodies that hold neither.  ``parsed``: `syntax` of ``data``, where the
+    caller has it."""
+    syntax = _syntax(data, parsed)
     if syntax is None:
         return Cut(data)
     offsets = _line_offsets(data)
@@ -112,10 +113,10 @@ def _lines(statement: ast.stmt) -> tuple[int, int]:
     return min([statement.lineno, *(d.lineno for d in decorators)]), statement.end_lineno or statement.lineno
 
 
-def for_signatures(data: bytes, lines: Iterable[int]) -> Cut:
+def for_signatures(data: bytes, lines: Iterable[int], parsed: ast.Module | None = None) -> Cut:
     """``data`` with each body cut that holds none of ``lines`` (those of the parameters
-    ``annotate`` annotates)."""
-    syntax = _syntax(data)
+    ``annotate`` annotates; ``parsed`` as for `for_call_sites`)."""
+    syntax = _syntax(data, parsed)
     if syntax is None:
         return Cut(data)
     wanted = sorted(set(lines))
@@ -127,10 +128,13 @@ def for_signatures(data: bytes, lines: Iterable[int]) -> Cut:
     return _cut(data, syntax, needed)
 
 
-def _syntax(data: bytes) -> ast.Module | None:
-    """Python's tree of ``data``; None where it has none, or holds a marker already."""
-    if _MARK in data:
-        return None
+def _syntax(data: bytes, parsed: ast.Module | None) -> ast.Module | None:
+    """`syntax` of ``data`` (``parsed``, where given); None where it holds a marker already."""
+    return None if _MARK in data else parsed if parsed is not None else syntax(data)
+
+
+def syntax(data: bytes) -> ast.Module | None:
+    """Python's tree of ``data`` (a module's bytes); None where it has none."""
     try:
         return ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

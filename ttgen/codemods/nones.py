@@ -72,28 +72,32 @@ def _targets(sources: list[Source], build: plan.Plan, kernels: set[str] | None
 def _sites(source: Source, context: tuple[calls.Targets, set[str]]) -> list[tuple[str, str, str]]:
     """`_read` of a module that may launch one of the kernels named (`_launches`)."""
     targets, names = context
-    return _read(source, targets) if _launches(source, names) else []
-
-
-def _launches(source: Source, kernels: set[str]) -> bool:
-    """Whether the module may launch one of ``kernels`` with an argument that may be None: it
-    calls a subscript of one of their names (``k[grid](...)``, ``m.k[grid](...)``), or of a name
-    it imports one as, and the text a None could reach such a call from has a word of
-    `NONE_WORDS` (`_may_pass_none`: most modules' has none, and they are not read)."""
     try:
         data = read_regular(source.path)
-        if not any(word.encode() in data for word in NONE_WORDS):
-            return False
-        tree = ast.parse(data)
-    except (OSError, SyntaxError, ValueError):
-        return False  # (annotate says why of a kernel module; migrate of the others)
+    except OSError:
+        return []  # (annotate says why of a kernel module; migrate of the others)
+    syntax = _launches(data, names)
+    return _read(source, data, syntax, targets) if syntax is not None else []
+
+
+def _launches(data: bytes, kernels: set[str]) -> ast.Module | None:
+    """Python's tree of the module ``data``, where it may launch one of ``kernels`` with an
+    argument that may be None: it calls a subscript of one of their names (``k[grid](...)``,
+    ``m.k[grid](...)``), or of a name it imports one as, and the text a None could reach such a
+    call from has a word of `NONE_WORDS` (`_may_pass_none`: most modules' has none, and they are
+    not read); else None."""
+    if not any(word.encode() in data for word in NONE_WORDS):
+        return None
+    tree = bodies.syntax(data)
+    if tree is None:
+        return None  # (annotate says why of a kernel module; migrate of the others)
     sites = bodies.subscript_calls(data, tree)
     called = {value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
               for value in (cast(ast.Subscript, call.func).value for call in sites)}
     if not called & kernels and not (called and any(isinstance(node, ast.ImportFrom) and any(
             alias.name in kernels and alias.asname in called for alias in node.names) for node in ast.walk(tree))):
-        return False
-    return _may_pass_none(data, tree, sites)
+        return None
+    return tree if _may_pass_none(data, tree, sites) else None
 
 
 def _may_pass_none(data: bytes, tree: ast.Module, sites: list[ast.Call]) -> bool:
@@ -122,12 +126,13 @@ _ELSEWHERE = re.compile(rb"\bglobal\b")
 
 
 @unchecked()  # (as migrate reads a module)
-def _read(source: Source, targets: calls.Targets) -> list[tuple[str, str, str]]:
-    """``(kernel, parameter, call site)`` for each argument of the module's call sites that may be None."""
+def _read(source: Source, data: bytes, syntax: ast.Module, targets: calls.Targets) -> list[tuple[str, str, str]]:
+    """``(kernel, parameter, call site)`` for each argument of the module's call sites that may
+    be None (``data``: the module's bytes, ``syntax`` Python's tree of them)."""
     try:
-        data = bodies.for_call_sites(read_regular(source.path)).data  # (positions kept)
+        data = bodies.for_call_sites(data, syntax).data  # (positions kept)
         tree = cst.parse_module(data)
-    except (OSError, cst.ParserSyntaxError):
+    except cst.ParserSyntaxError:
         return []  # (annotate says why of a kernel module; migrate of the others)
     reader = _Reader(calls.Reader(tree, data, source.path, source.module, targets))
     tree.visit(reader)
