@@ -99,7 +99,9 @@ def subscript_calls(data: bytes, syntax: ast.Module, offsets: list[int] | None =
 
 # Where a call of a subscript may be: a ``]``, then only spaces, line breaks, backslashes and
 # comments, then ``(`` (a string or comment that looks so only costs a walk of its statement).
-_SUBSCRIPT_CALL = re.compile(rb"\]([ \t\f\r\n\\]|#[^\r\n]*)*\(")
+# A comment is matched whole, to its line's end: a pattern that could also end it early would
+# try every way to split a line of ``#`` into comments (a banner of 76 took minutes).
+_SUBSCRIPT_CALL = re.compile(rb"\]([ \t\f\r\n\\]|#[^\r\n]*(?![^\r\n]))*\(")
 
 
 def _line_offsets(data: bytes) -> list[int]:
