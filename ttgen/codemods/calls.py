@@ -637,7 +637,8 @@ def _named(value: cst.BaseExpression, base: cst.Name) -> str:
 LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
 # the keywords a dict typed `ttgen.runtime.LaunchOptions` may hold
 _TYPED_KEYS = frozenset(OPTIONS) | frozenset(COMPILE_OPTIONS)
-_CONTAINER_TYPES = {"dict", "list", "set", "defaultdict", "OrderedDict"}
+_CONTAINER_TYPES = {"dict", "list", "set", "tuple", "frozenset", "deque", "defaultdict", "OrderedDict",
+                    "ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}  # (torch.nn's too)
 # the types (builtin, typing's, collections') an annotation names a container with
 _CONTAINER_ANNOTATIONS = {"dict", "list", "set", "tuple", "frozenset", "deque", "defaultdict", "OrderedDict",
                           "Dict", "List", "Set", "Tuple", "FrozenSet", "Deque", "DefaultDict", "Sequence",
