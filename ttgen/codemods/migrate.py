@@ -25,10 +25,9 @@ mypy's errors on the lines migrate wrote (ttgen.codemods.typecheck).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
-
-import re
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -211,7 +210,8 @@ class Migrate:
         self.edits.append((self.starts[line - 1], self.starts[line - 1], 0, text))
 
     def _annotate(self, function: cst.FunctionDef, statement: cst.Assign, annotation: str) -> None:
-        """``name = {...}`` -> ``name: annotation = {...}`` for each such statement of ``function``."""
+        """``name = {...}`` -> ``name: annotation = {...}`` for each such statement of ``function``
+        (the text up to the value replaced: a call site in the value is rewritten as well)."""
         parents = self.reader.parents
         for node in parents:
             if type(node) is not cst.Assign or not node.deep_equals(statement):
@@ -221,11 +221,10 @@ class Migrate:
                 above = parents.get(above)
             if above is None:
                 continue
-            where = self._range(node)
-            typed = cst.AnnAssign(target=node.targets[0].target, value=node.value, annotation=cst.Annotation(
-                cst.parse_expression(annotation), whitespace_before_indicator=cst.SimpleWhitespace("")))
-            text = self._generated(typed, self._indentation(where.start.line))
-            self.edits.append((self._offset(where.start), self._offset(where.end), 1, text))
+            start = self._offset(self._range(node).start)
+            end = start + sum(len(calls.code(target)) for target in node.targets)  # (where the value starts)
+            text = f"{calls.code(node.targets[0].target)}: {annotation} = "
+            self.edits.append((start, end, 1, text))
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # (libcst's line breaks, as its positions count lines)
