@@ -281,11 +281,12 @@ ROWS = [
         DRIVER.format("self.kernel[grid](device)"), DRIVER.format("self.kernel[grid](device)"),
         ("the kernel is chosen at run time ('self.kernel' is an attribute of 'self', which is a local name or "
          "parameter)",)),
-    Row("a kernel chosen at run time: an expression",
-        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\n"),
-        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\n"),
+    Row("a kernel chosen at run time: an expression, quoted on one line (torchao's _triton_launcher(\\n)[grid])",
+        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\nmake(\n    1,\n)[grid](x)\n"),
+        function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\nmake(\n    1,\n)[grid](x)\n"),
         ("the kernel is chosen at run time ('[add][0]' is not a name or an attribute of one)",
-         "the kernel is chosen at run time ('make().k' is not a name or an attribute of one)")),
+         "the kernel is chosen at run time ('make().k' is not a name or an attribute of one)",
+         "the kernel is chosen at run time ('make( 1, )' is not a name or an attribute of one)")),
     Row("an object not known here subscripted with what no grid is (a string, a number, a slice) is no call site: "
         "a table of functions (ctypes' self.funcs['cudaSetDevice'](device)), not counted",
         DRIVER.format("self.funcs['cudaSetDevice'](device)\n        self.funcs[0](device)\n"

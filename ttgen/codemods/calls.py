@@ -253,15 +253,15 @@ class Reader(Metadata):
         it is one that cannot be launched so, None where it cannot be one."""
         base = _base(value)
         if base is None:
-            return _Unknown(f"the kernel is chosen at run time ('{code(value)}' is not a name or an attribute of one)")
+            return _Unknown(f"the kernel is chosen at run time ('{_shown(value)}' is not a name or an attribute of one)")
         if isinstance(value, cst.Name) and self._bound_to_container(value):
             return None
         if isinstance(value, cst.Attribute) and self._own_container(value):
             return None
         qualified = self.qualified(value)
         if len(qualified) != 1:
-            return _Unknown(f"'{code(value)}' is bound more than once here (the kernel may be chosen at run time)"
-                            if qualified else f"'{code(value)}' is not defined or imported in this module")
+            return _Unknown(f"'{_shown(value)}' is bound more than once here (the kernel may be chosen at run time)"
+                            if qualified else f"'{_shown(value)}' is not defined or imported in this module")
         (name,) = qualified
         if "<locals>" in name.name:
             return _Unknown(f"the kernel is chosen at run time ({_named(value, base)} is a local name or parameter)")
@@ -278,7 +278,7 @@ class Reader(Metadata):
             if name.source is QualifiedNameSource.LOCAL and self._assigned(base):
                 return _Unknown(
                     f"the kernel is chosen at run time ({_named(value, base)} is assigned, not defined or imported)")
-            written = f"'{code(value)}'" + (f" ({dotted})" if code(value) != dotted else "")
+            written = f"'{_shown(value)}'" + (f" ({dotted})" if code(value) != dotted else "")
             return _Unknown(f"{written} is not a kernel of the PATHs given")
         if isinstance(target, str):
             return Left(target)
@@ -393,7 +393,7 @@ class Reader(Metadata):
         call's other arguments reads the same."""
         stars = [i for i, arg in enumerate(args) if arg.star == "*"]
         span = args[stars[0]:stars[-1] + 1]
-        unknown = f"*{code(args[stars[0]].value)}: how many parameters it fills is known only at run time"
+        unknown = f"*{_shown(args[stars[0]].value)}: how many parameters it fills is known only at run time"
         keywords = {arg.keyword.value for arg in args if arg.keyword is not None}
         for arg in args:
             if arg.star == "**":
@@ -441,7 +441,7 @@ class Reader(Metadata):
                 return None  # (a length known at run time)
             if _plain(value.test) and all(_plain(v) for _, v in [*body, *orelse]):
                 return [(None, cst.IfExp(test=value.test, body=a, orelse=b)) for (_, a), (_, b) in zip(body, orelse)]
-            return Left(f"*{code(value)}: its branches compute (Python evaluates them once)")
+            return Left(f"*{_shown(value)}: its branches compute (Python evaluates them once)")
         sliced = value.value if isinstance(value, cst.Subscript) else value
         if isinstance(sliced, cst.Name):
             bound = self._bound_once(sliced)
@@ -631,7 +631,12 @@ def _base(value: cst.BaseExpression) -> cst.Name | None:
 def _named(value: cst.BaseExpression, base: cst.Name) -> str:
     """How a reason names ``value`` (``base``: `_base`), as written, before what it says of the
     name: ``'k'``, ``'self.funcs' is an attribute of 'self', which``."""
-    return f"'{code(value)}'" if value is base else f"'{code(value)}' is an attribute of '{base.value}', which"
+    return f"'{_shown(value)}'" if value is base else f"'{_shown(value)}' is an attribute of '{base.value}', which"
+
+
+def _shown(value: cst.BaseExpression) -> str:
+    """``value`` as a reason quotes it: as written, on one line (a note is a line)."""
+    return " ".join(code(value).split())
 
 
 LAUNCH_OPTIONS = "ttgen.runtime.LaunchOptions"
