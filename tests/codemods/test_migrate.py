@@ -281,6 +281,15 @@ ROWS = [
         DRIVER.format("self.kernel[grid](device)"), DRIVER.format("self.kernel[grid](device)"),
         ("the kernel is chosen at run time ('self.kernel' is an attribute of 'self', which is a local name or "
          "parameter)",)),
+    Row("a kernel launched through torch's wrap_triton (torchao's custom ops) is left to torch, and says so",
+        function("wrap_triton(add)[grid](x, y, out, n)\nlibrary.wrap_triton(add)[grid](x, y, out, n)\n",
+                 IMPORT + "from torch import library\nfrom torch.library import wrap_triton\n"),
+        function("wrap_triton(add)[grid](x, y, out, n)\nlibrary.wrap_triton(add)[grid](x, y, out, n)\n",
+                 IMPORT + "from torch import library\nfrom torch.library import wrap_triton\n"),
+        ("launched through torch's wrap_triton ('wrap_triton(add)'), as a custom op that torch.compile traces "
+         "launches a kernel: left to torch",
+         "launched through torch's wrap_triton ('library.wrap_triton(add)'), as a custom op that torch.compile "
+         "traces launches a kernel: left to torch")),
     Row("a kernel chosen at run time: an expression, quoted on one line (torchao's _triton_launcher(\\n)[grid])",
         function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\nmake(\n    1,\n)[grid](x)\n"),
         function("[add][0][grid](x, y, out, n)\nmake().k[grid](x, y, out, n)\nmake(\n    1,\n)[grid](x)\n"),

@@ -252,6 +252,9 @@ class Reader(Metadata):
         """The kernel ``value`` names; `_Unknown` where it may be one not known here, `Left` where
         it is one that cannot be launched so, None where it cannot be one."""
         base = _base(value)
+        if isinstance(value, cst.Call) and any(name.name.endswith(".wrap_triton") for name in self.qualified(value.func)):
+            return Left(f"launched through torch's wrap_triton ('{_shown(value)}'), as a custom op that "
+                        "torch.compile traces launches a kernel: left to torch")
         if base is None:
             return _Unknown(f"the kernel is chosen at run time ('{_shown(value)}' is not a name or an attribute of one)")
         if isinstance(value, cst.Name) and self._bound_to_container(value):
