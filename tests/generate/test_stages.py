@@ -294,10 +294,11 @@ def test_the_parameters_an_early_config_prune_sets_are_the_autotuner_s(prune: st
     assert not [line for line in shown if "prune" in line]
 
 
-@pytest.mark.parametrize(("prune", "warned"), [(PRUNES[0][0], False), (PRUNES[1][0], True)])
+@pytest.mark.parametrize(("prune", "warned"), [(PRUNES[0][0], False), (PRUNES[1][0], True), (PRUNES[3][0], True)])
 def test_configs_an_early_config_prune_rebuilds_may_set_names_of_no_parameter(prune: str, warned: bool) -> None:
     """Names of no parameter in configs written (FlagGems' ``tile_size``) reach Triton's compiler
-    as options, unless an early_config_prune builds the configs Triton launches from them."""
+    as options, unless an early_config_prune builds the configs Triton launches from them, of
+    other names (one that adds a config of the same names passes them on)."""
     decorators = (f"{prune}\n\n\n@triton.autotune(configs={SIZES}, key=['n'], "
                   "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
     _, shown = read("x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)

@@ -30,6 +30,7 @@ known to be a kernel subscripted with what no grid is (``self.funcs["cudaSetDevi
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,6 +217,11 @@ class Reader(Metadata):
         self.pending: list[tuple[cst.FunctionDef, cst.Assign, str]] = []  # the call's `Site.typed`
         self.unpacked: list[tuple[list[str], list[cst.BaseExpression]]] = []  # its `Site.unpacked`
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The module's lines (where the marker is looked for), split once."""
+        return self.code.splitlines()
+
     def where(self, call: cst.Call) -> str:
         """Where ``call`` is, as a note names it: ``path:line:column``."""
         start = self.get_metadata(PositionProvider, call).start
@@ -233,7 +239,7 @@ class Reader(Metadata):
         if not isinstance(target, Target):
             return target
         if self.marked:
-            line, lines = self.get_metadata(PositionProvider, call).start.line, self.code.splitlines()
+            line, lines = self.get_metadata(PositionProvider, call).start.line, self.lines
             if KEEP in lines[line - 1] or [text.strip() for text in lines[line - 2:line - 1]] == [KEEP]:
                 return Left(f"marked '{KEEP}'", kept=True)
         function = self._function(call)

@@ -198,8 +198,8 @@ class Migrate:
             return  # (a call site is a statement of the body: never so)
         first = body[at]
         assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
-        starts = [*getattr(first, "decorators", ()), first]
-        line = self._range(starts[0]).start.line - len(first.leading_lines)
+        decorators = getattr(first, "decorators", ())
+        line = self._range(decorators[0] if decorators else first).start.line - len(first.leading_lines)
         indentation = self._indentation(self._range(first).start.line)
         column = self._range(function).start.column + len(function.body.indent or self.indent)
         text = "".join(self._generated(cst.parse_statement(self._import_text(module, alias, column)), indentation)

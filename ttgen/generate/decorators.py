@@ -104,12 +104,12 @@ def _autotune(
                "build them from triton.Config({...}) literals, here or in a helper of this tree, "
                "to type run() exactly", "autotune", "warning")
         return model.Layer("autotune", None, _known(keys, params))
-    pruned = _pruned(tree, configs, resolver)
-    for problem in _config_entry_problems(found.names - set(params), rebuilt=bool(pruned)):
+    rebuilt = _pruned(tree, configs, resolver) - found.names  # (the names only the prune's configs set)
+    for problem in _config_entry_problems(found.names - set(params), rebuilt=bool(rebuilt)):
         report(call, problem, "autotune", "warning")
     # Config.all_kwargs() passes num_warps=, num_stages=, num_ctas= beside the dict's names: a
     # parameter so named takes the config's (and so does the option, as a keyword sets both).
-    supplied = found.names | set(CONFIG_KEYWORDS) | pruned
+    supplied = found.names | set(CONFIG_KEYWORDS) | rebuilt
     return model.Layer("autotune", tuple(n for n in params if n in supplied), _known(keys, params))
 
 
@@ -131,8 +131,9 @@ def _config_entry_problems(names: AbstractSet[str], rebuilt: bool) -> list[str]:
     """What Triton does with the configs' dict entries ``names`` that are no parameters of the
     kernel, where that is not what they seem to say: ``Config.all_kwargs()`` gives Triton the
     config's own num_warps=, num_ctas= and num_stages= keywords (4, 1 and 3 unless given) in
-    place of the dict's, and passes any other name to its compiler as an option (unless the
-    configs are ``rebuilt`` by an early_config_prune, which reads them: FlagGems' ``tile_size``)."""
+    place of the dict's, and passes any other name to its compiler as an option (unless an
+    early_config_prune ``rebuilt`` the configs from them, into configs of other names: FlagGems'
+    ``tile_size``)."""
     ignored = [name for name in CONFIG_KEYWORDS if name in names]
     unknown = [] if rebuilt else sorted(names - set(OPTIONS) - {"ir_override"})  # (maxnreg...: from the dict)
     problems = []
