@@ -1,6 +1,7 @@
 """Kernels for tests/runtime/test_compile.py: a ``bool`` annotation, a parameter named like run()'s
-``stream`` option (run() has no stream option then), and examples/kernels/matmul_autotuned.py as
-Triton users write it (no ttgen annotation), which the tests call as ``kernel[grid](...)``."""
+``stream`` option (run() has no stream option then), a heuristic normalizing the caller's flag,
+and examples/kernels/matmul_autotuned.py as Triton users write it (no ttgen annotation), which
+the tests call as ``kernel[grid](...)``."""
 
 import triton
 import triton.language as tl
@@ -37,6 +38,23 @@ def stream_kernel(
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     tl.store(out + offs, tl.load(x + offs, mask=mask) * stream, mask=mask)
+
+
+@triton.heuristics({"FLIP": lambda args: bool(args["FLIP"])})
+@triton.jit
+def flip_kernel(
+    x: tl.tensor[tl.float32],
+    out: tl.tensor[tl.float32],
+    n: int,
+    FLIP: tl.constexpr[bool],
+    BLOCK: tl.constexpr[int] = 128,
+) -> None:
+    """``out = -x`` if ``FLIP``, else ``x``; the heuristic normalizes the caller's flag (unsloth's
+    rope kernel's ``BACKWARD_PASS``).  Grid ``(cdiv(n, BLOCK),)``."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(x + offs, mask=mask)
+    tl.store(out + offs, -y if FLIP else y, mask=mask)
 
 
 @triton.autotune(

@@ -67,6 +67,15 @@ def scaled(x_ptr, out_ptr, n, SCALE: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * SCALE, mask=mask)
 
 
+@triton.heuristics({"FLIP": lambda args: bool(args["FLIP"])})
+@triton.jit
+def flipped(x_ptr, out_ptr, n, FLIP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, -x if FLIP else x, mask=mask)
+
+
 def _make():
     @triton.jit
     def made(x_ptr, n):
@@ -182,6 +191,20 @@ def test_decorators_in_either_order_supply_their_parameters(kernels: ModuleType)
     kernels.scaled[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, out, 64)
     torch.testing.assert_close(out, x * 5)
     assert [(_route(k).hits, _route(k).fallbacks) for k in (kernels.tuned, kernels.scaled)] == [(1, {}), (1, {})]
+
+
+def test_a_heuristic_reads_the_caller_s_value_of_its_own_name_given_by_name(kernels: ModuleType) -> None:
+    """unsloth's ``"BACKWARD_PASS": lambda args: bool(args["BACKWARD_PASS"])``: Triton takes the
+    flag by name only (by position, its Heuristics passes it twice); so does dispatch."""
+    x, _, out = _vectors(64)
+    kernels.flipped[(2,)](x, out, 64, FLIP=1, BLOCK=32)
+    torch.testing.assert_close(out, -x)
+    assert (_route(kernels.flipped).hits, _route(kernels.flipped).fallbacks) == (1, {})
+    dispatched = _outcome(lambda: kernels.flipped[(2,)](x, out, 64, 1, 32))
+    assert _route(kernels.flipped).fallbacks == {"argument 4 is a parameter the kernel's decorators set": 1}
+    ttgen.dispatch.uninstall()
+    assert dispatched == _outcome(lambda: kernels.flipped[(2,)](x, out, 64, 1, 32))  # Triton's own error
+    assert dispatched is not None and "multiple values for argument 'FLIP'" in dispatched[1]
 
 
 @pytest.mark.parametrize("call, reason", [

@@ -303,3 +303,32 @@ def test_configs_an_early_config_prune_rebuilds_may_set_names_of_no_parameter(pr
                   "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
     _, shown = read("x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr", decorators)
     assert any("configs set 'SIZE', not parameters of the kernel" in line for line in shown) == warned
+
+
+# heuristics (and what stands above them) -> the names run() takes though a heuristic sets them
+TAKES = [
+    ("@triton.heuristics({'FLAG': lambda args: bool(args['FLAG'])})", ["FLAG"]),  # (unsloth's rope)
+    ("@triton.heuristics(dict(FLAG=lambda a: a['FLAG'] or a['n'] > 4, BLOCK=lambda a: 64))", ["FLAG"]),
+    ("def flag(args):\n    return bool(args['FLAG'])\n\n\n@triton.heuristics({'FLAG': flag})", ["FLAG"]),
+    ("@triton.heuristics({'FLAG': lambda args: args['n'] > 4, 'BLOCK': lambda args: args['FLAG'] and 64})", []),
+    ("@triton.heuristics({'FLAG': lambda args: args.get('FLAG', True)})", []),  # (not read: not taken)
+    ("@triton.heuristics({'FLAG': lambda args: True})\n@triton.heuristics({'FLAG': lambda args: not args['FLAG']})", []),
+    ("@triton.autotune(configs=[triton.Config({'FLAG': 1})], key=['n'])\n"
+     "@triton.heuristics({'FLAG': lambda args: bool(args['FLAG'])})", []),
+]
+
+
+@pytest.mark.parametrize(("decorators", "taken"), TAKES, ids=[row[0].split("\n")[-1] for row in TAKES])
+def test_a_heuristic_reading_the_caller_s_value_of_its_own_name_leaves_it_to_the_caller(
+    decorators: str, taken: list[str]
+) -> None:
+    """Triton's Heuristics hands each function the call's arguments before it sets the name, so
+    a heuristic that reads its own name (``args['FLAG']``) needs the caller to pass it: run()
+    takes it, of any type, and the launcher's layer says so.  Not where a decorator above sets
+    the name: the heuristic then reads that one's value."""
+    text, shown = read("x, n, FLAG: tl.constexpr, BLOCK: tl.constexpr", f"{decorators}\n@triton.jit")
+    assert not [line for line in shown if "error" in line], shown
+    signature = text[text.index("def run("):]
+    assert [name for name in ("FLAG", "BLOCK") if f"        {name}: object,\n" in signature] == taken
+    assert ("FLAG:" in signature) == bool(taken)
+    assert ("), ('FLAG',)),\n" in text) == bool(taken)  # (the layer's names taken, after those it sets)

@@ -1,4 +1,4 @@
-"""Heuristics given as a name, as dict(...), and setting a launch option."""
+"""Heuristics given as a name, as dict(...), setting a launch option, and normalizing the caller's value."""
 
 import triton
 import triton.language as tl
@@ -31,3 +31,14 @@ def make_heuristics():
 def unknown_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, BLOCK: tl.constexpr[int]):
     offs = tl.arange(0, BLOCK)
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) + 3, mask=offs < n)
+
+
+def flip_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, FLIP: tl.constexpr[bool]):
+    offs = tl.arange(0, 8)
+    x = tl.load(x + offs, mask=offs < n)
+    tl.store(out + offs, -x if FLIP else x, mask=offs < n)
+
+
+# (made by calls, as unsloth makes its rope kernel: the heuristic normalizes the caller's flag)
+flip_kernel = triton.jit(flip_kernel)
+flip_kernel = triton.heuristics({"FLIP": lambda args: bool(args["FLIP"])})(flip_kernel)

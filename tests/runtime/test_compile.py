@@ -87,8 +87,10 @@ CALLS = [
          functools.partial(ref.make_matmul_autotuned_case, device=DEVICE), grid=_matmul_grid),
     Call("negate_kernel", f"{BUILT}.kernels_launch", "negate_kernel",  # a bool annotation
          functools.partial(_scaling_case, "negate", True, -1)),
+    Call("flip_kernel", f"{BUILT}.kernels_launch", "flip_kernel",  # the heuristic makes FLIP=2 True
+         functools.partial(_scaling_case, "FLIP", 2, -1), supplied=lambda kw: {"FLIP": True}),
 ]
-MATMUL_AUTOTUNED = CALLS[-2]
+MATMUL_AUTOTUNED = next(call for call in CALLS if call.id == "matmul_autotuned")
 # A parameter named stream: run() has no stream option then.  (Not in CALLS: Inductor cannot
 # compile it, see the test.)
 STREAM = Call("stream_kernel", f"{BUILT}.kernels_launch", "stream_kernel",

@@ -318,3 +318,67 @@ def test_an_autotuner_s_names_may_come_from_its_prune_where_triton_prunes(sizes:
         live.check_layers("m.k", [tuner], layers)
     with pytest.raises(StaleLauncherError, match=stale):
         live.check_layers("m.k", [tuner], layers)
+
+
+NORMALIZED_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.heuristics({"FLAG": lambda args: bool(args["FLAG"]), "BLOCK": lambda args: 64 if args["FLAG"] else 128})
+@triton.jit
+def negate(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, FLAG: tl.constexpr[bool],
+           BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x + offsets, mask=offsets < n)
+    tl.store(out + offsets, -x if FLAG else x, mask=offsets < n)
+"""
+
+NORMALIZED_SCRIPT = """
+    import json, torch, triton
+    import flag_kernels
+    from generated.flag_kernels_launch import negate, _negate as state
+    from ttgen.runtime import _native
+
+    kernel = flag_kernels.negate
+    counted = []
+    python = state.heuristics
+    state.heuristics = lambda *args: counted.append(1) or python(*args)  # the Python path's heuristics
+    grid = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)
+    x, out = torch.ones(200), torch.empty(200)
+    try:
+        negate.run(x=x, out=out, n=200, grid=grid)
+    except TypeError as exc:
+        refused = str(exc)
+    try:
+        kernel[grid](x, out, 200)
+    except KeyError as exc:
+        triton_refused = repr(exc)
+    for flag in (0, 0, 1, True, False):
+        negate.run(x=x, out=out, n=200, FLAG=flag, grid=grid)
+        kernel[grid](x, out, 200, FLAG=flag)
+    print(json.dumps({"refused": refused, "triton": triton_refused, "engine": isinstance(negate.run, _native.Engine),
+                      "python": len(counted), "cache": len(state.cache)}))
+"""
+
+
+def test_a_heuristic_that_reads_its_own_name_takes_the_caller_s_value(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """A heuristic that normalizes a flag the caller passes (unsloth's ``"BACKWARD_PASS": lambda
+    args: bool(args["BACKWARD_PASS"])``): Triton needs the caller's value, so run() takes it (by
+    name, of any type) and launches the heuristic's, in C once the key is known, with the bytes
+    Triton launches."""
+    files = _with_launchers(tmp_path, "flag_kernels.py", NORMALIZED_MODULE)
+    launcher = files["generated/flag_kernels_launch.py"]
+    assert "        FLAG: object,\n" in launcher and "('FLAG', 'BLOCK'), ('FLAG',)" in launcher
+    records = run_recorded(NORMALIZED_SCRIPT, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report["refused"] == "negate.run() missing 1 required keyword-only argument: 'FLAG'"
+    assert report["triton"] == "KeyError('FLAG')"
+    # Python's heuristics for each new key (False, then True); the engine's, in C, for the rest
+    assert report == {**report, "engine": True, "python": 2, "cache": 2}
+    assert len(records) == 10
+    for ours, theirs in zip(records[::2], records[1::2]):
+        assert (ours.grid, ours.block, ours.params, ours.function) == (
+            theirs.grid, theirs.block, theirs.params, theirs.function)
+    assert [record.grid[0] for record in records[::2]] == [2, 2, 4, 4, 2]  # BLOCK 128 for False, 64 for True

@@ -47,7 +47,9 @@ class Route:
         if launcher.body.grid != "grid":
             self.reason = "a parameter is named 'grid': Triton's run takes no such kernel"
         elif isinstance(call, _native.Engine):
-            positional = tuple(names.index(name) if name in given else -1 for name in launcher.arg_names)
+            # (-1: a name a decorator sets; one a heuristic takes, Triton takes by name only)
+            positional = tuple(names.index(name) if name in given and name not in launcher.taken else -1
+                               for name in launcher.arg_names)
             self.dispatch = _native.Dispatch(call, self.miss, positional)
         else:
             self.reason = ("its launcher has no C engine for it (a decorator that sets a tensor, or a launch "

@@ -1,7 +1,8 @@
 """``@triton.autotune`` and ``@triton.heuristics`` stacked on a kernel -> `model.Layer` values.
 
 What ttgen must know statically is which names the decorators supply (so they are not arguments
-of run()) and which parameters key the autotuner.  `resolve.Resolver` reads the supplied names
+of run(), but for those a heuristic reads the caller's value of: `model.Layer.takes`) and which
+parameters key the autotuner.  `resolve.Resolver` reads the supplied names
 from the configs and heuristics however the source builds them, following helpers through the
 input tree; where it cannot, the layer's ``supplies`` is None and the launcher reads the names
 from the live decorator at import.  The values (configs, lambdas) stay Triton's.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Set as AbstractSet
+from dataclasses import replace
 
 import libcst as cst
 
@@ -63,13 +65,19 @@ def read_layers(
     # A decorator below another may set a name again (a heuristic computing it from the config's
     # value, say): Triton calls the inner one with the outer's value and the inner one's wins.  An
     # autotuner's configs cannot: it passes their names to the kernel beside the caller's, twice.
+    # A heuristic reading its own name reads the caller's value only where no decorator above
+    # it sets the name (`Layer.takes`).
     supplied: set[str] = set()
-    for layer in layers:
+    for at, layer in enumerate(layers):
         twice = supplied & set(layer.supplies or ())
         if twice and layer.kind == "autotune":
             report(decorators[0][1], f"{sorted(twice)} set by a decorator above the autotuner and again by "
                    "its configs: Triton's Autotuner passes them to the kernel twice (a TypeError)",
                    "decorator", "error")
+        unknown_above = any(outer.supplies is None for outer in layers[:at])
+        takes = () if unknown_above else tuple(n for n in layer.takes if n not in supplied)
+        if takes != layer.takes:
+            layers[at] = replace(layer, takes=takes)
         supplied |= set(layer.supplies or ())
     return tuple(layers)
 
@@ -171,7 +179,8 @@ def _heuristics(
         if name not in params and name not in OPTIONS:
             report(call, f"heuristic '{name}' is neither a parameter of the kernel nor a launch "
                    "option", "heuristics", "error")
-    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS))
+    takes = tuple(n for n in resolver.heuristic_takes(values) if n in params)
+    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS), takes=takes)
 
 
 def _strings(node: ast.expr) -> list[str] | None:

@@ -31,7 +31,7 @@ ALIASES = {"importlib": "_importlib", "typing": "_typing", "torch": "_torch", "s
 # Builtins the generated code uses (annotations' ``int``, ``dict[str, str]``, ``@staticmethod``),
 # each spelt as itself unless a kernel or parameter takes the name (then ``_builtins.int``).
 # tests/generate/test_bad_inputs.py checks that generated code uses no other builtin.
-BUILTINS = ("int", "float", "bool", "str", "tuple", "dict", "staticmethod")
+BUILTINS = ("int", "float", "bool", "str", "tuple", "dict", "object", "staticmethod")
 
 
 class Names:
@@ -234,6 +234,8 @@ def _emit_kernel(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, 
             supplies = "None" if layer.supplies is None else _tuple_text([repr(n) for n in layer.supplies])
             if layer.kind == "autotune":  # and the key's names, which the launcher checks at import
                 supplies += ", None" if layer.keys is None else ", " + _tuple_text([repr(n) for n in layer.keys])
+            elif layer.takes:  # and those it sets from the caller's value of them
+                supplies += ", " + _tuple_text([repr(n) for n in layer.takes])
             w.add(f'("{layer.kind}", {supplies}),', 2)
         w.add("),", 1)
     if kernel.condition is not None:
@@ -265,7 +267,8 @@ def _emit_run(w: _Writer, kernel: model.Kernel, n: KernelNames, s: Spelling, ind
     w.add(f"def {name}(", indent)
     w.add("*,", indent + 1)
     for param in _given(kernel):
-        annotation = kinds.of(param.type).annotation(s)
+        # (a heuristic makes the kernel's value of a name it takes: the caller's may be any)
+        annotation = s.builtin("object") if param.name in kernel.taken else kinds.of(param.type).annotation(s)
         w.add(f"{param.name}: {annotation}{_default(kernel, n.launcher, param, s)},", indent + 1)
     w.add(f"{n.grid}: {s.rt}.Grid[{n.args}],", indent + 1)
     typed = _typed_options(kernel)
@@ -304,8 +307,9 @@ def _option_annotation(annotation: str, s: Spelling) -> str:
 
 
 def _given(kernel: model.Kernel) -> list[model.Param]:
-    """The parameters the caller passes: all but those configs and heuristics supply."""
-    return [p for p in kernel.params if p.name not in kernel.supplied]
+    """The parameters the caller passes: all but those configs and heuristics supply, but for
+    those a heuristic reads the caller's value of (`model.Layer.takes`)."""
+    return [p for p in kernel.params if p.name not in kernel.supplied or p.name in kernel.taken]
 
 
 def _may_be_supplied(kernel: model.Kernel, param: model.Param) -> bool:

@@ -226,18 +226,39 @@ class Resolver:
 
     def heuristic_names(self, node: ast.expr) -> tuple[str, ...] | None:
         """The names a heuristics dict sets, in its order (Triton applies them in order)."""
-        return self._dict_names(node, self.scopes[self.home], DEPTH)
+        found = self._heuristics_dict(node, self.scopes[self.home], DEPTH)
+        return None if found is None else tuple(_dict_keys(found[0], found[1], {}) or ())
 
-    def _dict_names(self, node: ast.expr, scope: _Scope, depth: int) -> tuple[str, ...] | None:
+    def heuristic_takes(self, node: ast.expr) -> tuple[str, ...]:
+        """The names of a heuristics dict whose function reads the caller's value of that very
+        name (``"FLAG": lambda args: bool(args["FLAG"])``, or a function of this tree doing so),
+        in its order."""
+        found = self._heuristics_dict(node, self.scopes[self.home], DEPTH)
+        if found is None:
+            return ()
+        entries, scope = found
+        if isinstance(entries, ast.Dict):
+            pairs = [(_literal(key, {}), value) for key, value in zip(entries.keys, entries.values) if key is not None]
+        else:
+            assert isinstance(entries, ast.Call)
+            pairs = [(keyword.arg, keyword.value) for keyword in entries.keywords]
+        taken = []
+        for name, value in pairs:
+            function = self._binding(value, scope) if isinstance(value, (ast.Name, ast.Attribute)) else (value, scope)
+            if isinstance(name, str) and function is not None and _reads(function[0], name):
+                taken.append(name)
+        return tuple(taken)
+
+    def _heuristics_dict(self, node: ast.expr, scope: _Scope, depth: int) -> tuple[ast.expr, _Scope] | None:
+        """The ``{...}`` or ``dict(...)`` of names a heuristics' ``values`` is, and its scope."""
         if depth <= 0:
             return None
-        names = _dict_keys(node, scope, {})
-        if names is not None:
-            return tuple(names)
+        if _dict_keys(node, scope, {}) is not None:
+            return node, scope
         if isinstance(node, (ast.Name, ast.Attribute)):
             found = self._binding(node, scope)
             if found is not None and not isinstance(found[0], ast.FunctionDef):
-                return self._dict_names(found[0], found[1], depth - 1)
+                return self._heuristics_dict(found[0], found[1], depth - 1)
         return None
 
     # -- names -----------------------------------------------------------------------------
@@ -291,6 +312,19 @@ def _dict_keys(node: ast.expr | None, scope: _Scope, env: dict[str, object]) -> 
             return None
         return [k.arg for k in node.keywords if k.arg is not None]
     return None
+
+
+def _reads(function: ast.expr | ast.FunctionDef, name: str) -> bool:
+    """Whether a heuristic's function (a lambda, or a def) reads ``args["name"]`` of the
+    arguments dict it is called with."""
+    if not isinstance(function, (ast.Lambda, ast.FunctionDef)):
+        return False
+    params = [*function.args.posonlyargs, *function.args.args]
+    if not params:
+        return False
+    arguments = params[0].arg
+    return any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == arguments
+               and isinstance(node.slice, ast.Constant) and node.slice.value == name for node in ast.walk(function))
 
 
 def _literal(node: ast.expr, env: dict[str, object]) -> object:

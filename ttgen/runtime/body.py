@@ -110,7 +110,8 @@ class Body:
         at = {name: i for i, name in enumerate(self.names)}
         self.tensors_at = tuple(at[name] for name in self.tensors)
         self.tests = (
-            *((at[spec.name], spec.passes) for spec in launcher.given if not isinstance(spec, Tensor)),
+            *((at[spec.name], spec.passes) for spec in launcher.given
+              if not isinstance(spec, Tensor) and spec.name not in launcher.taken),
             *((at[name], _option_test(name)) for name in self.options),
         )
         self.parts = [(spec.name, part) for i, spec in enumerate(launcher.params)
@@ -201,10 +202,12 @@ class Body:
         launcher = self.launcher
         for name in self.params:
             value = values.get(name, TUNED)
-            if name in launcher.supplied and value is not TUNED:
+            given = name not in launcher.supplied or name in launcher.taken
+            if not given and value is not TUNED:
                 raise TypeError(f"{launcher.name}: argument '{name}' is set by the kernel's decorators; do not pass it")
-            if name not in launcher.supplied and value is TUNED:
-                raise TypeError(f"{launcher.name}: missing argument '{name}' (the decorators do not set it)")
+            if given and value is TUNED:
+                why = "a heuristic reads the caller's" if name in launcher.taken else "the decorators do not set it"
+                raise TypeError(f"{launcher.name}: missing argument '{name}' ({why})")
 
     def options_of(self, values: dict[str, Any], set_by: dict[str, Any]) -> dict[str, Any]:
         """The launch and compile options of a checked call, as kernel[grid](...) takes them:
@@ -231,6 +234,7 @@ class Body:
         choice = None
         if self.layers:
             known = list(self.given)
+            caller = dict(values) if launcher.taken else values  # (a heuristic rewrites what it takes)
             for layer, (kind, supplies) in enumerate(self.layers):
                 if kind == "heuristics":
                     found = launcher.heuristics(layer, {name: values[name] for name in known}, grid)
@@ -240,7 +244,7 @@ class Body:
                     tuned = launcher.tuned.get(tune_key)
                     if tuned is None:
                         options = self.options_of(values, set_by)
-                        given = {name: values[name] for name in self.accepted}
+                        given = {name: caller[name] for name in self.accepted}
                         tuned = launcher.tune(tune_key, grid, stream, given, options)
                         if tuned is None:
                             return  # Triton's Autotuner tuned and launched

@@ -114,7 +114,10 @@ class LauncherCore:
         self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
         self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
         self.supplied = {n for names in self.layer_names for n in names}
-        self.given = tuple(spec for spec in self.params if spec.name not in self.supplied)
+        # The names a heuristic sets from the caller's value of them (`model.Layer.takes`): run()
+        # takes them as they come, and they are checked and keyed as the heuristic leaves them.
+        self.taken = frozenset(n for layer in layers if layer[0] == "heuristics" and len(layer) > 2 for n in layer[2])
+        self.given = tuple(spec for spec in self.params if spec.name not in self.supplied or spec.name in self.taken)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
         # Whether run() launches through the decorators, as kernel[grid](...) does (`Body.launch`):
         # where the source did not tell what a decorator sets, or one sets a tensor (whose pointer
@@ -211,6 +214,9 @@ class LauncherCore:
         """Check ``args`` against the full rules: the normalized args, or a clear error."""
         accepted = []
         for spec, value in zip(self.given, args):
+            if spec.name in self.taken:  # (a heuristic makes the kernel's value of it)
+                accepted.append(value)
+                continue
             try:
                 accepted.append(spec.accept(value, device))
             except ArgumentError as exc:

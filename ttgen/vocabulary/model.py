@@ -50,11 +50,15 @@ class Layer:
     the source does not tell (configs read from a file...): the launcher reads them from the
     live decorator at import.  ``keys``: the autotune key parameters; None when ``key=`` is not
     a literal list (the launcher then keys its autotune choices on no argument but the dtypes).
+    ``takes``: the names of ``supplies`` whose heuristic reads the caller's value of that very
+    name (``"FLAG": lambda args: bool(args["FLAG"])``): Triton hands each heuristic the call's
+    arguments, so the caller passes them (by name), and the heuristic's value is the kernel's.
     """
 
     kind: str  # "autotune" or "heuristics"
     supplies: tuple[str, ...] | None
     keys: tuple[str, ...] | None = ()
+    takes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,12 @@ class Kernel:
     def supplied(self) -> frozenset[str]:
         """Names that configs or heuristics supply rather than the caller."""
         return frozenset(name for layer in self.layers for name in layer.supplies or ())
+
+    @property
+    def taken(self) -> frozenset[str]:
+        """Names a heuristic sets from the caller's value of them (`Layer.takes`): run() takes
+        them, and the kernel gets the heuristic's value."""
+        return frozenset(name for layer in self.layers for name in layer.takes)
 
     @property
     def loose(self) -> bool:

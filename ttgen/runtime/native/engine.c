@@ -58,10 +58,14 @@
  *                                    ``recipe``: (how, index) pairs: "v" the value, "k" the
  *                                    tensor's part of the key above (its dtype, None or whether
  *                                    it is None), "g" getattr(value, "dtype", None)
- *   ("h", functions, supplies, known) heuristics: the dict ``functions`` called in its order
+ *   ("h", functions, supplies, known, taken)
+ *                                    heuristics: the dict ``functions`` called in its order
  *                                    with one dict of the ``known`` parameters (indices), "grid"
  *                                    and "warmup": False, each result added to it under its name
- *                                    and given to the next entry of ``supplies``; an entry
+ *                                    and given to the next entry of ``supplies``; ``taken``: those
+ *                                    of ``supplies`` the caller gives (a heuristic reads its own
+ *                                    name): run() binds them, checked and keyed only as the layer
+ *                                    leaves them, as the others it supplies; an entry
  *                                    count + i is launch option i (in the key's order): only in
  *                                    the innermost layer, of a kernel with no autotuner, and its
  *                                    value then stands in the key as it came (as the body keys
@@ -93,6 +97,7 @@
 typedef struct {
     char kind, keyed;
     int optional, supplied;         /* supplied: by a layer, not by the caller */
+    int taken;                      /* supplied by a heuristic from the caller's value of it */
     Py_ssize_t index;               /* 't': the TensorCheck entry; 'd': the parameter */
     long long low;                  /* 'i' */
     unsigned long long high;
@@ -653,7 +658,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     for (Py_ssize_t i = 0, slot = 0; i < n; i++) {
         owned[i] = parts[i] = NULL;
         have[i] = self->params[i].kind == 't';
-        values[i] = self->params[i].supplied ? NULL : args[slot++];
+        values[i] = self->params[i].supplied && !self->params[i].taken ? NULL : args[slot++];
     }
     for (Py_ssize_t i = n; i < n + OPTIONS; i++)
         owned[i] = NULL; /* a heuristic's launch options */
@@ -1086,14 +1091,23 @@ static int read_layers(Engine *self) {
         known[i] = 1;
     for (Py_ssize_t l = 0; l < count; l++) {
         Layer *layer = &self->layers[l];
-        PyObject *entry = PyTuple_GET_ITEM(self->layers_data, l), *supplies, *steps;
+        PyObject *entry = PyTuple_GET_ITEM(self->layers_data, l), *supplies, *steps, *taken = NULL;
         const char *kind;
-        if (!PyTuple_CheckExact(entry) || !PyArg_ParseTuple(entry, "sO!OO", &kind, &PyDict_Type, &layer->table,
-                                                              &supplies, &steps))
+        if (!PyTuple_CheckExact(entry) || !PyArg_ParseTuple(entry, "sO!OO|O!", &kind, &PyDict_Type, &layer->table,
+                                                              &supplies, &steps, &PyTuple_Type, &taken))
             goto bad;
         layer->kind = kind[0];
         if (read_indices(supplies, n + OPTIONS, NULL, &layer->supplies, NULL, &layer->nsupplies) < 0)
             goto bad;
+        /* A heuristic's names it takes from the caller: the first layer to set them. */
+        for (Py_ssize_t t = 0; taken != NULL && t < PyTuple_GET_SIZE(taken); t++) {
+            Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GET_ITEM(taken, t)), j = 0;
+            while (j < layer->nsupplies && layer->supplies[j] != index)
+                j++;
+            if (layer->kind != 'h' || j == layer->nsupplies || index >= n || self->params[index].supplied)
+                goto bad;
+            self->params[index].taken = 1;
+        }
         for (Py_ssize_t j = 0; j < layer->nsupplies; j++) {
             if (layer->supplies[j] >= n) { /* a launch option: the innermost layer's, heuristics' */
                 if (layer->kind != 'h' || l != count - 1)
@@ -1105,7 +1119,7 @@ static int read_layers(Engine *self) {
             if ((p->supplied && layer->kind != 'h') || p->kind == 't') /* a heuristic may set it again */
                 goto bad;
             p->supplied = 1;
-            known[layer->supplies[j]] = 0;
+            known[layer->supplies[j]] = p->taken; /* (the caller's value, which the heuristic reads) */
         }
         self->autotuned += layer->kind == 'a';
         if ((layer->kind != 'a' && layer->kind != 'h') || self->autotuned > 1 || (self->autotuned && self->sets_options))
@@ -1210,7 +1224,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     self->given = self->count;
     for (Py_ssize_t i = 0; i < self->count; i++)
-        self->given -= self->params[i].supplied;
+        self->given -= self->params[i].supplied && !self->params[i].taken;
     self->options = self->autotuned ? TUNED_OPTIONS : OPTIONS;
     self->container = PyUnicode_AsUTF8(self->containers);
     if (self->container == NULL) {
