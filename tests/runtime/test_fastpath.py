@@ -11,6 +11,7 @@ import importlib
 import inspect
 import shutil
 import subprocess
+import types
 import warnings
 import weakref
 from pathlib import Path
@@ -362,6 +363,11 @@ def test_a_call_with_sixteen_keywords_or_more_is_read_from_its_dict() -> None:
     values = list(range(100, 120))
     assert call(fast, values) == call(wide, values) == (*values, -1)
     assert call(fast, values[::-1]) == (*values[::-1], -1)  # the remembered shape, new values
+    backwards = {f"q{i}": i for i in reversed(range(20))}  # as many names as remembered, in another order
+    assert fast(**backwards) == wide(**backwards) == (*range(20), -1)
+    assert call(fast, values) == (*values, -1)
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'q19'"):  # (as many names)
+        fast(**{f"q{i}": i for i in range(19)}, last=7)
     shuffled = {f"q{i}": i for i in reversed(range(20))}
     assert fast(**shuffled, last=5) == wide(**shuffled, last=5)  # another order, another shape
     text = {"".join(["q", str(i)]): i for i in range(20)}  # names built at run time
@@ -527,3 +533,18 @@ def test_launch_splices_the_fixed_arguments_after_grid_and_stream() -> None:
     ]
     with pytest.raises(TypeError, match="positional arguments only"):
         flat(1, 2, 3, stream=0)
+
+
+def test_the_launch_state_reads_its_module_s_device_query_again_once_rebound() -> None:
+    """The device query is read from its module's dict once, and again where the dict changed."""
+    module = types.ModuleType("devices")
+    module.current_device = lambda: 0  # type: ignore[attr-defined]
+    state = _native.LaunchState(module, (), (), rt.HOOKED)
+    assert state()[0] == state()[0] == 0
+    module.current_device = lambda: 3  # type: ignore[attr-defined]
+    assert state()[0] == 3
+    module.__dict__["current_device"] = lambda: 5
+    assert state()[0] == 5
+    del module.current_device  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="current_device"):
+        state()

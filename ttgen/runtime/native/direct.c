@@ -202,16 +202,12 @@ static int object_pointer(Direct *self, PyObject *value, uint64_t *out) {
     return cuda_ok(status, self->name, "cuPointerGetAttribute");
 }
 
-/* One argument into ``slot`` as the driver receives it; -1 with an error set.  ``known``: the
- * pointer the engine already read (through DLPack) for a tensor argument, else NULL. */
-static int convert(Direct *self, char code, PyObject *value, const uint64_t *known, uint64_t *slot) {
+/* One argument into ``slot`` as the driver receives it; -1 with an error set.  (A tensor whose
+ * pointer the engine already read through DLPack is not converted: `direct_run`.) */
+static int convert(Direct *self, char code, PyObject *value, uint64_t *slot) {
     *slot = 0;
     switch (code) {
     case 'p':
-        if (known != NULL) {
-            *slot = *known;
-            return 0;
-        }
         return object_pointer(self, value, slot);
     case 'i': case 'l': case 'I': case 'K': case 'B': {
         if (!PyLong_Check(value)) {
@@ -272,27 +268,26 @@ static int convert(Direct *self, char code, PyObject *value, const uint64_t *kno
 static int direct_launch(Direct *self, const unsigned grid[3], uint64_t stream, void **params) {
     if ((unsigned long long)grid[0] * grid[1] * grid[2] == 0)
         return 0; /* Triton launches nothing for an empty grid */
-    CUlaunchAttribute attrs[4];
-    memset(attrs, 0, sizeof(attrs));
+    CUlaunchAttribute attrs[4]; /* (each one used zeroed first: most launches use none) */
     unsigned int count = 0;
     if (self->oversized) {
-        attrs[count].id = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE;
+        attrs[count] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE};
         attrs[count++].value.value = CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY;
     }
     if (self->pdl) {
-        attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[count] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
         attrs[count++].value.value = 1;
     }
     if (self->cooperative) {
-        attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attrs[count] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE};
         attrs[count++].value.value = 1;
     }
     if (self->num_ctas != 1) {
-        attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[count] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
         attrs[count].value.cluster.x = (unsigned)self->num_ctas;
         attrs[count].value.cluster.y = attrs[count].value.cluster.z = 1;
         count++;
-        attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+        attrs[count] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE};
         attrs[count++].value.value = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
     }
     CUlaunchConfig config = {
@@ -332,13 +327,16 @@ static int direct_run(Direct *self, const unsigned grid[3], uint64_t stream, PyO
     const char *codes = PyBytes_AS_STRING(self->codes);
     Py_ssize_t j = 0;
     int status = 0;
-    for (Py_ssize_t i = 0; i < self->count && status == 0; i++) {
-        if (codes[i] == 'x')
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        char code = codes[i];
+        if (code == 'x')
             continue;
-        const uint64_t *ptr = have != NULL && have[i] ? &known[i] : NULL;
-        status = convert(self, codes[i], values[i], ptr, &slots[j]);
-        params[j] = &slots[j];
-        j++;
+        uint64_t *slot = &slots[j];
+        params[j++] = slot;
+        if (have != NULL && have[i] && code == 'p') /* (a tensor's pointer, read by its check) */
+            *slot = known[i];
+        else if ((status = convert(self, code, values[i], slot)) != 0)
+            break;
     }
     if (status == 0) {
         slots[j] = slots[j + 1] = 0; /* global and profile scratch: none */

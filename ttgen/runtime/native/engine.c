@@ -158,11 +158,15 @@ typedef struct {
     Layer *layers;
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
+    Py_ssize_t *aligned_at, naligned; /* the parameters of the tensors whose alignment keys */
+    char have[ON_STACK];            /* per parameter: whether it is a tensor (a pointer to read) */
     int sets_options;               /* a heuristic supplies a launch option (at count + its place) */
     /* The last hit's key as its items (`key_items`, held as `Memo` items) and the entry it
      * found: a call whose items are the same, while the cache is unchanged since (its
      * generation), finds that entry without building, hashing and comparing a key tuple. */
     Memo *memo;
+    PyObject **memo_refs;           /* per item: the object a call's item is where it is that very
+                                     * one ('r', or NULL for no item), else `unheld` (never one) */
     PyObject *memo_entry;
     Py_ssize_t memo_count;
     uint64_t memo_generation;
@@ -568,9 +572,15 @@ static inline int same_item(const Memo *m, PyObject *b) {
     }
 }
 
-static inline int same_items(const Memo *memo, PyObject *const *items, Py_ssize_t count) {
-    for (Py_ssize_t i = 0; i < count; i++)
-        if (!same_item(&memo[i], items[i]))
+/* An address no key item has: a memo's int or float item is compared by value alone. */
+static char unheld;
+
+static inline int same_items(const Engine *self, PyObject *const *items, Py_ssize_t count) {
+    Py_ssize_t i = 0;
+    while (i < count && items[i] == self->memo_refs[i]) /* (the very objects: most items) */
+        i++;
+    for (; i < count; i++)
+        if (items[i] != self->memo_refs[i] && !same_item(&self->memo[i], items[i]))
             return 0;
     return 1;
 }
@@ -590,6 +600,8 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     Py_INCREF(entry);
     forget(self);
     memcpy(self->memo, made, count * sizeof(Memo));
+    for (Py_ssize_t i = 0; i < count; i++)
+        self->memo_refs[i] = made[i].how == 'r' ? made[i].ref : made[i].how == 0 ? NULL : (PyObject *)&unheld;
     self->memo_count = count;
     self->memo_entry = entry;
     self->memo_generation = dict_version(self->cache);
@@ -609,8 +621,8 @@ static inline int options_plain(const Engine *self, PyObject *const *options) {
 }
 
 /* `fast` with the launch and compile options' values in ``given_options``, in the key's order
- * (integer-like ones as ints). */
-static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options) {
+ * (integer-like ones as ints); ``unset``: whether every compile option is None (most calls). */
+static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options, int unset) {
     Py_ssize_t n = self->count, given = self->given;
     PyObject *grid = args[given], *stream_arg = self->stream >= 0 ? args[self->stream] : Py_None;
     PyObject *const *compiled = given_options + self->options;
@@ -655,13 +667,14 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
     int result = 0;
-    for (Py_ssize_t i = 0, slot = 0; i < n; i++) {
-        owned[i] = parts[i] = NULL;
-        have[i] = self->params[i].kind == 't';
-        values[i] = self->params[i].supplied && !self->params[i].taken ? NULL : args[slot++];
-    }
-    for (Py_ssize_t i = n; i < n + OPTIONS; i++)
-        owned[i] = NULL; /* a heuristic's launch options */
+    memset(owned, 0, (n + OPTIONS) * sizeof(PyObject *)); /* (and a heuristic's launch options) */
+    memset(parts, 0, n * sizeof(PyObject *));
+    memcpy(have, self->have, n);
+    if (self->given == n)
+        memcpy(values, args, n * sizeof(PyObject *));
+    else
+        for (Py_ssize_t i = 0, slot = 0; i < n; i++)
+            values[i] = self->params[i].supplied && !self->params[i].taken ? NULL : args[slot++];
     /* With the tensors' shape annotations (shapes.c), before the layers, as the body checks them. */
     if ((result = tc->shapes == NULL ? check_params(self, 0, values, owned, device, ptrs, have, parts)
                                      : check_shaped(self, values, owned, device, ptrs, have, parts)) <= 0)
@@ -685,7 +698,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
             goto done;
         }
     }
-    if ((result = check_params(self, 1, values, owned, device, ptrs, have, parts)) <= 0)
+    if (self->nlayers > 0 && (result = check_params(self, 1, values, owned, device, ptrs, have, parts)) <= 0)
         goto done;
     result = 0;
     /* The compile options: True while all are None; else a tuple of their parts of the body's
@@ -694,7 +707,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
      * that is not hashable fails the lookup: the body explains), a dict where one is taken as
      * its sorted items; anything else is the body's to check. */
     if (self->compiled > 0) {
-        Py_ssize_t first = 0; /* the first one set (none: most calls) */
+        Py_ssize_t first = unset ? self->compiled : 0; /* the first one set (none: most calls) */
         while (first < self->compiled && compiled[first] == Py_None)
             first++;
         compile = first == self->compiled ? Py_NewRef(Py_True) : PyTuple_New(self->compiled);
@@ -714,25 +727,20 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     }
     if (self->aligned_any) {
         unsigned long long ored = 0;
-        Py_ssize_t count = 0;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned) {
-                ored |= ptrs[i];
-                count++;
-            }
-        aligned = (ored & 15) == 0 ? Py_NewRef(Py_True) : PyTuple_New(count);
+        for (Py_ssize_t j = 0; j < self->naligned; j++)
+            ored |= ptrs[self->aligned_at[j]];
+        aligned = (ored & 15) == 0 ? Py_NewRef(Py_True) : PyTuple_New(self->naligned);
         if (aligned == NULL)
             goto failed;
         if (aligned != Py_True)
-            for (Py_ssize_t i = 0, j = 0; i < n; i++)
-                if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned)
-                    PyTuple_SET_ITEM(aligned, j++, bool_of((ptrs[i] & 15) == 0));
+            for (Py_ssize_t j = 0; j < self->naligned; j++)
+                PyTuple_SET_ITEM(aligned, j, bool_of((ptrs[self->aligned_at[j]] & 15) == 0));
     }
     /* key = (*state, [choice], *options, [compile], [aligned], *parts), its items borrowed */
     PyObject *items[KEY_MOST];
     Py_ssize_t count = key_items(self, state, choice, options, compile, aligned, parts, items);
     if (self->memo_entry != NULL && count == self->memo_count &&
-        dict_version(self->cache) == self->memo_generation && same_items(self->memo, items, count)) {
+        dict_version(self->cache) == self->memo_generation && same_items(self, items, count)) {
         launch_fn = Py_NewRef(self->memo_entry);
     } else {
         key = key_tuple(items, count);
@@ -858,10 +866,15 @@ static int integer_like(const Engine *self, Py_ssize_t i, PyObject *value) {
 static inline __attribute__((always_inline)) int fast_options(Engine *self, PyObject *const *args,
                                                               PyObject *const *given) {
     Py_ssize_t count = self->options + self->compiled, first = 0;
-    while (first < count && !integer_like(self, first, given[first]))
+    uintptr_t set = 0; /* nonzero where a compile option is set (most calls set none) */
+    for (Py_ssize_t i = self->options; i < count; i++)
+        set |= (uintptr_t)given[i] ^ (uintptr_t)Py_None;
+    int unset = set == 0;
+    Py_ssize_t end = unset ? self->options : count;
+    while (first < end && !integer_like(self, first, given[first]))
         first++;
-    if (first == count)
-        return fast_with(self, args, given);
+    if (first == end)
+        return fast_with(self, args, given, unset);
     PyObject *normal[ON_STACK]; /* (count < ON_STACK: run() takes them all) */
     Py_ssize_t made = 0;
     int result = 0;
@@ -871,7 +884,7 @@ static inline __attribute__((always_inline)) int fast_options(Engine *self, PyOb
             break;
     }
     if (made == count)
-        result = fast_with(self, args, normal);
+        result = fast_with(self, args, normal, 0);
     else if (!PyErr_ExceptionMatches(PyExc_Exception)) /* __index__ raised: the body explains */
         result = -1;
     else
@@ -1003,6 +1016,8 @@ static int read_plan(Engine *self) {
                  p->index < tc->count;
             if (ok && tc->kinds[p->index].aligned)
                 self->aligned_any = 1;
+            if (i < ON_STACK)
+                self->have[i] = 1;
             break;
         case 'i':
             ok = PyArg_ParseTuple(rest, "LKi", &p->low, &p->high, &keyed);
@@ -1037,6 +1052,14 @@ static int read_plan(Engine *self) {
         if (!ok)
             goto bad;
     }
+    self->aligned_at = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    if (self->aligned_at == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (self->params[i].kind == 't' && tc->kinds[self->params[i].index].aligned)
+            self->aligned_at[self->naligned++] = i;
     return 0;
 bad:
     if (!PyErr_Occurred())
@@ -1233,7 +1256,8 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     self->compiled = (Py_ssize_t)strlen(self->container);
     self->memo = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(Memo));
-    if (self->memo == NULL) {
+    self->memo_refs = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(PyObject *));
+    if (self->memo == NULL || self->memo_refs == NULL) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }
@@ -1278,7 +1302,9 @@ static void engine_dealloc(Engine *self) {
         PyMem_Free(self->layers[l].steps);
     }
     PyMem_Free(self->layers);
+    PyMem_Free(self->aligned_at);
     PyMem_Free(self->memo);
+    PyMem_Free(self->memo_refs);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 static PyTypeObject EngineType = {

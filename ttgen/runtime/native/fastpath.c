@@ -556,6 +556,8 @@ struct LaunchState {
     vectorcallfunc vectorcall;
     PyObject *module, *hooks, *knobs, *hooked, *inspection;
     PyObject *memo;                /* the state last returned, or NULL while not memoized */
+    PyObject *query;               /* module.current_device as last read from the module's dict */
+    uint64_t query_version;        /* dict_version of that dict then (guard.c) */
     PyObject *calls[WATCHED_MOST]; /* owned: the hook chains' ``calls`` lists, empty then */
     Py_ssize_t ncalls, nwatched;
     Watched watched[WATCHED_MOST];
@@ -586,19 +588,38 @@ static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ss
     Py_RETURN_TRUE;
 }
 
+/* The device ``query`` answers, torch's C++ answer where it is torch's. */
+static PyObject *device_of(PyObject *query) {
+    int8_t index;
+    return query == ttgen.torch_device_query && ttgen.torch_get_device != NULL && ttgen.torch_get_device(&index) == 0
+        ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
+}
+
 /* ``module.current_device()``, or torch's C++ answer where that is its query.  A plain module's
- * attribute is read from its dict, as getattr finds it there (past getattr's type lookup). */
-static PyObject *current_device(PyObject *module) {
-    PyObject *query = PyModule_CheckExact(module)
-        ? Py_XNewRef(PyDict_GetItemWithError(PyModule_GetDict(module), ttgen.str.current_device)) : NULL;
-    if (query == NULL && !PyErr_Occurred())
+ * attribute is read from its dict, as getattr finds it there (past getattr's type lookup), and
+ * remembered while the dict is unchanged (`dict_version`: a rebinding reads it again). */
+static PyObject *current_device(LaunchState *self) {
+    PyObject *module = self->module, *query = NULL;
+    if (PyModule_CheckExact(module)) {
+        PyObject *dict = PyModule_GetDict(module);
+        if (self->query == NULL || self->query_version != dict_version(dict)) {
+            Py_CLEAR(self->query);
+            PyObject *found = PyDict_GetItemWithError(dict, ttgen.str.current_device);
+            if (found != NULL && watch_dict(dict) == 0) {
+                self->query = Py_NewRef(found);
+                self->query_version = dict_version(dict);
+            }
+            query = Py_XNewRef(found);
+            PyErr_Clear(); /* (a dict that cannot be watched: read on every call) */
+        } else {
+            query = Py_NewRef(self->query);
+        }
+    }
+    if (query == NULL)
         query = PyObject_GetAttr(module, ttgen.str.current_device); /* (not there: getattr's error) */
     if (query == NULL)
         return NULL;
-    int8_t index;
-    PyObject *device =
-        query == ttgen.torch_device_query && ttgen.torch_get_device != NULL && ttgen.torch_get_device(&index) == 0
-            ? PyLong_FromLong(index) : PyObject_CallNoArgs(query); /* an error: torch's query raises it */
+    PyObject *device = device_of(query);
     Py_DECREF(query);
     return device;
 }
@@ -696,7 +717,7 @@ static int hooks_registered(LaunchState *self, int *memo) {
 
 /* The memo, with the device asked now. */
 static PyObject *memo_state(LaunchState *self) {
-    PyObject *device = current_device(self->module);
+    PyObject *device = current_device(self);
     if (device == NULL)
         return NULL;
     if (device == PyTuple_GET_ITEM(self->memo, 0)) { /* (the same small int: the same device) */
@@ -722,7 +743,7 @@ static PyObject *launch_state(PyObject *op, PyObject *const *args, size_t nargsf
         return memo_state(self);
     memo_forget(self);
     int memo = 1, hooked = hooks_registered(self, &memo);
-    PyObject *device = hooked < 0 ? NULL : current_device(self->module);
+    PyObject *device = hooked < 0 ? NULL : current_device(self);
     if (device == NULL || hooked) {
         memo_forget(self);
         PyObject *state = device != NULL ? PyTuple_Pack(2, device, self->hooked) : NULL;
@@ -805,6 +826,7 @@ static int state_traverse(LaunchState *self, visitproc visit, void *arg) {
     Py_VISIT(self->hooked);
     Py_VISIT(self->inspection);
     Py_VISIT(self->memo);
+    Py_VISIT(self->query);
     for (Py_ssize_t i = 0; i < self->ncalls; i++)
         Py_VISIT(self->calls[i]);
     for (Py_ssize_t i = 0; i < self->nwatched; i++) {
@@ -820,6 +842,7 @@ static int state_clear(LaunchState *self) {
     Py_CLEAR(self->knobs);
     Py_CLEAR(self->hooked);
     Py_CLEAR(self->inspection);
+    Py_CLEAR(self->query);
     memo_forget(self);
     return 0;
 }
@@ -1051,6 +1074,8 @@ static int bind_values(Keywords *k, PyObject *const *given, PyObject *const *val
     const Mapping *mapping = find_slots(k, given, n, kwnames);
     if (mapping == NULL)
         return PyErr_Occurred() ? -1 : 0;
+    if (kwnames == NULL)
+        k->from_dict = mapping;
     if (!mapping->complete)
         return 0; /* a parameter without a default is missing */
     memcpy(stack, &PyTuple_GET_ITEM(k->defaults, 0), count * sizeof(PyObject *));
@@ -1076,6 +1101,18 @@ static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **s
         return 0;
     PyObject *given[ON_STACK], *values[ON_STACK], *key, *value;
     Py_ssize_t pos = 0, n = 0;
+    /* A call site builds its dict with the same names in the same order on every call: the
+     * mapping of the last dict, followed as this one is read (no names compared after). */
+    const Mapping *last = k->from_dict;
+    if (last != NULL && last->kwnames != NULL && last->complete && PyTuple_GET_SIZE(last->kwnames) ==
+        PyDict_GET_SIZE(kwargs) && PyTuple_GET_SIZE(k->names) <= ON_STACK) {
+        memcpy(stack, &PyTuple_GET_ITEM(k->defaults, 0), PyTuple_GET_SIZE(k->names) * sizeof(PyObject *));
+        while (PyDict_Next(kwargs, &pos, &key, &value) && key == PyTuple_GET_ITEM(last->kwnames, n))
+            stack[last->slots[n++]] = value; /* borrowed: the dict outlives the call */
+        if (n == PyTuple_GET_SIZE(last->kwnames))
+            return 1;
+        pos = n = 0;
+    }
     while (PyDict_Next(kwargs, &pos, &key, &value)) { /* borrowed: the dict outlives the call */
         given[n] = key;
         values[n++] = value;

@@ -162,6 +162,7 @@ typedef struct {
     PyObject *body, *original, *names, *defaults, *required;
     Mapping cache[CACHED];
     int next;
+    const Mapping *from_dict; /* the entry of ``cache`` the last call made with a dict used */
 } Keywords;
 
 typedef struct LaunchState LaunchState; /* fastpath.c */
