@@ -202,8 +202,35 @@ static int object_pointer(Direct *self, PyObject *value, uint64_t *out) {
     return cuda_ok(status, self->name, "cuPointerGetAttribute");
 }
 
+/* An int argument ``v`` (read by the engine's check) into ``slot`` as `convert` puts it: 1, or 0
+ * where `convert` must (another code, or out of an int32's range: its error). */
+static inline int int_argument(char code, long long v, uint64_t *slot) {
+    *slot = 0;
+    switch (code) {
+    case 'i':
+        if (v < INT32_MIN || v > INT32_MAX)
+            return 0;
+        *(int32_t *)slot = (int32_t)v;
+        return 1;
+    case 'l':
+        *(int64_t *)slot = v;
+        return 1;
+    case 'K':
+        *slot = (uint64_t)v;
+        return 1;
+    case 'I':
+        *(uint32_t *)slot = (uint32_t)v;
+        return 1;
+    case 'B':
+        *(uint8_t *)slot = (uint8_t)v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* One argument into ``slot`` as the driver receives it; -1 with an error set.  (A tensor whose
- * pointer the engine already read through DLPack is not converted: `direct_run`.) */
+ * pointer or an int whose value the engine already read is not converted: `direct_run`.) */
 static int convert(Direct *self, char code, PyObject *value, uint64_t *slot) {
     *slot = 0;
     switch (code) {
@@ -305,8 +332,8 @@ static int direct_launch(Direct *self, const unsigned grid[3], uint64_t stream, 
     return cuda_ok(result, self->name, "cuLaunchKernelEx");
 }
 
-/* Launch with ``values`` (one per kernel argument); ``known``/``have``: pointers already read,
- * per argument (or NULL).  0, or -1 with an error set. */
+/* Launch with ``values`` (one per kernel argument); ``known``/``have``: per argument (or NULL),
+ * a pointer already read (1) or an int's value (2).  0, or -1 with an error set. */
 static int direct_run(Direct *self, const unsigned grid[3], uint64_t stream, PyObject *const *values,
                       const uint64_t *known, const char *have) {
     if (ensure_context(self->name) < 0)
@@ -327,15 +354,16 @@ static int direct_run(Direct *self, const unsigned grid[3], uint64_t stream, PyO
     const char *codes = PyBytes_AS_STRING(self->codes);
     Py_ssize_t j = 0;
     int status = 0;
-    for (Py_ssize_t i = 0; i < self->count; i++) {
+    for (Py_ssize_t i = 0, count = self->count; i < count; i++) {
         char code = codes[i];
         if (code == 'x')
             continue;
         uint64_t *slot = &slots[j];
         params[j++] = slot;
-        if (have != NULL && have[i] && code == 'p') /* (a tensor's pointer, read by its check) */
+        if (have != NULL && have[i] == 1 && code == 'p') /* (a tensor's pointer, read by its check) */
             *slot = known[i];
-        else if ((status = convert(self, code, values[i], slot)) != 0)
+        else if (!(have != NULL && have[i] == 2 && int_argument(code, (long long)known[i], slot)) &&
+                 (status = convert(self, code, values[i], slot)) != 0)
             break;
     }
     if (status == 0) {

@@ -159,7 +159,9 @@ typedef struct {
     Py_ssize_t nlayers;
     int aligned_any, autotuned;
     Py_ssize_t *aligned_at, naligned; /* the parameters of the tensors whose alignment keys */
-    char have[ON_STACK];            /* per parameter: whether it is a tensor (a pointer to read) */
+    char have[ON_STACK];            /* per parameter: 1 a tensor (a pointer to read), else 0 */
+    int may_own;                    /* whether a hit may hold values of its own (`owned`): layers,
+                                     * or a float constexpr that converts an int (`check_as_float`) */
     int sets_options;               /* a heuristic supplies a launch option (at count + its place) */
     /* The last hit's key as its items (`key_items`, held as `Memo` items) and the entry it
      * found: a call whose items are the same, while the cache is unchanged since (its
@@ -167,6 +169,7 @@ typedef struct {
     Memo *memo;
     PyObject **memo_refs;           /* per item: the object a call's item is where it is that very
                                      * one ('r', or NULL for no item), else `unheld` (never one) */
+    Py_ssize_t memo_prefix;         /* the items before the first held by value ('i', 'f') */
     PyObject *memo_entry;
     Py_ssize_t memo_count;
     uint64_t memo_generation;
@@ -235,7 +238,8 @@ static PyObject *bool_of(int truth) {
 
 /* ``value``'s inline test as parameter ``p``, and in *part its part of the key (a new reference,
  * or NULL: none); a tensor's pointer in *ptr, with *have 1 for a loosely typed one whose pointer
- * the launch takes as read, and where ``dims`` is not NULL, a tensor as the exchange API read it
+ * the launch takes as read; an int's value in *ptr, with *have 2 (the launch takes it as read:
+ * direct.c's `direct_run`); and where ``dims`` is not NULL, a tensor as the exchange API read it
  * there (ndim -1: not read, a None among them).  1 passed, 0 refused (an Exception a read raised
  * may be set), -1 error. */
 static inline int check_param(Engine *self, const Param *p, PyObject *value, long device, uint64_t *ptr, char *have,
@@ -267,6 +271,8 @@ static inline int check_param(Engine *self, const Param *p, PyObject *value, lon
         long long v;
         if (!int_in_range(p, value, &v))
             return 0;
+        *ptr = (uint64_t)v;
+        *have = 2;
         if (p->keyed == 2)
             *part = v == 1 ? Py_NewRef(Py_None) : bool_of((v & 15) == 0);
         else if (p->keyed == 1)
@@ -345,8 +351,9 @@ static __attribute__((noinline)) int check_as_float(Engine *self, const Param *p
 static inline __attribute__((always_inline)) int check_params_as(Engine *self, int supplied, PyObject **values,
                                                                 PyObject **owned, long device, uint64_t *ptrs,
                                                                 char *have, PyObject **parts, DLTensor *dims) {
-    for (Py_ssize_t i = 0; i < self->count; i++) {
-        const Param *p = &self->params[i];
+    const Param *params = self->params;
+    for (Py_ssize_t i = 0, count = self->count; i < count; i++) {
+        const Param *p = &params[i];
         if (p->supplied != supplied)
             continue;
         int result = check_param(self, p, values[i], device, &ptrs[i], &have[i], &parts[i],
@@ -576,8 +583,10 @@ static inline int same_item(const Memo *m, PyObject *b) {
 static char unheld;
 
 static inline int same_items(const Engine *self, PyObject *const *items, Py_ssize_t count) {
-    Py_ssize_t i = 0;
-    while (i < count && items[i] == self->memo_refs[i]) /* (the very objects: most items) */
+    Py_ssize_t i = 0; /* (the very objects: most items, compared at once up to the first held by value) */
+    if (memcmp(items, self->memo_refs, self->memo_prefix * sizeof(PyObject *)) == 0)
+        i = self->memo_prefix;
+    while (i < count && items[i] == self->memo_refs[i])
         i++;
     for (; i < count; i++)
         if (items[i] != self->memo_refs[i] && !same_item(&self->memo[i], items[i]))
@@ -600,8 +609,12 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     Py_INCREF(entry);
     forget(self);
     memcpy(self->memo, made, count * sizeof(Memo));
-    for (Py_ssize_t i = 0; i < count; i++)
+    self->memo_prefix = count;
+    for (Py_ssize_t i = count - 1; i >= 0; i--) {
         self->memo_refs[i] = made[i].how == 'r' ? made[i].ref : made[i].how == 0 ? NULL : (PyObject *)&unheld;
+        if (made[i].how == 'i' || made[i].how == 'f')
+            self->memo_prefix = i;
+    }
     self->memo_count = count;
     self->memo_entry = entry;
     self->memo_generation = dict_version(self->cache);
@@ -667,7 +680,8 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     uint64_t ptrs[ON_STACK];
     char have[ON_STACK];
     int result = 0;
-    memset(owned, 0, (n + OPTIONS) * sizeof(PyObject *)); /* (and a heuristic's launch options) */
+    if (self->may_own)
+        memset(owned, 0, (n + OPTIONS) * sizeof(PyObject *)); /* (and a heuristic's launch options) */
     memset(parts, 0, n * sizeof(PyObject *));
     memcpy(have, self->have, n);
     if (self->given == n)
@@ -814,7 +828,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         stack[3] = ok ? PyLong_FromUnsignedLongLong(stream) : NULL;
         ok = ok && stack[3] != NULL;
         for (Py_ssize_t i = 0; i < n; i++) {
-            stack[4 + i] = ok && have[i] ? PyLong_FromUnsignedLongLong(ptrs[i]) : Py_NewRef(values[i]);
+            stack[4 + i] = ok && have[i] == 1 ? PyLong_FromUnsignedLongLong(ptrs[i]) : Py_NewRef(values[i]);
             ok = ok && stack[4 + i] != NULL;
         }
         PyObject *done = ok ? (Py_TYPE(launch_fn) == &LaunchType ? launch(launch_fn, stack, 4 + n, NULL)
@@ -835,11 +849,9 @@ done:
     Py_XDECREF(key);
     Py_XDECREF(choice);
     Py_XDECREF(launch_fn);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_XDECREF(owned[i]);
+    for (Py_ssize_t i = 0; i < n; i++)
         Py_XDECREF(parts[i]);
-    }
-    for (Py_ssize_t i = n; i < n + OPTIONS; i++)
+    for (Py_ssize_t i = 0; self->may_own && i < n + OPTIONS; i++)
         Py_XDECREF(owned[i]);
     if (result != 0)
         return result;
@@ -1035,6 +1047,7 @@ static int read_plan(Engine *self) {
                  (type == Py_None || PyType_Check(type)) && (values == Py_None || PyTuple_CheckExact(values));
             p->type = type == Py_None ? NULL : type;
             p->values = values == Py_None ? NULL : values;
+            self->may_own |= p->type == (PyObject *)&PyFloat_Type;
             break;
         case 'd': {
             PyObject *rule = Py_None;
@@ -1245,6 +1258,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         Py_DECREF(self);
         return NULL;
     }
+    self->may_own |= self->nlayers > 0;
     self->given = self->count;
     for (Py_ssize_t i = 0; i < self->count; i++)
         self->given -= self->params[i].supplied && !self->params[i].taken;

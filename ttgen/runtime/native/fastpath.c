@@ -1106,10 +1106,12 @@ static int bind_dict(Keywords *k, PyObject *args, PyObject *kwargs, PyObject **s
     const Mapping *last = k->from_dict;
     if (last != NULL && last->kwnames != NULL && last->complete && PyTuple_GET_SIZE(last->kwnames) ==
         PyDict_GET_SIZE(kwargs) && PyTuple_GET_SIZE(k->names) <= ON_STACK) {
+        PyObject *const *names = &PyTuple_GET_ITEM(last->kwnames, 0);
+        const Py_ssize_t *slots = last->slots, count = PyTuple_GET_SIZE(last->kwnames);
         memcpy(stack, &PyTuple_GET_ITEM(k->defaults, 0), PyTuple_GET_SIZE(k->names) * sizeof(PyObject *));
-        while (PyDict_Next(kwargs, &pos, &key, &value) && key == PyTuple_GET_ITEM(last->kwnames, n))
-            stack[last->slots[n++]] = value; /* borrowed: the dict outlives the call */
-        if (n == PyTuple_GET_SIZE(last->kwnames))
+        while (PyDict_Next(kwargs, &pos, &key, &value) && key == names[n])
+            stack[slots[n++]] = value; /* borrowed: the dict outlives the call */
+        if (n == count)
             return 1;
         pos = n = 0;
     }
