@@ -382,3 +382,62 @@ def test_a_heuristic_that_reads_its_own_name_takes_the_caller_s_value(stubcuda_l
         assert (ours.grid, ours.block, ours.params, ours.function) == (
             theirs.grid, theirs.block, theirs.params, theirs.function)
     assert [record.grid[0] for record in records[::2]] == [2, 2, 4, 4, 2]  # BLOCK 128 for False, 64 for True
+
+
+NORMALIZED_TUNED_MODULE = """
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.heuristics({"FLAG": lambda args: bool(args["FLAG"])})
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128}, num_warps=2)], key=["n"])
+@triton.jit
+def negate(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, FLAG: tl.constexpr[bool],
+           BLOCK: tl.constexpr[int]) -> None:
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x + offsets, mask=offsets < n)
+    tl.store(out + offsets, -x if FLAG else x, mask=offsets < n)
+"""
+
+NORMALIZED_TUNED_SCRIPT = """
+    import json, torch, triton
+    import flag_tuned
+    from generated.flag_tuned_launch import negate, _negate as state
+
+    kernel = flag_tuned.negate
+    times = iter([2.0, 1.0, 1.0, 2.0])  # per key, the configs in turn: 128 wins, then 64
+
+    def bench(kernel_call, quantiles):
+        kernel_call()
+        t = next(times)
+        return [t, t, t]
+
+    state.layers[1]._do_bench = bench  # (the Autotuner below the heuristic)
+    grid = lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)
+    chosen = []
+    for n, flag in ((256, 1), (200, 0)):
+        x, out = torch.ones(n), torch.empty(n)
+        negate.run(x=x, out=out, n=n, FLAG=flag, grid=grid)  # Triton's Autotuner tunes, the caller's flag to it
+        negate.run(x=x, out=out, n=n, FLAG=flag, grid=grid)  # the engine, with the tuned config
+        kernel[grid](x, out, n, FLAG=flag)
+        (ours,) = [v for k, v in state.tuned.items() if k[1] == n]
+        chosen.append(ours[0])
+    print(json.dumps({"chosen": chosen, "cache": len(state.cache)}))
+"""
+
+
+def test_a_heuristic_above_an_autotuner_takes_the_caller_s_value_when_tuning(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """The flag a heuristic normalizes, above an autotuner: a new key tunes through Triton's
+    decorators with the caller's own value (the heuristic reads it there), then launches in C
+    as Triton launches the tuned config."""
+    files = _with_launchers(tmp_path, "flag_tuned.py", NORMALIZED_TUNED_MODULE)
+    records = run_recorded(NORMALIZED_TUNED_SCRIPT, files=files, session=stubcuda_lib)
+    report = json.loads(records.stdout.strip().splitlines()[-1])
+    assert report == {"chosen": [128, 64], "cache": 2}
+    # Per key: 2 benchmark launches, the launch after tuning, ttgen's fast launch, Triton's launch.
+    assert len(records) == 10
+    for first in (0, 5):
+        tuned, fast, triton_launch = records[first + 2: first + 5]
+        for ours in (tuned, fast):
+            assert (ours.grid, ours.block, ours.params) == (triton_launch.grid, triton_launch.block, triton_launch.params)

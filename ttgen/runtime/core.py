@@ -387,15 +387,16 @@ class LauncherCore:
     def arguments(
         self, names: list[str], values: list[Any], options: dict[str, Any] | None = None,
     ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
-        """Positional values up to the first parameter that is not given or that Triton must
-        receive by name, keywords after, and the launch options left to pass.  Triton's
-        Autotuner reads its pre-hook arguments from the positional ones; a keyword-only
-        parameter goes by name, and so does one named like a launch option whose option
+        """Positional values up to the first parameter that is not given or that Triton must receive
+        by name, keywords after, and the launch options left to pass.  Triton's Autotuner reads
+        its pre-hook arguments from the positional ones; a keyword-only parameter goes by name,
+        so does one a heuristic takes from the caller (`taken`: Triton's Heuristics passes it by
+        name beside the positional ones), and one named like a launch option whose option
         ``options`` (the non-default ones) sets, as kernel[grid](..., num_warps=8) sets both;
-        where the option keeps its default the parameter goes positionally (the option then
-        too keeps it, as in Triton), and no option of a parameter's name is passed beside it."""
+        where the option keeps its default the parameter goes positionally (the option then too
+        keeps it, as in Triton), and no option of a parameter's name is passed beside it."""
         options = dict(options or {})
-        by_name = self.keyword_only | (self.option_named & set(options))
+        by_name = self.keyword_only | self.taken | (self.option_named & set(options))
         given = dict(zip(names, values))
         positional: list[Any] = []
         for name in self.arg_names:
