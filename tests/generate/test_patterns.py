@@ -294,6 +294,7 @@ GPU_CASES: list[tuple[str, str, dict[str, Any], tuple[int, ...]]] = [
     ("heuristic", "dict_call_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("heuristic", "unknown_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("heuristic", "flip_kernel", {"x": "x", "out": "out", "n": 8, "FLIP": 1}, (1,)),  # (the heuristic's: True)
+    ("heuristic", "flip_tuned_kernel", {"x": "x", "out": "out", "n": 8, "FLIP": 1}, (1,)),
     ("wrapped", "entry_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),
     ("wrapped", "tuner_kernel", {"x": "x", "out": "out", "n": 8}, (1,)),
     ("tuned", "warps_kernel", {"x": "x", "out": "out", "n": 8, "BLOCK": 8}, (1,)),

@@ -42,3 +42,17 @@ def flip_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, FL
 # (made by calls, as unsloth makes its rope kernel: the heuristic normalizes the caller's flag)
 flip_kernel = triton.jit(flip_kernel)
 flip_kernel = triton.heuristics({"FLIP": lambda args: bool(args["FLIP"])})(flip_kernel)
+
+
+def flip_tuned_kernel(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, FLIP: tl.constexpr[bool],
+                      BLOCK: tl.constexpr[int]):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x + offs, mask=offs < n)
+    tl.store(out + offs, -x if FLIP else x, mask=offs < n)
+
+
+# (the same heuristic above an autotuner: a new key tunes through Triton's decorators, the flag by name)
+flip_tuned_kernel = triton.jit(flip_tuned_kernel)
+flip_tuned_kernel = triton.autotune(configs=[triton.Config({"BLOCK": 8}), triton.Config({"BLOCK": 16})],
+                                    key=["n"])(flip_tuned_kernel)
+flip_tuned_kernel = triton.heuristics({"FLIP": lambda args: bool(args["FLIP"])})(flip_tuned_kernel)
