@@ -169,18 +169,19 @@ def _heuristics(
     if values is None:
         report(call, "@triton.heuristics needs its values", "heuristics", "error")
         return None
-    names = resolver.heuristic_names(values)
-    if names is None:
+    found = resolver.heuristics(values)
+    if found is None:
         report(call, "the heuristics' names cannot be read from the source: run() takes the "
                "parameters they may set as optional; write a dict literal or dict(NAME=...) to "
                "type run() exactly", "heuristics", "warning")
         return model.Layer("heuristics", None)
+    names, takes = found
     for name in names:
         if name not in params and name not in OPTIONS:
             report(call, f"heuristic '{name}' is neither a parameter of the kernel nor a launch "
                    "option", "heuristics", "error")
-    takes = tuple(n for n in resolver.heuristic_takes(values) if n in params)
-    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS), takes=takes)
+    return model.Layer("heuristics", tuple(n for n in names if n in params or n in OPTIONS),
+                       takes=tuple(n for n in takes if n in params))
 
 
 def _strings(node: ast.expr) -> list[str] | None:

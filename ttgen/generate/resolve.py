@@ -224,37 +224,36 @@ class Resolver:
 
     # -- heuristics ------------------------------------------------------------------------
 
-    def heuristic_names(self, node: ast.expr) -> tuple[str, ...] | None:
-        """The names a heuristics dict sets, in its order (Triton applies them in order)."""
-        found = self._heuristics_dict(node, self.scopes[self.home], DEPTH)
-        return None if found is None else tuple(_dict_keys(found[0], found[1], {}) or ())
-
-    def heuristic_takes(self, node: ast.expr) -> tuple[str, ...]:
-        """The names of a heuristics dict whose function reads the caller's value of that very
-        name (``"FLAG": lambda args: bool(args["FLAG"])``, or a function of this tree doing so),
-        in its order."""
+    def heuristics(self, node: ast.expr) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """The names a heuristics dict sets, in its order (Triton applies them in order), and
+        those of them whose function reads the caller's value of that very name (``"FLAG":
+        lambda args: bool(args["FLAG"])``, or a function of this tree doing so); None where the
+        dict cannot be read."""
         found = self._heuristics_dict(node, self.scopes[self.home], DEPTH)
         if found is None:
-            return ()
-        entries, scope = found
+            return None
+        entries, scope, names = found
         if isinstance(entries, ast.Dict):
-            pairs = [(_literal(key, {}), value) for key, value in zip(entries.keys, entries.values) if key is not None]
+            functions = [value for key, value in zip(entries.keys, entries.values) if key is not None]
         else:
             assert isinstance(entries, ast.Call)
-            pairs = [(keyword.arg, keyword.value) for keyword in entries.keywords]
+            functions = [keyword.value for keyword in entries.keywords]
         taken = []
-        for name, value in pairs:
+        for name, value in zip(names, functions):
             function = self._binding(value, scope) if isinstance(value, (ast.Name, ast.Attribute)) else (value, scope)
-            if isinstance(name, str) and function is not None and _reads(function[0], name):
+            if function is not None and _reads(function[0], name):
                 taken.append(name)
-        return tuple(taken)
+        return tuple(names), tuple(taken)
 
-    def _heuristics_dict(self, node: ast.expr, scope: _Scope, depth: int) -> tuple[ast.expr, _Scope] | None:
-        """The ``{...}`` or ``dict(...)`` of names a heuristics' ``values`` is, and its scope."""
+    def _heuristics_dict(self, node: ast.expr, scope: _Scope, depth: int
+                         ) -> tuple[ast.expr, _Scope, list[str]] | None:
+        """The ``{...}`` or ``dict(...)`` of names a heuristics' ``values`` is, its scope and its
+        names."""
         if depth <= 0:
             return None
-        if _dict_keys(node, scope, {}) is not None:
-            return node, scope
+        names = _dict_keys(node, scope, {})
+        if names is not None:
+            return node, scope, names
         if isinstance(node, (ast.Name, ast.Attribute)):
             found = self._binding(node, scope)
             if found is not None and not isinstance(found[0], ast.FunctionDef):
