@@ -114,9 +114,11 @@ class LauncherCore:
         self.layer_kinds = [live.kind(layer) for layer in self.layers]  # (asked once: Dynamo cannot)
         self.kernel: Any = found[-1]  # the JITFunction (or the interpreter's function)
         self.supplied = {n for names in self.layer_names for n in names}
-        # The names a heuristic sets from the caller's value of them (`model.Layer.takes`): run()
-        # takes them as they come, and they are checked and keyed as the heuristic leaves them.
-        self.taken = frozenset(n for layer in layers if layer[0] == "heuristics" and len(layer) > 2 for n in layer[2])
+        # The names each heuristic sets from the caller's value of them (`model.Layer.takes`),
+        # outermost first: run() takes them as they come, and they are checked and keyed as the
+        # heuristic leaves them.
+        self.layer_takes = [tuple(layer[2]) if layer[0] == "heuristics" and len(layer) > 2 else () for layer in layers]
+        self.taken = frozenset(n for takes in self.layer_takes for n in takes)
         self.given = tuple(spec for spec in self.params if spec.name not in self.supplied or spec.name in self.taken)
         self.tensor_specs = tuple(spec for spec in self.params if isinstance(spec, Tensor))
         # Whether run() launches through the decorators, as kernel[grid](...) does (`Body.launch`):

@@ -95,17 +95,12 @@ def _layers(launcher: Autotuning, option_names: Sequence[str]) -> tuple[tuple[An
     applies them); engine.c says what each entry holds.  A launch option a heuristic sets (one
     of the key's ``option_names``) is entry ``len(params) + its place``, which the engine takes
     from the innermost decorator of a kernel with no autotuner.  A heuristics entry ends with the
-    names it takes from the caller (`LauncherCore.taken`), where it is the first to set them.
-    None for decorators that set a tensor or anything else: their bodies are the engine's to
-    leave alone."""
+    names it takes from the caller (`LauncherCore.layer_takes`).  None for decorators that set a
+    tensor or anything else: their bodies are the engine's to leave alone."""
     count = len(launcher.params)
     index = {spec.name: i for i, spec in enumerate(launcher.params)}
     option_at = {name: count + i for i, name in enumerate(option_names) if name not in index}
     known = [index[spec.name] for spec in launcher.given]
-    first: dict[str, int] = {}  # the outermost layer that sets each name
-    for position, (_, names) in enumerate(supplies(launcher)):
-        for name in names:
-            first.setdefault(name, position)
     layers: list[tuple[Any, ...]] = []
     for position, ((kind, names), layer) in enumerate(zip(supplies(launcher), launcher.layers)):
         options_here = kind == "heuristics" and position == len(launcher.layers) - 1 and \
@@ -119,7 +114,7 @@ def _layers(launcher: Autotuning, option_names: Sequence[str]) -> tuple[tuple[An
             else:
                 return None
         if kind == "heuristics":
-            taken = tuple(index[name] for name in names if name in launcher.taken and position == first[name])
+            taken = tuple(index[name] for name in launcher.layer_takes[position])
             layers.append(("h", layer.values, tuple(supplied), tuple(known), taken))
         else:
             layers.append(("a", launcher.tuned, tuple(supplied), tune_recipe(launcher, known)))
