@@ -202,8 +202,9 @@ static int object_pointer(Direct *self, PyObject *value, uint64_t *out) {
     return cuda_ok(status, self->name, "cuPointerGetAttribute");
 }
 
-/* An int argument ``v`` (read by the engine's check) into ``slot`` as `convert` puts it: 1, or 0
- * where `convert` must (another code, or out of an int32's range: its error). */
+/* An int argument ``v`` into ``slot`` as the driver receives it (its two's complement bits for
+ * an unsigned code): 1, or 0 for another code, or out of an int32's range.  `convert` stores
+ * every int through it; `direct_run` hands it the value the engine's check read. */
 static inline int int_argument(char code, long long v, uint64_t *slot) {
     *slot = 0;
     switch (code) {
@@ -241,30 +242,22 @@ static int convert(Direct *self, char code, PyObject *value, uint64_t *slot) {
             PyErr_Format(PyExc_TypeError, "%U: an integer argument got %s", self->name, Py_TYPE(value)->tp_name);
             return -1;
         }
+        long long v;
         if (code == 'K' || code == 'I' || code == 'B') {
-            unsigned long long u = PyLong_AsUnsignedLongLongMask(value);
-            if (code == 'K')
-                *slot = u;
-            else if (code == 'I')
-                *(uint32_t *)slot = (uint32_t)u;
-            else
-                *(uint8_t *)slot = (uint8_t)u;
-            return PyErr_Occurred() ? -1 : 0;
-        }
-        int overflow;
-        long long v = as_long_long(value, &overflow);
-        if (overflow) {
-            PyLong_AsLongLong(value); /* (past 64 bits: its OverflowError) */
-            return -1;
-        }
-        if (code == 'i') {
-            if (v < INT32_MIN || v > INT32_MAX) {
-                PyErr_Format(PyExc_OverflowError, "%U: %lld does not fit an int32 argument", self->name, v);
+            v = (long long)PyLong_AsUnsignedLongLongMask(value); /* (the bits `int_argument` keeps) */
+            if (PyErr_Occurred())
+                return -1;
+        } else {
+            int overflow;
+            v = as_long_long(value, &overflow);
+            if (overflow) {
+                PyLong_AsLongLong(value); /* (past 64 bits: its OverflowError) */
                 return -1;
             }
-            *(int32_t *)slot = (int32_t)v;
-        } else {
-            *(int64_t *)slot = v;
+        }
+        if (!int_argument(code, v, slot)) { /* (an int32 argument out of range) */
+            PyErr_Format(PyExc_OverflowError, "%U: %lld does not fit an int32 argument", self->name, v);
+            return -1;
         }
         return 0;
     }

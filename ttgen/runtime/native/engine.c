@@ -157,7 +157,7 @@ typedef struct {
     Param *params;
     Layer *layers;
     Py_ssize_t nlayers;
-    int aligned_any, autotuned;
+    int autotuned;
     Py_ssize_t *aligned_at, naligned; /* the parameters of the tensors whose alignment keys */
     char have[ON_STACK];            /* per parameter: 1 a tensor (a pointer to read), else 0 */
     int may_own;                    /* whether a hit may hold values of its own (`owned`): layers,
@@ -488,7 +488,7 @@ static Py_ssize_t key_items(const Engine *self, PyObject *state, PyObject *choic
     count += self->options;
     if (self->compiled > 0)
         items[count++] = compile;
-    if (self->aligned_any)
+    if (self->naligned > 0)
         items[count++] = aligned;
     memcpy(items + count, parts, self->count * sizeof(PyObject *));
     return count + self->count;
@@ -739,7 +739,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
             PyTuple_SET_ITEM(compile, i, part);
         }
     }
-    if (self->aligned_any) {
+    if (self->naligned > 0) {
         unsigned long long ored = 0;
         for (Py_ssize_t j = 0; j < self->naligned; j++)
             ored |= ptrs[self->aligned_at[j]];
@@ -1026,8 +1026,6 @@ static int read_plan(Engine *self) {
         case 't':
             ok = PyArg_ParseTuple(rest, "nip", &p->index, &keyed, &p->optional) && p->index >= 0 &&
                  p->index < tc->count;
-            if (ok && tc->kinds[p->index].aligned)
-                self->aligned_any = 1;
             if (i < ON_STACK)
                 self->have[i] = 1;
             break;
