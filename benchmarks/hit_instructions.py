@@ -14,6 +14,8 @@ checkout whose launchers are measured (default: this one), to compare a tree bef
 a tree without shapes measures the kernels without them only.  ``--kernels``: some of them;
 ``--keep FOLDER``: callgrind's files kept there (``callgrind_annotate FOLDER/s3.out``).  Each
 kernel's process runs under valgrind for a minute or more (importing torch and Triton there).
+Tensors are read by torch's C++ read (ttgen.runtime.tensor_read, built first where it is not
+yet); ``TTGEN_TENSOR_READ=dlpack`` in the environment counts the exchange API's read instead.
 
 ``--wall``: no callgrind; ``--processes`` processes, one after another, time the hits on the
 stand-in as launch_overhead.py's shapes block times them on the GPU (`paired_times`:
@@ -90,6 +92,13 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
 def child(tree: str, kernel: str, hits: int) -> None:
     call = calls(tree, [kernel])[kernel]
     from ttgen.runtime import _native
+
+    try:  # the engine's tensor read as a process has it once built (a tree before it has none)
+        from ttgen.runtime import tensor_read
+    except ImportError:
+        pass
+    else:
+        print(tensor_read.build(), file=sys.stderr)
 
     if hits:  # callgrind instruments from here on (started with --instr-atstart=no: imports run faster)
         subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)

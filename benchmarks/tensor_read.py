@@ -1,16 +1,16 @@
-"""A tensor's read, two ways: torch's DLPack C exchange API (what the engine reads a tensor
-with) against torch's C++ tensor read directly (``THPVariable_Unpack``), measured for the next
-step of issue 46 (the per-tensor read is the 64-tensor bar's lever).
+"""A tensor's read, two ways: torch's DLPack C exchange API against torch's C++ read that
+ttgen builds for the installed torch (ttgen.runtime.tensor_read, native/tensor_read.cpp: what
+the engine reads tensors with once built), issue 46's per-tensor read.
 
     python benchmarks/tensor_read.py [--device cuda] [--tensors 6] [--calls 20000]
 
-It compiles a small C++ module against the installed torch's headers (g++, about 12 s), then
+It builds (or loads) ttgen's read, compiles a small C module that calls both (a second or two),
+then
 - checks that both reads give the same DLTensor (data, device, dtype, ndim, shape, strides,
   byte offset) for a table of tensors: contiguous, a view at an offset, transposed, with
   size-one dimensions, empty, a scalar, several dtypes;
 - times a C loop of each read over ``--tensors`` tensors, ``--calls`` times, in 7 rounds taking
   turns (ns per tensor: the median round).
-Nothing of it is used by ttgen: it measures a candidate.
 """
 
 from __future__ import annotations
@@ -24,38 +24,40 @@ import tempfile
 from pathlib import Path
 
 import torch
-import torch.utils.cpp_extension as cpp
+
+from ttgen.runtime import tensor_read
 
 SOURCE = r"""
 #include <Python.h>
-#include <ATen/dlpack.h>
-#include <ATen/DLConvertor.h>
-#include <torch/csrc/autograd/python_variable.h>
-#include <chrono>
+#include <stdint.h>
+#include <time.h>
 
-static const DLPackExchangeAPI *api_of(PyObject *tensor) {
+typedef struct { int32_t device_type, device_id; } DLDevice;
+typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} DLTensor;
+typedef int (*Read)(void *, DLTensor *);
+typedef struct {
+    struct { uint32_t major, minor; } version;
+    void *prev_api, *allocator, *managed_from, *managed_to;
+    Read dltensor_from_py_object_no_sync;
+} API;
+
+static Read ours;
+
+static Read api_of(PyObject *tensor) {
     PyObject *capsule = PyObject_GetAttrString((PyObject *)Py_TYPE(tensor), "__dlpack_c_exchange_api__");
     if (capsule == NULL)
         return NULL;
-    const DLPackExchangeAPI *api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    const API *api = (const API *)PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
     Py_DECREF(capsule);
-    return api;
-}
-
-/* The direct read, as a DLTensor: torch's own accessors of the tensor the object holds. */
-static int direct(PyObject *object, DLTensor *out) {
-    if (!THPVariable_Check(object))
-        return -1;
-    const at::Tensor &t = THPVariable_Unpack(object);
-    c10::TensorImpl *impl = t.unsafeGetTensorImpl();
-    out->data = const_cast<void *>(static_cast<const void *>(impl->data()));
-    out->device = at::torchDeviceToDLDevice(impl->device());
-    out->ndim = (int32_t)impl->dim();
-    out->dtype = at::getDLDataType(t);
-    out->shape = const_cast<int64_t *>(impl->sizes().data());
-    out->strides = const_cast<int64_t *>(impl->strides().data());
-    out->byte_offset = 0;
-    return 0;
+    return api != NULL ? api->dltensor_from_py_object_no_sync : NULL;
 }
 
 static PyObject *as_tuple(const DLTensor *dl) {
@@ -69,59 +71,71 @@ static PyObject *as_tuple(const DLTensor *dl) {
                          (int)dl->dtype.lanes, shape, strides, (unsigned long long)dl->byte_offset);
 }
 
-static PyObject *both(PyObject *, PyObject *tensor) {
-    const DLPackExchangeAPI *api = api_of(tensor);
+/* use(address): the read to time against the API's */
+static PyObject *use(PyObject *self, PyObject *address) {
+    ours = (Read)PyLong_AsVoidPtr(address);
+    Py_RETURN_NONE;
+}
+
+static PyObject *both(PyObject *self, PyObject *tensor) {
+    Read api = api_of(tensor);
     DLTensor a, b;
-    if (api == NULL || api->dltensor_from_py_object_no_sync(tensor, &a) != 0 || direct(tensor, &b) != 0)
+    if (api == NULL || api(tensor, &a) != 0)
         return NULL;
+    if (ours(tensor, &b) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ttgen's read declined the tensor");
+        return NULL;
+    }
     return Py_BuildValue("(NN)", as_tuple(&a), as_tuple(&b));
 }
 
-static PyObject *timed(PyObject *, PyObject *args) {
+static PyObject *timed(PyObject *self, PyObject *args) {
     PyObject *list;
     long n;
-    int use_direct;
-    if (!PyArg_ParseTuple(args, "Olp", &list, &n, &use_direct))
+    int use_ours;
+    if (!PyArg_ParseTuple(args, "Olp", &list, &n, &use_ours))
         return NULL;
-    const DLPackExchangeAPI *api = api_of(PyList_GET_ITEM(list, 0));
-    if (api == NULL)
+    Read read = use_ours ? ours : api_of(PyList_GET_ITEM(list, 0));
+    if (read == NULL)
         return NULL;
     Py_ssize_t count = PyList_GET_SIZE(list);
     uint64_t sum = 0;
     DLTensor dl;
-    auto start = std::chrono::steady_clock::now();
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     for (long k = 0; k < n; k++)
         for (Py_ssize_t i = 0; i < count; i++) {
-            PyObject *tensor = PyList_GET_ITEM(list, i);
-            if ((use_direct ? direct(tensor, &dl) : api->dltensor_from_py_object_no_sync(tensor, &dl)) != 0)
+            if (read(PyList_GET_ITEM(list, i), &dl) != 0)
                 return NULL;
             sum += (uint64_t)(uintptr_t)dl.data + dl.dtype.code + (uint64_t)dl.device.device_id;
         }
-    double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double ns = (end.tv_sec - start.tv_sec) * 1e9 + (end.tv_nsec - start.tv_nsec);
     return Py_BuildValue("dK", ns / (double)(n * count), (unsigned long long)sum);
 }
 
-static PyMethodDef methods[] = {{"both", both, METH_O, NULL}, {"timed", timed, METH_VARARGS, NULL}, {NULL, NULL, 0, NULL}};
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "tensor_read", NULL, -1, methods};
-PyMODINIT_FUNC PyInit_tensor_read(void) { return PyModule_Create(&module); }
+static PyMethodDef methods[] = {{"use", use, METH_O, NULL}, {"both", both, METH_O, NULL},
+                                {"timed", timed, METH_VARARGS, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "tensor_read_timing", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_tensor_read_timing(void) { return PyModule_Create(&module); }
 """
 
 
 def build(folder: Path) -> object:
-    """The C++ module, compiled against the installed torch and imported."""
-    source = folder / "tensor_read.cpp"
+    """The timing module, compiled (C, Python's headers only) and imported, timing ttgen's read."""
+    said = tensor_read.build()
+    if not tensor_read.address:
+        raise SystemExit(f"ttgen's read is not in use: {said}")
+    source = folder / "tensor_read_timing.c"
     source.write_text(SOURCE)
-    target = folder / f"tensor_read{sysconfig.get_config_var('EXT_SUFFIX')}"
-    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
-    command = ["g++", "-O2", "-shared", "-fPIC", "-std=c++17", "-w", f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
-               f"-I{sysconfig.get_paths()['include']}", *(f"-I{path}" for path in cpp.include_paths()),
-               str(source), "-o", str(target), *(f"-L{path}" for path in cpp.library_paths()),
-               "-ltorch_python", "-ltorch_cpu", "-lc10", *(f"-Wl,-rpath,{path}" for path in cpp.library_paths())]
-    subprocess.run(command, check=True)
+    target = folder / f"tensor_read_timing{sysconfig.get_config_var('EXT_SUFFIX')}"
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(source),
+                    "-o", str(target)], check=True)
     sys.path.insert(0, str(folder))
-    import tensor_read
+    import tensor_read_timing
 
-    return tensor_read
+    tensor_read_timing.use(tensor_read.address)
+    return tensor_read_timing
 
 
 def table(device: str) -> list[tuple[str, torch.Tensor]]:
@@ -158,10 +172,10 @@ def main(argv: list[str]) -> int:
         print(f"same DLTensor from both reads: {len(table(options.device)) - len(differ)} of "
               f"{len(table(options.device))} tensors on {options.device}")
         tensors = [torch.randn(1024, device=options.device) for _ in range(options.tensors)]
-        rounds: dict[str, list[float]] = {"DLPack exchange API": [], "THPVariable_Unpack": []}
+        rounds: dict[str, list[float]] = {"DLPack exchange API": [], "ttgen's C++ read": []}
         for _ in range(7):
-            for name, use_direct in (("DLPack exchange API", False), ("THPVariable_Unpack", True)):
-                rounds[name].append(module.timed(tensors, options.calls, use_direct)[0])  # type: ignore[attr-defined]
+            for name, use_ours in (("DLPack exchange API", False), ("ttgen's C++ read", True)):
+                rounds[name].append(module.timed(tensors, options.calls, use_ours)[0])  # type: ignore[attr-defined]
         for name, times in rounds.items():
             print(f"{name}: {statistics.median(times):.1f} ns a tensor (rounds {min(times):.1f}-{max(times):.1f})")
     return 1 if differ else 0

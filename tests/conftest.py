@@ -17,6 +17,16 @@ if not CUDA:
 DEVICE = "cuda" if CUDA else "cpu"
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The engine's tensor read built for this torch before any test launches (its first build
+    takes 10-15 s; later sessions load it): every test then reads tensors as a user's process
+    does once it is built, not one way or the other by when a test ran.  tests/runtime/
+    test_fastpath.py reads with the exchange API alone too."""
+    from ttgen.runtime import tensor_read
+
+    tensor_read.build()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if CUDA:
         return

@@ -23,7 +23,7 @@ import torch
 
 import ttgen.runtime as rt
 from triton import knobs
-from ttgen.runtime import _native
+from ttgen.runtime import _native, tensor_read
 from ttgen.runtime.launch import VERSION, splice
 from examples.generated import scale_shift_launch
 from examples.generated.scale_shift_launch import scale_shift_kernel
@@ -203,10 +203,25 @@ KINDS = {
 }
 
 
+@pytest.fixture(params=["the exchange API", "torch's C++ read"])
+def read(request: pytest.FixtureRequest) -> Any:
+    """Tensors read both ways: through the exchange API alone, and through torch's C++ read
+    (ttgen.runtime.tensor_read, which tests/conftest.py builds) where it reads them."""
+    if request.param == "torch's C++ read":
+        assert tensor_read.address, tensor_read.status()
+        yield request.param
+        return
+    _native.use_tensor_read(0, torch.nn.Parameter, ())
+    try:
+        yield request.param
+    finally:
+        assert _native.use_tensor_read(tensor_read.address, torch.nn.Parameter, tensor_read.samples())
+
+
 @needs_exchange
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("device", [HERE, HERE + 1])
-def test_the_exchange_api_answers_exactly_what_torchs_getters_answer(kind: str, device: int) -> None:
+def test_the_exchange_api_answers_exactly_what_torchs_getters_answer(kind: str, device: int, read: str) -> None:
     fast, _ = counted_check(*KINDS[kind])
     getters, _ = counted_check(*KINDS[kind], exact=None)
     for name, tensor in tensors().items():
@@ -214,7 +229,7 @@ def test_the_exchange_api_answers_exactly_what_torchs_getters_answer(kind: str, 
 
 
 @needs_exchange
-def test_exact_tensors_never_reach_the_getters_and_subclasses_always_do() -> None:
+def test_exact_tensors_never_reach_the_getters_and_subclasses_always_do(read: str) -> None:
     check, getters = counted_check(rt.Tensor("x"), rt.Tensor("y"))
     x = aligned_tensor()
     y = x[::2].to(torch.float16)
@@ -231,6 +246,10 @@ def test_exact_tensors_never_reach_the_getters_and_subclasses_always_do() -> Non
         jagged = torch.nested.nested_tensor([x[:2], x[:3]], layout=torch.jagged)
     assert check(HERE, jagged, x) is None  # a subclass, not strided (its data_ptr() is 0)
     assert getters.calls == 2
+    # A Parameter: the exchange API takes exactly its own type, torch's C++ read a Parameter too
+    parameter = torch.nn.Parameter(x.clone())
+    assert check(HERE, parameter, x) == (True, parameter.data_ptr(), x.data_ptr())
+    assert getters.calls == (2 if read == "torch's C++ read" else 4)
 
 
 @needs_exchange

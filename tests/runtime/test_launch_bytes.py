@@ -394,6 +394,16 @@ def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stub
     assert (params[2], params[3], params[4]) == (b"\x00\x00\x80\xff", b"\x00\x00\x80\x7f", b"\xff\xfb")
 
 
+def test_a_parameter_hits_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """A torch.nn.Parameter (a layer's weight) at a tensor parameter, read in C by torch's C++
+    read (ttgen.runtime.tensor_read; the exchange API takes exactly torch.Tensor): the hit hands
+    the driver the JIT's bytes, its pointer among them."""
+    (result,) = compare_with_jit(stubcuda_lib, "special_floats", [
+        ("ints_for_floats_kernel", "dict(x=torch.nn.Parameter(x), out=out, scale=3, wide=2**60 + 1)", "(1,)"),
+    ], tmp_path)
+    assert result["python"] == 0
+
+
 def test_int_and_float_subclasses_at_loose_parameters_and_constexprs_hit_in_c(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """tests/patterns/special_floats.py: IntEnums at unannotated parameters (48: i32 divisible by
     16; 1: a constant), a float subclass at one, IntEnums at an unannotated and at an int

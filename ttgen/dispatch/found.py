@@ -32,6 +32,7 @@ from typing import Any
 from ttgen.generate.discover import SUFFIX, is_generated, module_name
 from ttgen.runtime import live
 from ttgen.runtime.core import KernelMissingError
+from ttgen.runtime.folders import cache_folder
 from ttgen.runtime.launcher import Launcher, MissingKernel
 
 _LOCK = threading.Lock()  # one build at a time, one import of each launcher module
@@ -41,20 +42,6 @@ _CACHED = "ttgen_dispatch"  # the package name launchers built into the cache ar
 
 class NotFound(Exception):
     """Why a kernel object has no launcher (its text is the report's reason)."""
-
-
-def cache_folder() -> Path:
-    """``TTGEN_CACHE_DIR``, else the platform's cache folder for ttgen: ``$XDG_CACHE_HOME/ttgen``
-    (``~/.cache/ttgen``) on Linux, ``~/Library/Caches/ttgen`` on macOS, ``%LOCALAPPDATA%\\ttgen``
-    on Windows."""
-    given = os.environ.get("TTGEN_CACHE_DIR")
-    if given:
-        return Path(given)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "ttgen"
-    if os.name == "nt":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "ttgen"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ttgen"
 
 
 def where(node: Any) -> tuple[ModuleType, str]:

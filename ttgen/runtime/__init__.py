@@ -21,6 +21,9 @@ everything else.  This package holds what both rely on, one concern per file:
 * ``record``: ``TTGEN_RECORD`` (``ttgen record``): every launch adds its key to a manifest;
   ``recording/`` holds the ``sitecustomize`` that does it in each process of a command.
 * ``precompiled``: launching from a bundle (``ttgen bundle``) instead of compiling.
+* ``tensor_read``: torch's C++ read of a tensor (``native/tensor_read.cpp``), compiled at first
+  use for the torch installed, which the engine reads tensors with once built.
+* ``folders``: the cache folder where dispatch's launchers and the tensor read are written.
 
 The C pieces are the extension ``ttgen.runtime._native``, built from ``native/`` (its README maps
 the files) when ttgen is installed.

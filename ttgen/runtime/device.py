@@ -17,7 +17,7 @@ import torch
 import triton
 from triton import knobs
 
-from ttgen.runtime import _native
+from ttgen.runtime import _native, tensor_read
 
 # Triton's interpreter patches triton.language process-wide for the length of a launch, so two
 # threads interpreting at once break each other (tests/test_threads.py shows it): launchers
@@ -41,6 +41,7 @@ def current_stream(device: int) -> int:
 
 def _resolve() -> None:
     device, stream = _queries()
+    tensor_read.start()  # (the engine's tensor read, built for this torch: at the first launch)
     for module in (sys.modules[__name__], sys.modules[PACKAGE]):
         module.current_device, module.current_stream = device, stream  # type: ignore[attr-defined]
     if device is getattr(torch._C, "_cuda_getDevice", None):  # (a CPU build of torch has none)

@@ -10,12 +10,14 @@
  * data_ptr) plus the interpreter's work around them, the largest share of a launch with many
  * tensors.  An argument whose type is exactly ``exact`` (torch.Tensor) is read instead through
  * torch's DLPack C exchange API (``exact.__dlpack_c_exchange_api__``, torch >= 2.10): one C
- * call fills a DLTensor on the stack, holding no reference.  Its device type maps to the index
- * get_device() gives (kDLCPU -1, kDLCUDA the device id), its address is data + byte_offset
- * (what data_ptr() gives), and its dtype is the torch dtype ``dtypes`` pairs with its encoding
- * (code | bits << 8 | lanes << 16); ``dtypes`` pairs only encodings that one torch dtype alone
- * has, so for any other the dtype is read from the tensor.  Anything else (a subclass, torch
- * without the API, another device type, a tensor torch will not export) takes torch's getters,
+ * call fills a DLTensor on the stack, holding no reference; once ttgen.runtime.tensor_read has
+ * built it, torch's C++ read fills the same, faster, and for a torch.nn.Parameter too
+ * (`read_dl`).  Its device type maps to the index get_device() gives (kDLCPU -1, kDLCUDA the
+ * device id), its address is data + byte_offset (what data_ptr() gives), and its dtype is the
+ * torch dtype ``dtypes`` pairs with its encoding (code | bits << 8 | lanes << 16); ``dtypes``
+ * pairs only encodings that one torch dtype alone has, so for any other the dtype is read from
+ * the tensor.  Anything else (another subclass, torch without the API, another device type, a
+ * tensor torch will not export) takes torch's getters,
  * which test its layout and device type too (`torch_device`): a meta tensor's get_device() is the
  * host's -1, a nested (jagged) tensor's data_ptr() 0.  Either way a tensor passes only with
  * strided memory on the launch's device and of its kind (a GPU's, or for -1, Triton's
@@ -94,6 +96,25 @@ static const DLPackExchangeAPI *exchange_api(PyObject *type) {
     return api != NULL && api->header.version.major == 1 ? api : NULL;
 }
 
+/* ``tensor`` read into *dl: 1 read, 0 not (another type; no error set), -1 torch refused it (its
+ * error set).  Read by torch's C++ read where ttgen.runtime.tensor_read built it (`use_tensor_read`)
+ * and the tensor's type is ``exact`` (torch.Tensor) or torch.nn.Parameter (its data is its own,
+ * and its dtype, device and data_ptr() are torch.Tensor's); else, or where that read declines,
+ * by ``api``, the exchange API of ``exact``, for a tensor of exactly that type only (the API's
+ * rule).  Both fill the same DLTensor: the API calls the function the C++ read calls.  Neither
+ * where torch has no API (NULL): the C++ read stands in for it, no more. */
+static inline int read_dl(const DLPackExchangeAPI *api, PyObject *exact, PyObject *tensor, DLTensor *dl) {
+    PyObject *type = (PyObject *)Py_TYPE(tensor);
+    int plain = type == exact;
+    if (api == NULL)
+        return 0;
+    if (ttgen.tensor_read != NULL && (plain || type == ttgen.parameter) && ttgen.tensor_read(tensor, dl) == 0)
+        return 1;
+    if (!plain)
+        return 0;
+    return api->dltensor_from_py_object_no_sync(tensor, dl) == 0 ? 1 : -1;
+}
+
 static uint32_t encoding(DLDataType dtype) {
     return dtype.code | (uint32_t)dtype.bits << 8 | (uint32_t)dtype.lanes << 16;
 }
@@ -163,25 +184,23 @@ static Py_ssize_t index_of(const TensorCheck *self, uint32_t encoding) {
     }
 }
 
-/* A tensor of exactly ``self->exact``'s type read through the exchange API: 1 with its dtype (a
- * new reference) and its index in ``self->dtypes`` in *at (-1 where its encoding is not there),
- * the index get_device() gives (-1 for the host) and its address; 0 where the API does not read
- * it (another type or device type, no API, or torch refused: torch's getters then decide); -1
- * when a read raised something other than an Exception (left set).  The API reads the tensor
- * into *dl, the caller's (the engine keeps it for the shape check: its shape and strides point
- * into the tensor's own sizes while the call holds the tensor); its ndim is -1 where the API
- * did not read it. */
+/* A tensor read as a DLTensor (`read_dl`): 1 with its dtype (a new reference) and its index in
+ * ``self->dtypes`` in *at (-1 where its encoding is not there), the index get_device() gives (-1
+ * for the host) and its address; 0 where it is not read so (another type or device type, no
+ * API, or torch refused: torch's getters then decide); -1 when a read raised something other
+ * than an Exception (left set).  It is read into *dl, the caller's (the engine keeps it for the
+ * shape check: its shape and strides point into the tensor's own sizes while the call holds the
+ * tensor); its ndim is -1 where it was not read. */
 static __attribute__((nonnull(7))) int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype,
                                                   Py_ssize_t *at, long *device, uint64_t *ptr, DLTensor *dl) {
-    if (self->api == NULL || (PyObject *)Py_TYPE(tensor) != self->exact) {
+    int read = read_dl(self->api, self->exact, tensor, dl);
+    if (read <= 0) {
         dl->ndim = -1;
-        return 0;
-    }
-    if (self->api->dltensor_from_py_object_no_sync(tensor, dl) != 0) {
-        dl->ndim = -1;
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return -1; /* KeyboardInterrupt and the like go on up */
-        PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+        if (read < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_Exception))
+                return -1; /* KeyboardInterrupt and the like go on up */
+            PyErr_Clear(); /* no storage, meta, sparse, quantized...: torch's getters decide */
+        }
         return 0;
     }
     if (dl->device.device_type != kDLCPU && dl->device.device_type != kDLCUDA)
@@ -585,6 +604,61 @@ static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ss
     at_fork = 1;
     Py_XSETREF(ttgen.torch_device_query, Py_NewRef(args[0]));
     ttgen.torch_get_device = found;
+    Py_RETURN_TRUE;
+}
+
+/* Whether two reads of a tensor are the same DLTensor. */
+static int same_dl(const DLTensor *a, const DLTensor *b) {
+    if (a->data != b->data || a->device.device_type != b->device.device_type ||
+        a->device.device_id != b->device.device_id || a->ndim != b->ndim || encoding(a->dtype) != encoding(b->dtype) ||
+        a->byte_offset != b->byte_offset || (a->strides == NULL) != (b->strides == NULL))
+        return 0;
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || (a->strides != NULL && a->strides[i] != b->strides[i]))
+            return 0;
+    return 1;
+}
+
+/* use_tensor_read(address, parameter, samples) -> whether `read_dl` now reads tensors with the
+ * function at ``address`` (an int: tensor_read.cpp's ttgen_tensor_read, which
+ * ttgen.runtime.tensor_read builds and loads), objects of type ``parameter`` too; 0 stops it
+ * (``samples`` then unread).
+ * Each of ``samples`` (a tuple of pairs of torch.Tensors, the first of exactly that type) is read
+ * first, the pair's first by it and its second by the exchange API of the first pair's type:
+ * where one DLTensor differs, or one read fails where the other does not, it is not used. */
+static PyObject *use_tensor_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    DLPackDLTensorFromPyObjectNoSync read = nargs == 3 ? (DLPackDLTensorFromPyObjectNoSync)PyLong_AsVoidPtr(args[0]) : NULL;
+    if (read == NULL && nargs == 3 && !PyErr_Occurred()) {
+        ttgen.tensor_read = NULL;
+        Py_CLEAR(ttgen.parameter);
+        Py_RETURN_FALSE;
+    }
+    PyObject *samples = read != NULL ? args[2] : NULL;
+    int pairs = samples != NULL && PyTuple_Check(samples) && PyTuple_GET_SIZE(samples) > 0;
+    for (Py_ssize_t i = 0; pairs && i < PyTuple_GET_SIZE(samples); i++)
+        pairs = PyTuple_Check(PyTuple_GET_ITEM(samples, i)) && PyTuple_GET_SIZE(PyTuple_GET_ITEM(samples, i)) == 2;
+    if (!pairs) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "use_tensor_read(address, parameter, samples): samples, a tuple of "
+                                             "pairs (tensor, as the exchange API reads it)");
+        return NULL;
+    }
+    PyObject *first = PyTuple_GET_ITEM(PyTuple_GET_ITEM(samples, 0), 1);
+    const DLPackExchangeAPI *api = exchange_api((PyObject *)Py_TYPE(first));
+    if (api == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(samples); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(samples, i), *theirs = PyTuple_GET_ITEM(pair, 1);
+        DLTensor ours = {0}, torchs = {0};
+        int failed = read(PyTuple_GET_ITEM(pair, 0), &ours) != 0,
+            refused = Py_TYPE(theirs) != Py_TYPE(first) || api->dltensor_from_py_object_no_sync(theirs, &torchs) != 0;
+        if (refused)
+            PyErr_Clear();
+        if (failed != refused || (!failed && !same_dl(&ours, &torchs)))
+            Py_RETURN_FALSE;
+    }
+    ttgen.tensor_read = read;
+    Py_XSETREF(ttgen.parameter, Py_NewRef(args[1]));
     Py_RETURN_TRUE;
 }
 

@@ -10,7 +10,7 @@
  *               exchange API), grid3, LaunchState (device, hooks and knobs per launch), Launch
  *               (Triton's native launcher with its fixed arguments spliced in), KeywordCall
  *               (run()'s keywords to slots: the binding the engine uses too), dlpack,
- *               use_torch_device
+ *               use_torch_device, use_tensor_read
  *   shapes.c    Shapes, the tensors' shape annotations checked before a launch
  *   guard.c     Guarded (a cached launch valid while its kernel's globals are bound as they
  *               were) and Cache (a launcher's dict of launches)
@@ -39,6 +39,8 @@ static PyMethodDef functions[] = {
     {"dlpack", dlpack, METH_O, "dlpack(tensor) -> (device_type, device_id, encoding, address) or None"},
     {"use_torch_device", (PyCFunction)(void (*)(void))use_torch_device, METH_FASTCALL,
      "use_torch_device(query, library) -> whether LaunchState calls torch's C++ query in place of query"},
+    {"use_tensor_read", (PyCFunction)(void (*)(void))use_tensor_read, METH_FASTCALL,
+     "use_tensor_read(address, parameter, samples) -> whether tensors are read with torch's C++ read at address"},
     {"load_binary", load_binary, METH_VARARGS,
      "load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)"},
     {NULL},

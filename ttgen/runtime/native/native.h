@@ -52,11 +52,15 @@ typedef struct DLPackExchangeAPIHeader {
     struct DLPackExchangeAPIHeader *prev_api;
 } DLPackExchangeAPIHeader;
 
+/* DLPack's DLPackDLTensorFromPyObjectNoSync: ``py_object`` read into *out, holding no reference;
+ * 0, or -1 with a Python error set. */
+typedef int (*DLPackDLTensorFromPyObjectNoSync)(void *py_object, DLTensor *out);
+
 typedef struct {
     DLPackExchangeAPIHeader header;
     void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync,
         *managed_tensor_to_py_object_no_sync;
-    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
     int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
 } DLPackExchangeAPI;
 
@@ -110,6 +114,11 @@ typedef struct {
      * it stands for. */
     GetDeviceFn torch_get_device;
     PyObject *torch_device_query;
+    /* torch's C++ read of a tensor (tensor_read.cpp's ttgen_tensor_read), set by
+     * `use_tensor_read` (fastpath.c) once ttgen.runtime.tensor_read has built it; NULL until
+     * then.  And torch.nn.Parameter, whose objects it reads too (owned). */
+    DLPackDLTensorFromPyObjectNoSync tensor_read;
+    PyObject *parameter;
 } ModuleState;
 
 static ModuleState ttgen; /* filled by native.c's PyInit__native */
@@ -188,6 +197,7 @@ typedef struct {
 /* fastpath.c */
 static inline long long as_long_long(PyObject *value, int *overflow);
 static const DLPackExchangeAPI *exchange_api(PyObject *type);
+static inline int read_dl(const DLPackExchangeAPI *api, PyObject *exact, PyObject *tensor, DLTensor *dl);
 static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
                        uint64_t *ptr, DLTensor *dl);
 static long torch_device(const TensorCheck *self, PyObject *tensor, long device);
@@ -252,6 +262,7 @@ static PyGetSetDef with_dict[2];
 static PyObject *grid3(PyObject *module, PyObject *grid);                                   /* fastpath.c */
 static PyObject *dlpack(PyObject *module, PyObject *tensor);                                /* fastpath.c */
 static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* fastpath.c */
+static PyObject *use_tensor_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* fastpath.c */
 static PyObject *load_binary(PyObject *module, PyObject *args);                             /* direct.c */
 
 #endif

@@ -71,16 +71,16 @@ struct Shapes {
     const DLPackExchangeAPI *api;
 };
 
-/* A tensor's dimensions read for the check into *dl: through the exchange API for ``exact``'s
- * type, else through its ``shape`` and ``stride()`` into ``shape`` and ``strides`` (SHAPE_DIMS
+/* A tensor's dimensions read for the check into *dl: as a DLTensor (`read_dl`) where it can be,
+ * else through its ``shape`` and ``stride()`` into ``shape`` and ``strides`` (SHAPE_DIMS
  * each), where dl's shape and strides then point.  Its number of dimensions, or -1 where it cannot
  * be read (an error may be set) or a size is negative (no tensor's is: the full check decides). */
 static int read_shape(const Shapes *self, PyObject *tensor, int64_t *shape, int64_t *strides, DLTensor *dl) {
-    if (self->api != NULL && (PyObject *)Py_TYPE(tensor) == self->exact) {
-        if (self->api->dltensor_from_py_object_no_sync(tensor, dl) == 0)
-            return dl->ndim;
+    int read = read_dl(self->api, self->exact, tensor, dl);
+    if (read > 0)
+        return dl->ndim;
+    if (read < 0)
         PyErr_Clear(); /* torch's getters decide */
-    }
     PyObject *sizes = PyObject_GetAttr(tensor, ttgen.str.shape);
     PyObject *steps = sizes != NULL ? PyObject_CallMethodNoArgs(tensor, ttgen.str.stride) : NULL;
     int ndim = -1;
