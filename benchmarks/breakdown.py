@@ -8,7 +8,10 @@ of called from Python (the launch alone with prepared pointers, the call and its
 binding into a no-op, the launch state, the tensors' reads, the key and its lookup), and what
 a callable grid costs by itself; last, the driver's floor in a C loop and what a launcher adds
 around each cuLaunchKernel (the GIL released, cuLaunchKernelEx, the context query; ns per
-launch of a loop of 1,000, the loops in turn, the median of 101 rounds).  The engine runs the
+launch of a loop of 1,000, the loops in turn, the median of 101 rounds); and last, what torch's
+C++ read (ttgen.runtime.tensor_read, built first where it is not yet) buys against the DLPack
+exchange API: whole hits (one with a torch.nn.Parameter) and the reads alone, each both ways in
+turns in one process.  The engine runs the
 pieces in C without the calls between them, so the whole is less than the sum; the pieces say
 which share no change can remove.
 """
@@ -33,6 +36,7 @@ import launch_overhead  # noqa: E402
 
 import ttgen.runtime as rt  # noqa: E402
 from triton import knobs  # noqa: E402
+from ttgen.runtime import _native, tensor_read  # noqa: E402
 
 
 def ns(stmt: str, env: dict[str, object], number: int = 100_000) -> float:
@@ -57,7 +61,7 @@ def rows_for(count: int) -> dict[str, str]:
         f"{count} tensors: run() hit, real launch": f"call{count}(t{count}, n)",
         f"{count} tensors: the launch alone (Direct, prepared pointers)": f"direct{count}(1, 1, 1, s, *p{count}, n, 1024)",
         f"{count} tensors: the call and keyword binding into a no-op": f"nop{count}(t{count}, n)",
-        f"{count} tensors: the tensors' reads (TensorCheck, DLPack)": f"L{count}.tensors(d, *t{count})",
+        f"{count} tensors: the tensors' reads (TensorCheck)": f"L{count}.tensors(d, *t{count})",
         f"{count} tensors: key tuple + cache lookup, from Python": f"L{count}.cache.get(key{count})",
     }
 
@@ -85,6 +89,25 @@ def floor_parts(loops: list[Callable[[int], None]], rounds: int = 101) -> dict[s
             loop(1000)
             found.append((time.perf_counter() - start) / 1000 * 1e9)
     return {name: statistics.median(found) for name, found in zip(FLOOR_PARTS, times)}
+
+
+def read_turns(rows: dict[str, str], env: dict[str, object], rounds: int = 201,
+               number: int = 100) -> dict[str, tuple[float, float]]:
+    """ns per call of each statement with the engine's tensors read by torch's DLPack exchange API
+    alone and by torch's C++ read (ttgen.runtime.tensor_read), the two taking turns within each
+    round of a burst of ``number`` calls (synchronized between bursts): each side's median over
+    the rounds, in one process."""
+    on, samples = tensor_read.address, tensor_read.samples()
+    timers = {name: timeit.Timer(stmt, globals=env) for name, stmt in rows.items()}
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in rows}
+    for _ in range(rounds):
+        for name, timer in timers.items():
+            for side, address in enumerate((0, on)):
+                _native.use_tensor_read(address, torch.nn.Parameter, samples)
+                torch.cuda.synchronize()
+                times[name][side].append(timer.timeit(number) / number * 1e9)
+    _native.use_tensor_read(on, torch.nn.Parameter, samples)
+    return {name: (statistics.median(api), statistics.median(ours)) for name, (api, ours) in times.items()}
 
 
 def main() -> None:
@@ -133,6 +156,22 @@ def main() -> None:
             print(f"{name:62s} {ns(stmt, env, number):8.0f} ns", flush=True)
         for name, value in floor_parts(floors).items():
             print(f"{name:62s} {value:8.0f} ns", flush=True)
+        said = tensor_read.build()
+        if not tensor_read.address:
+            print(f"torch's C++ read not compared: {said}")
+            return
+        weight = torch.nn.Parameter(env["t3"][2].clone())  # type: ignore[index]
+        env["w3"] = [*env["t3"][:2], weight]  # type: ignore[index]
+        turns = read_turns({
+            "3 tensors: run() hit": "call3(t3, n)",
+            "3 tensors, the third a Parameter: run() hit": "call3(w3, n)",
+            "64 tensors: run() hit": "call64(t64, n)",
+            "3 tensors: the reads (TensorCheck)": "L3.tensors(d, *t3)",
+            "64 tensors: the reads (TensorCheck)": "L64.tensors(d, *t64)",
+        }, env)
+        print(f"\n{'the read, in turns (ns, median of 201 rounds)':62s} {'DLPack':>8s} {'C++':>8s} {'C++/DLPack':>10s}")
+        for name, (api, ours) in turns.items():
+            print(f"{name:62s} {api:8.0f} {ours:8.0f} {ours / api:10.3f}", flush=True)
 
 
 if __name__ == "__main__":
