@@ -5,7 +5,7 @@ recording stand-in (benchmarks/standin.py), counting only inside the engine's en
     python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 1000] [--processes 5] [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
-shapes; w19 and w19s: 19 arguments likewise), a process on the stand-in makes its launch a hit,
+shapes; w19 and w19s: 19 arguments likewise; t19: w19 loose, under an autotuner), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
 ``grid3`` after the warm-up (``--zero-before``; callgrind instruments nothing before the warm-up
@@ -40,7 +40,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "TTGEN_HIT_CHILD"
-PLAIN = ("k3", "w19")
+PLAIN = ("k3", "w19", "t19")
+# t19: w19 with its ints unannotated (as real libraries write them) under an autotuner keyed on n,
+# its configs giving BLOCK (Triton's autotune key reads every argument's dtype where it has one)
+TUNED = """
+@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8)],
+                 key=["n"])"""
 SHAPED = ("s3", "w19s")
 
 
@@ -66,6 +71,7 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     (package / "__init__.py").write_text("")
     for kernel in kernels:
         source = kernel_source(3) if kernel == "k3" else SHAPES.format(wide="") if kernel == "s3" \
+            else SHAPES.format(wide=TUNED + wide_source(kernel, False).replace(": int", "")) if kernel == "t19" \
             else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
         (package / f"{kernel}.py").write_text(source)
     assert ttgen_main([str(package), "--out", str(folder / "hitgen"), "-q"]) == 0
@@ -81,8 +87,9 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
                  scope := {"run": run, "q": q, "n": BLOCK, "BLOCK": BLOCK})
         else:
             keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
+            block = "" if kernel == "t19" else "BLOCK=BLOCK, "  # (t19's configs give it)
             exec(f"def call():\n    run(p0=p[0], p1=p[1], p2=p[2], p3=p[3], p4=p[4], p5=p[5], n=n, {keywords}, "
-                 "BLOCK=BLOCK, grid=(1,))", scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
+                 f"{block}grid=(1,))", scope := {"run": run, "p": p, "n": BLOCK, "BLOCK": BLOCK})
         found[kernel] = scope["call"]
         for _ in range(10):  # the miss, then hits
             found[kernel]()
