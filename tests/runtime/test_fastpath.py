@@ -208,6 +208,8 @@ def read(request: pytest.FixtureRequest) -> Any:
     """Tensors read both ways: through the exchange API alone, and through torch's C++ read
     (ttgen.runtime.tensor_read, which tests/conftest.py builds) where it reads them."""
     if request.param == "torch's C++ read":
+        if "no C++ compiler" in tensor_read.status():
+            pytest.skip(tensor_read.status())
         assert tensor_read.address, tensor_read.status()
         yield request.param
         return
