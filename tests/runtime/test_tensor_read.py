@@ -41,7 +41,7 @@ def test_the_tests_read_with_torchs_cpp_read() -> None:
 
 
 def test_a_compile_that_fails_is_said_kept_and_not_run_again(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CXX", "false")  # a compiler that fails at once
+    monkeypatch.setenv("CXX", "false")  # a compiler that fails at once (or is not there)
     before = tensor_read.address
     tensor_read._begin(wait=True)
     (failed,) = (fresh / "tensor_read").glob("*.failed")
@@ -109,6 +109,7 @@ def test_the_compile_outlives_the_process_that_started_it(tmp_path: Path) -> Non
 def test_a_cache_folder_that_cannot_be_written_leaves_the_exchange_api(fresh: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TTGEN_CACHE_DIR", str(fresh / "file" / "below"))
+    monkeypatch.setenv("CXX", "false")  # (a compiler named: the folder is what fails)
     (fresh / "file").write_text("not a folder")
     tensor_read._begin(wait=True)
     assert tensor_read.status().startswith("the exchange API: not built ([Errno 20] Not a directory"), \

@@ -198,12 +198,16 @@ def _compile(target: str, command: list[str]) -> int:
         if os.path.exists(target) or os.path.exists(failed):
             return 0
         temporary = f"{target}.{os.getpid()}"
-        done = subprocess.run([*command, "-o", temporary], capture_output=True, text=True)
-        if done.returncode == 0 and os.path.exists(temporary):
+        try:
+            done = subprocess.run([*command, "-o", temporary], capture_output=True, text=True)
+            said = f"exit {done.returncode}\n{done.stdout}{done.stderr}"
+        except OSError as exc:  # (CXX names no program)
+            done, said = None, f"{exc}\n"
+        if done is not None and done.returncode == 0 and os.path.exists(temporary):
             os.replace(temporary, target)
             return 0
         with open(failed + f".{os.getpid()}", "w", encoding="utf-8") as handle:
-            handle.write(f"{' '.join(command)}\nexit {done.returncode}\n{done.stdout}{done.stderr}")
+            handle.write(f"{' '.join(command)}\n{said}")
         os.replace(failed + f".{os.getpid()}", failed)
         if os.path.exists(temporary):
             os.remove(temporary)
