@@ -29,25 +29,10 @@ from ttgen.runtime import tensor_read
 
 SOURCE = r"""
 #include <Python.h>
-#include <stdint.h>
+#include <ATen/dlpack.h> /* (torch's copy of DLPack's C header) */
 #include <time.h>
 
-typedef struct { int32_t device_type, device_id; } DLDevice;
-typedef struct { uint8_t code, bits; uint16_t lanes; } DLDataType;
-typedef struct {
-    void *data;
-    DLDevice device;
-    int32_t ndim;
-    DLDataType dtype;
-    int64_t *shape, *strides;
-    uint64_t byte_offset;
-} DLTensor;
 typedef int (*Read)(void *, DLTensor *);
-typedef struct {
-    struct { uint32_t major, minor; } version;
-    void *prev_api, *allocator, *managed_from, *managed_to;
-    Read dltensor_from_py_object_no_sync;
-} API;
 
 static Read ours;
 
@@ -55,7 +40,7 @@ static Read api_of(PyObject *tensor) {
     PyObject *capsule = PyObject_GetAttrString((PyObject *)Py_TYPE(tensor), "__dlpack_c_exchange_api__");
     if (capsule == NULL)
         return NULL;
-    const API *api = (const API *)PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
+    const DLPackExchangeAPI *api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(capsule, "dlpack_exchange_api");
     Py_DECREF(capsule);
     return api != NULL ? api->dltensor_from_py_object_no_sync : NULL;
 }
@@ -122,15 +107,16 @@ PyMODINIT_FUNC PyInit_tensor_read_timing(void) { return PyModule_Create(&module)
 
 
 def build(folder: Path) -> object:
-    """The timing module, compiled (C, Python's headers only) and imported, timing ttgen's read."""
+    """The timing module, compiled (C: Python's headers and torch's DLPack header) and imported,
+    timing ttgen's read."""
     said = tensor_read.build()
     if not tensor_read.address:
         raise SystemExit(f"ttgen's read is not in use: {said}")
     source = folder / "tensor_read_timing.c"
     source.write_text(SOURCE)
     target = folder / f"tensor_read_timing{sysconfig.get_config_var('EXT_SUFFIX')}"
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", str(source),
-                    "-o", str(target)], check=True)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}",
+                    f"-I{Path(torch.__file__).parent / 'include'}", str(source), "-o", str(target)], check=True)
     sys.path.insert(0, str(folder))
     import tensor_read_timing
 
