@@ -5,7 +5,8 @@ recording stand-in (benchmarks/standin.py), counting only inside the engine's en
     python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 1000] [--processes 5] [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
-shapes; w19 and w19s: 19 arguments likewise; t19: w19 loose, under an autotuner), a process on the stand-in makes its launch a hit,
+shapes; l3: k3 unannotated; w19 and w19s: 19 arguments likewise; t19: w19 loose, under an
+autotuner), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
 ``grid3`` after the warm-up (``--zero-before``; callgrind instruments nothing before the warm-up
@@ -40,7 +41,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "TTGEN_HIT_CHILD"
-PLAIN = ("k3", "w19", "t19")
+PLAIN = ("k3", "l3", "w19", "t19")
+# l3: k3 unannotated, as real libraries write it (keyed as Triton's specializer keys it)
+LOOSE = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def l3(p0, p1, p2, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
+"""
 # t19: w19 with its ints unannotated (as real libraries write them) under an autotuner keyed on n,
 # its configs giving BLOCK (Triton's autotune key reads every argument's dtype where it has one)
 TUNED = """
@@ -70,7 +82,7 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     package.mkdir()
     (package / "__init__.py").write_text("")
     for kernel in kernels:
-        source = kernel_source(3) if kernel == "k3" else SHAPES.format(wide="") if kernel == "s3" \
+        source = kernel_source(3) if kernel == "k3" else LOOSE if kernel == "l3" else SHAPES.format(wide="") if kernel == "s3" \
             else SHAPES.format(wide=TUNED + wide_source(kernel, False).replace(": int", "")) if kernel == "t19" \
             else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
         (package / f"{kernel}.py").write_text(source)
@@ -82,7 +94,7 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     found = {}
     for kernel in kernels:
         run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
-        if kernel in ("k3", "s3"):
+        if kernel in ("k3", "s3", "l3"):
             exec("def call():\n    run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))",
                  scope := {"run": run, "q": q, "n": BLOCK, "BLOCK": BLOCK})
         else:

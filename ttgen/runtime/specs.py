@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Union
@@ -300,13 +301,15 @@ def _checked_before_data_ptr() -> tuple[Any, ...]:
 @functools.lru_cache(maxsize=None)
 def pointer_types(is_const: bool) -> dict[torch.dtype, str]:
     """Triton's pointer type for a tensor of each torch dtype it takes (``*fp32``, const:
-    ``*kfp32``): its specializer's own ``canonicalize_ptr_dtype``, asked once per dtype."""
+    ``*kfp32``): its specializer's own ``canonicalize_ptr_dtype``, asked once per dtype.
+    Interned: a loose tensor's key part holds these strings, and the engine's memo of the last
+    key (engine.c's `shared`) holds only interned ones (else each hit builds and hashes the key)."""
     from triton._utils import canonicalize_ptr_dtype
 
     found = {}
     for dtype in {v for v in vars(torch).values() if isinstance(v, torch.dtype)}:
         try:
-            found[dtype] = canonicalize_ptr_dtype(dtype, is_const)
+            found[dtype] = sys.intern(canonicalize_ptr_dtype(dtype, is_const))
         except KeyError:  # complex, quantized...: Triton's specializer raises (through dynamic_key)
             continue
     return found
