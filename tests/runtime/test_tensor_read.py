@@ -81,6 +81,16 @@ def test_a_read_that_differs_from_the_api_on_a_sample_is_refused() -> None:
     assert _native.use_tensor_read(tensor_read.address, torch.nn.Parameter, tensor_read.samples())
     with pytest.raises(TypeError, match="pairs"):
         _native.use_tensor_read(tensor_read.address, torch.nn.Parameter, (x,))
+    with pytest.raises(TypeError, match="as a tensor"):
+        _native.use_tensor_read(tensor_read.address, torch.nn.Parameter, ((x, x), (3, x)))
+
+
+def test_a_library_that_lacks_the_read_is_not_used(fresh: Path) -> None:
+    before = tensor_read.address
+    tensor_read._load(Path(_native.__file__))  # (a shared library, without ttgen_tensor_read)
+    assert tensor_read.status().startswith(f"the exchange API: {_native.__file__} is not used (AttributeError"), \
+        tensor_read.status()
+    assert tensor_read.address == before
 
 
 @built

@@ -122,14 +122,15 @@ def _load(target: Path) -> None:
 
     from ttgen.runtime import _native
 
-    try:
+    try:  # (in the waiting thread too, where nothing it raises would reach the user but a traceback)
         library = ctypes.CDLL(str(target))
-    except OSError as exc:
-        _status = f"the exchange API: {target} does not load ({exc})"
+        found = ctypes.cast(library.ttgen_tensor_read, ctypes.c_void_p).value or 0
+        agree = _native.use_tensor_read(found, torch.nn.Parameter, samples())
+    except Exception as exc:  # a file that does not load, or lacks the function; a sample's error
+        _status = f"the exchange API: {target} is not used ({type(exc).__name__}: {exc})"
         return
     _libraries.append(library)
-    found = ctypes.cast(library.ttgen_tensor_read, ctypes.c_void_p).value or 0
-    if _native.use_tensor_read(found, torch.nn.Parameter, samples()):
+    if agree:
         address = found
         _status = f"torch's C++ read ({target})"
     else:

@@ -17,9 +17,9 @@
  * torch dtype ``dtypes`` pairs with its encoding (code | bits << 8 | lanes << 16); ``dtypes``
  * pairs only encodings that one torch dtype alone has, so for any other the dtype is read from
  * the tensor.  Anything else (another subclass, torch without the API, another device type, a
- * tensor torch will not export) takes torch's getters,
- * which test its layout and device type too (`torch_device`): a meta tensor's get_device() is the
- * host's -1, a nested (jagged) tensor's data_ptr() 0.  Either way a tensor passes only with
+ * tensor torch will not export) takes torch's getters, which test its layout and device type
+ * too (`torch_device`): a meta tensor's get_device() is the host's -1, a nested (jagged)
+ * tensor's data_ptr() 0.  Either way a tensor passes only with
  * strided memory on the launch's device and of its kind (a GPU's, or for -1, Triton's
  * interpreter's and the stand-in driver's, the host's); its address is not tested (an empty
  * tensor's may be 0, and Triton launches it).
@@ -647,6 +647,11 @@ static PyObject *use_tensor_read(PyObject *module, PyObject *const *args, Py_ssi
     const DLPackExchangeAPI *api = exchange_api((PyObject *)Py_TYPE(first));
     if (api == NULL)
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(samples); i++)
+        if (!PyObject_TypeCheck(PyTuple_GET_ITEM(PyTuple_GET_ITEM(samples, i), 0), Py_TYPE(first))) {
+            PyErr_SetString(PyExc_TypeError, "use_tensor_read: each sample is read as a tensor");
+            return NULL;
+        }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(samples); i++) {
         PyObject *pair = PyTuple_GET_ITEM(samples, i), *theirs = PyTuple_GET_ITEM(pair, 1);
         DLTensor ours = {0}, torchs = {0};
