@@ -1,10 +1,10 @@
 """torch's C++ read of a tensor, built for the torch installed (issue 46).
 
 The engine reads each tensor argument as a DLTensor (fastpath.c's `read_dl`): through torch's
-DLPack C exchange API, about 50 ns a tensor on the GPU machine's host, a third of it pybind11
+DLPack C exchange API, 50-85 ns a tensor on the GPU machines' hosts, a third of it pybind11
 taking the GIL again inside torch; or through ``native/tensor_read.cpp``, which calls the same
 torch function (``at::toDLPackNonOwning``) on the tensor the object holds: the same DLTensor in
-about 11 ns, and for a ``torch.nn.Parameter`` too (the API takes exactly ``torch.Tensor``: a
+11-23 ns, and for a ``torch.nn.Parameter`` too (the API takes exactly ``torch.Tensor``: a
 Parameter went through torch's Python getters, about 300 ns).
 
 That file is C++ against torch's headers, whose ABI changes with torch, so it is compiled here,
