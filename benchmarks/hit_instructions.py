@@ -5,7 +5,7 @@ recording stand-in (benchmarks/standin.py), counting only inside the engine's en
     python benchmarks/hit_instructions.py --wall [--hits 100] [--rounds 1000] [--processes 5] [--tree PATH]
 
 For each kernel of launch_overhead.py's shapes comparison (k3 and s3: 3 tensors without and with
-shapes; l3: k3 unannotated; w19 and w19s: 19 arguments likewise; t19: w19 loose, under an
+shapes; l3: k3 unannotated, e3: with an IntEnum; w19 and w19s: 19 arguments likewise; t19: w19 loose, under an
 autotuner), a process on the stand-in makes its launch a hit,
 then callgrind counts the instructions of ``--hits`` more calls inside ``engine_call*``
 (keyword binding, checks, key, lookup and the launch into the stand-in), from a call of
@@ -29,6 +29,7 @@ difference is the shape check's, the ratio is not the GPU's).
 from __future__ import annotations
 
 import argparse
+import enum
 import gc
 import json
 import os
@@ -41,8 +42,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "TTGEN_HIT_CHILD"
-PLAIN = ("k3", "l3", "w19", "t19")
-# l3: k3 unannotated, as real libraries write it (keyed as Triton's specializer keys it)
+PLAIN = ("k3", "l3", "e3", "w19", "t19")
+# l3: k3 unannotated, as real libraries write it (keyed as Triton's specializer keys it); e3: l3
+# called with an IntEnum for n (Triton asks such a value for attributes it lacks)
 LOOSE = """import triton
 import triton.language as tl
 
@@ -67,6 +69,8 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     from benchmarks.launch_overhead import BLOCK, SHAPES, kernel_source, wide_source
     from tests.standins.fakedriver import install_fake_driver
 
+    Size = enum.IntEnum("Size", {"BLOCK": BLOCK})  # (e3's n)
+
     install_fake_driver()
     for name in [name for name in sys.modules if name == "ttgen" or name.startswith("ttgen.")]:
         del sys.modules[name]  # (launch_overhead imported this checkout's): the tree's own
@@ -82,7 +86,7 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     package.mkdir()
     (package / "__init__.py").write_text("")
     for kernel in kernels:
-        source = kernel_source(3) if kernel == "k3" else LOOSE if kernel == "l3" else SHAPES.format(wide="") if kernel == "s3" \
+        source = kernel_source(3) if kernel == "k3" else LOOSE.replace("l3", kernel) if kernel in ("l3", "e3") else SHAPES.format(wide="") if kernel == "s3" \
             else SHAPES.format(wide=TUNED + wide_source(kernel, False).replace(": int", "")) if kernel == "t19" \
             else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
         (package / f"{kernel}.py").write_text(source)
@@ -94,9 +98,9 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     found = {}
     for kernel in kernels:
         run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
-        if kernel in ("k3", "s3", "l3"):
+        if kernel in ("k3", "s3", "l3", "e3"):
             exec("def call():\n    run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))",
-                 scope := {"run": run, "q": q, "n": BLOCK, "BLOCK": BLOCK})
+                 scope := {"run": run, "q": q, "n": Size.BLOCK if kernel == "e3" else BLOCK, "BLOCK": BLOCK})
         else:
             keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
             block = "" if kernel == "t19" else "BLOCK=BLOCK, "  # (t19's configs give it)

@@ -396,15 +396,9 @@ static int apply_tuned(const Layer *layer, PyObject *device, PyObject *const *va
             item = Py_NewRef(value);
         } else if (step->how == 'k') {
             item = Py_NewRef(parts[step->index]);
-        } else { /* 'g': getattr(value, "dtype", None), which raises no AttributeError to find it
-                    * missing (an int's: Triton asks it of every argument, and an exception made
-                    * and dropped is most of a hit's instructions) */
-#if PY_VERSION_HEX >= 0x030D0000
-            int found = PyObject_GetOptionalAttr(value, ttgen.str.dtype, &item);
-#else
-            int found = _PyObject_LookupAttr(value, ttgen.str.dtype, &item);
-#endif
-            if (found == 0)
+        } else { /* 'g': getattr(value, "dtype", None) (Triton asks it of every argument: an int's
+                    * is missing) */
+            if (optional_attr(value, ttgen.str.dtype, &item) == 0)
                 item = Py_NewRef(Py_None);
             if (item == NULL) {
                 Py_DECREF(key);

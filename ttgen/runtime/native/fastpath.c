@@ -115,6 +115,17 @@ static inline int read_dl(const DLPackExchangeAPI *api, PyObject *exact, PyObjec
     return api->dltensor_from_py_object_no_sync(tensor, dl) == 0 ? 1 : -1;
 }
 
+/* getattr(value, name) where it is there: 1 with *out (a new reference); 0 where it is not (an
+ * AttributeError, never made: an exception made and dropped costs a hit thousands of
+ * instructions); -1 with another error set. */
+static inline int optional_attr(PyObject *value, PyObject *name, PyObject **out) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(value, name, out);
+#else
+    return _PyObject_LookupAttr(value, name, out);
+#endif
+}
+
 static uint32_t encoding(DLDataType dtype) {
     return dtype.code | (uint32_t)dtype.bits << 8 | (uint32_t)dtype.lanes << 16;
 }

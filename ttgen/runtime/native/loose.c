@@ -73,17 +73,19 @@ static int pack_key(PyObject *type, PyObject *key, PyObject **part) {
     return *part != NULL ? 1 : -1;
 }
 
-/* Triton's hasattr(value, name): 1 or 0; -1 where reading it raised what is no Exception (set). */
+/* Triton's hasattr(value, name): 1 or 0; -1 where reading it raised what is no Exception (set).
+ * Missing is the common answer (an IntEnum's data_ptr, asked on every hit): `optional_attr`. */
 static int has_attr(PyObject *value, PyObject *name) {
-    PyObject *attr = PyObject_GetAttr(value, name);
-    if (attr == NULL) {
+    PyObject *attr;
+    int found = optional_attr(value, name, &attr);
+    if (found < 0) {
         if (!PyErr_ExceptionMatches(PyExc_Exception))
             return -1;
         PyErr_Clear();
         return 0;
     }
-    Py_DECREF(attr);
-    return 1;
+    Py_XDECREF(attr);
+    return found;
 }
 
 /* How Triton's specializer, finding no handler for the exact type of ``value`` (not None, not

@@ -198,6 +198,7 @@ typedef struct {
 static inline long long as_long_long(PyObject *value, int *overflow);
 static const DLPackExchangeAPI *exchange_api(PyObject *type);
 static inline int read_dl(const DLPackExchangeAPI *api, PyObject *exact, PyObject *tensor, DLTensor *dl);
+static inline int optional_attr(PyObject *value, PyObject *name, PyObject **out);
 static int dlpack_read(const TensorCheck *self, PyObject *tensor, PyObject **dtype, Py_ssize_t *at, long *device,
                        uint64_t *ptr, DLTensor *dl);
 static long torch_device(const TensorCheck *self, PyObject *tensor, long device);
