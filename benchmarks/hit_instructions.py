@@ -42,9 +42,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = "TTGEN_HIT_CHILD"
-PLAIN = ("k3", "l3", "e3", "w19", "t19")
+PLAIN = ("k3", "l3", "e3", "d3", "w19", "t19")
 # l3: k3 unannotated, as real libraries write it (keyed as Triton's specializer keys it); e3: l3
-# called with an IntEnum for n (Triton asks such a value for attributes it lacks)
+# called with an IntEnum for n (Triton asks such a value for attributes it lacks); d3: l3 with a
+# triton.language dtype handed in as a constexpr (Liger-Kernel's rms norm backward: tl.float32)
 LOOSE = """import triton
 import triton.language as tl
 
@@ -55,6 +56,9 @@ def l3(p0, p1, p2, n, BLOCK: tl.constexpr):
     mask = offs < n
     tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask), mask=mask)
 """
+DTYPED = LOOSE.replace("n, BLOCK", "n, DTYPE: tl.constexpr, BLOCK").replace(
+    "tl.store(p2 + offs, tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask)",
+    "tl.store(p2 + offs, (tl.load(p0 + offs, mask=mask) + tl.load(p1 + offs, mask=mask)).to(DTYPE)")
 # t19: w19 with its ints unannotated (as real libraries write them) under an autotuner keyed on n,
 # its configs giving BLOCK (Triton's autotune key reads every argument's dtype where it has one)
 TUNED = """
@@ -78,6 +82,7 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     import importlib
 
     import torch
+    import triton.language as tl
 
     from ttgen.cli import main as ttgen_main
 
@@ -86,7 +91,8 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     package.mkdir()
     (package / "__init__.py").write_text("")
     for kernel in kernels:
-        source = kernel_source(3) if kernel == "k3" else LOOSE.replace("l3", kernel) if kernel in ("l3", "e3") else SHAPES.format(wide="") if kernel == "s3" \
+        source = kernel_source(3) if kernel == "k3" else LOOSE.replace("l3", kernel) if kernel in ("l3", "e3") \
+            else DTYPED.replace("l3", kernel) if kernel == "d3" else SHAPES.format(wide="") if kernel == "s3" \
             else SHAPES.format(wide=TUNED + wide_source(kernel, False).replace(": int", "")) if kernel == "t19" \
             else SHAPES.format(wide=wide_source(kernel, kernel == "w19s"))
         (package / f"{kernel}.py").write_text(source)
@@ -98,9 +104,11 @@ def calls(tree: str, kernels: list[str]) -> dict[str, Callable[[], None]]:
     found = {}
     for kernel in kernels:
         run = getattr(importlib.import_module(f"hitgen.{kernel}_launch"), kernel).run
-        if kernel in ("k3", "s3", "l3", "e3"):
-            exec("def call():\n    run(p0=q[0], p1=q[1], p2=q[2], n=n, BLOCK=BLOCK, grid=(1,))",
-                 scope := {"run": run, "q": q, "n": Size.BLOCK if kernel == "e3" else BLOCK, "BLOCK": BLOCK})
+        if kernel in ("k3", "s3", "l3", "e3", "d3"):
+            dtype = "DTYPE=tl.float32, " if kernel == "d3" else ""
+            exec(f"def call():\n    run(p0=q[0], p1=q[1], p2=q[2], n=n, {dtype}BLOCK=BLOCK, grid=(1,))",
+                 scope := {"run": run, "q": q, "n": Size.BLOCK if kernel == "e3" else BLOCK, "BLOCK": BLOCK,
+                           "tl": tl})
         else:
             keywords = ", ".join(f"{name}={value}" for name, value in ints.items())
             block = "" if kernel == "t19" else "BLOCK=BLOCK, "  # (t19's configs give it)

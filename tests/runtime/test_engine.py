@@ -340,3 +340,47 @@ def test_the_memo_holds_no_argument(monkeypatch: pytest.MonkeyPatch) -> None:
     after = sys.getrefcount(block)
     run(**kwargs, grid=case.grid)  # an equal int of another object
     assert after == before and len(launched) == 4 and not recorder.calls
+
+
+DTYPED = """\
+import triton
+import triton.language as tl
+import ttgen.annotations  # noqa: F401
+
+
+@triton.jit
+def cast(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, DTYPE: tl.constexpr):
+    offs = tl.arange(0, 64)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n).to(DTYPE), mask=offs < n)
+"""
+
+
+def test_the_memo_holds_a_tl_dtype_handed_in_and_asks_it_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A tl.dtype handed in as a constexpr (Liger-Kernel hands ``torch_to_triton_dtype[X.dtype]``,
+    tl.float32, to its rms norm's backward) is held by the engine's memo of the last key: after
+    the hit it remembers, hits call no Python __hash__ or __eq__ of it (before, every hit built,
+    hashed and compared the key through them: hit_instructions.py's d3, 11,387 -> 6,802
+    instructions).  An equal dtype of another object misses the memo and still finds the entry;
+    another dtype is another key."""
+    import triton.language as tl
+
+    with launcher(tmp_path, "dtypedkernels", "cast", DTYPED, "dtypedgen") as generated:
+        run, state = generated.cast.run, generated._cast
+        assert isinstance(run, fastpath.Engine)
+        recorder = primed(monkeypatch, state)
+        x, out = torch.zeros(64, device=DEVICE), torch.zeros(64, device=DEVICE)
+        run.__wrapped__(x=x, out=out, n=64, DTYPE=tl.float32, grid=(1,))  # the body: a miss, filed
+        asked: list[str] = []
+        hash_of, equal = tl.dtype.__hash__, tl.dtype.__eq__
+        monkeypatch.setattr(tl.dtype, "__hash__", lambda self: asked.append("hash") or hash_of(self))
+        monkeypatch.setattr(tl.dtype, "__eq__", lambda self, other: asked.append("eq") or equal(self, other))
+        run(x=x, out=out, n=64, DTYPE=tl.float32, grid=(1,))  # a hit through the cache, remembered
+        del asked[:]
+        for _ in range(3):
+            assert python_runs(lambda: run(x=x, out=out, n=64, DTYPE=tl.float32, grid=(1,))) == 0
+        assert asked == [] and len(recorder.calls) == 4
+        run(x=x, out=out, n=64, DTYPE=tl.dtype("fp32"), grid=(1,))  # equal, another object: the cache's
+        assert asked and len(recorder.calls) == 5
+        run.__wrapped__(x=x, out=out, n=64, DTYPE=tl.float16, grid=(1,))  # another key, filed
+        run(x=x, out=out, n=64, DTYPE=tl.float16, grid=(1,))
+        assert len(state.cache) == 2 and len(recorder.calls) == 6

@@ -39,6 +39,12 @@ Stream = Union[int, "torch.cuda.Stream", None]
 # Triton's dtypes that torch has.
 POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 
+# Values a constexpr may hold that never change while they live (a tl.dtype such as tl.float32,
+# which libraries hand in): the engine's memo of the last key holds them by reference (engine.c's
+# `memo_types`), else each hit would build, hash and compare the key through their Python
+# __hash__ and __eq__.
+_native.memo_types((tl.dtype,))
+
 # What run() takes as the default of a parameter the decorators may supply (known only at run
 # time): "not given".  Typed Any, so that run()'s annotations stay the parameters' own.
 TUNED: Any = type("Tuned", (), {"__repr__": lambda self: "<set by the decorators>"})()

@@ -77,15 +77,23 @@
  * their values, a dict as its sorted items), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
  * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
- * objects of that hit's, or ints and floats of their values (`Memo`: it holds no argument),
- * while the cache is unchanged (guard.c's `dict_version`), takes that entry with no key
- * tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
+ * objects of that hit's, or ints and floats of their values (`Memo`: it holds no argument but
+ * one of a type `memo_types` names), while the cache is unchanged (guard.c's `dict_version`),
+ * takes that entry with no key tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
  * or launches slowly exactly as before; nothing the engine did is visible by then, except that
  * the heuristics (called before the lookup: their values are in the key) and a callable grid
  * (called only after a hit, if what it returned is refused) are called again.  No argument is
- * referenced after the call returns.
+ * referenced after the call returns, but by the memo an object of a type `memo_types` names.
+ *
+ * memo_types(types)
+ *
+ * The types whose objects the memo may hold by reference where a call hands one in (a
+ * constexpr): values that never change while they live, whose equality and hash are their own
+ * (ttgen.runtime.specs names triton.language.dtype: Liger-Kernel hands tl.float32 in, and each
+ * hit built, hashed and compared a key, calling its Python __hash__ and __eq__).  An object of
+ * exactly one of these types; one handed in anew each call misses the memo, as before.
  *
  * ttgen.runtime.engine binds a KeywordCall instead where run() has another shape (a heuristic
  * supplies a parameter named like a launch option) or a decorator does something else (supplies
@@ -129,8 +137,9 @@ typedef struct {
 
 /* One item of the memo's key (`remember`): an object no call hands in, referenced (None, a bool,
  * a small int, an interned str, an object of a static type compared by identity such as a
- * torch.dtype, the autotuner's Choice, or a tuple of those), or an exact int's or float's value
- * (a constexpr or option a call hands in: the memo keeps no reference to an argument). */
+ * torch.dtype, the autotuner's Choice, or a tuple of those), or one of a type `memo_types`
+ * names, or an exact int's or float's value (a constexpr or option a call hands in: the memo
+ * keeps no other reference to an argument). */
 typedef struct {
     char how; /* 0: no item (a part of a parameter that keys nothing), 'r', 'i' or 'f' */
     PyObject *ref;
@@ -506,13 +515,24 @@ static PyObject *key_tuple(PyObject *const *items, Py_ssize_t count) {
     return key;
 }
 
-/* Whether ``item`` is an object no call hands in, whose equality and hash stay as they are
- * while it is the same object (see Memo); tuples one level deep. */
+/* Whether ``type`` is one `memo_types` names. */
+static inline int memo_type(PyTypeObject *type) {
+    PyObject *types = ttgen.memo_types;
+    for (Py_ssize_t i = 0; types != NULL && i < PyTuple_GET_SIZE(types); i++)
+        if (PyTuple_GET_ITEM(types, i) == (PyObject *)type)
+            return 1;
+    return 0;
+}
+
+/* Whether ``item`` is an object no call hands in, or a value of a type `memo_types` names, whose
+ * equality and hash stay as they are while it is the same object (see Memo); tuples one level
+ * deep. */
 static int shared(PyObject *item, int depth) {
     PyTypeObject *type = Py_TYPE(item);
     if (item == Py_None || PyBool_Check(item) || (PyUnicode_CheckExact(item) && PyUnicode_CHECK_INTERNED(item)) ||
         (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) && type->tp_hash == PyBaseObject_Type.tp_hash &&
-         type->tp_richcompare == PyBaseObject_Type.tp_richcompare))
+         type->tp_richcompare == PyBaseObject_Type.tp_richcompare) ||
+        memo_type(type))
         return 1;
     if (PyLong_CheckExact(item)) {
         int overflow;
@@ -616,6 +636,19 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     self->memo_count = count;
     self->memo_entry = entry;
     self->memo_generation = dict_version(self->cache);
+}
+
+/* memo_types(types): see the header. */
+static PyObject *memo_types(PyObject *module, PyObject *types) {
+    Py_ssize_t i = 0;
+    while (PyTuple_CheckExact(types) && i < PyTuple_GET_SIZE(types) && PyType_Check(PyTuple_GET_ITEM(types, i)))
+        i++;
+    if (!PyTuple_CheckExact(types) || i < PyTuple_GET_SIZE(types)) {
+        PyErr_SetString(PyExc_TypeError, "memo_types(types): a tuple of types");
+        return NULL;
+    }
+    Py_XSETREF(ttgen.memo_types, Py_NewRef(types));
+    Py_RETURN_NONE;
 }
 
 /* Whether the launch options' values are of the types run()'s inline tests take (an int; None

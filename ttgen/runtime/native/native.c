@@ -16,7 +16,7 @@
  *               were) and Cache (a launcher's dict of launches)
  *   loose.c     a loosely typed parameter's key, built as Triton's specializer builds it
  *   direct.c    Direct (a compiled kernel launched with cuLaunchKernelEx) and load_binary
- *   engine.c    Engine, a generated run()'s whole cache-hit path
+ *   engine.c    Engine, a generated run()'s whole cache-hit path, and memo_types
  *   dispatch.c  Dispatch, kernel[grid](*args, **kwargs) as Triton takes it, on an Engine's path, and
  *               DispatchAt, the kernel[grid] that calls it
  *   native.c    this: the module state, the method table and the module's init
@@ -41,6 +41,7 @@ static PyMethodDef functions[] = {
      "use_torch_device(query, library) -> whether LaunchState calls torch's C++ query in place of query"},
     {"use_tensor_read", (PyCFunction)(void (*)(void))use_tensor_read, METH_FASTCALL,
      "use_tensor_read(address, parameter, samples) -> whether tensors are read with torch's C++ read at address"},
+    {"memo_types", memo_types, METH_O, "memo_types(types): the types whose objects the engine's memo may hold"},
     {"load_binary", load_binary, METH_VARARGS,
      "load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)"},
     {NULL},

@@ -119,6 +119,10 @@ typedef struct {
      * then.  And torch.nn.Parameter, whose objects it reads too (owned). */
     DLPackDLTensorFromPyObjectNoSync tensor_read;
     PyObject *parameter;
+    /* Types whose objects are values that never change (triton.language.dtype), which the
+     * engine's memo may hold by reference where a call hands one in: set by `memo_types`
+     * (engine.c); NULL until then. */
+    PyObject *memo_types;
 } ModuleState;
 
 static ModuleState ttgen; /* filled by native.c's PyInit__native */
@@ -264,6 +268,7 @@ static PyObject *grid3(PyObject *module, PyObject *grid);                       
 static PyObject *dlpack(PyObject *module, PyObject *tensor);                                /* fastpath.c */
 static PyObject *use_torch_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* fastpath.c */
 static PyObject *use_tensor_read(PyObject *module, PyObject *const *args, Py_ssize_t nargs); /* fastpath.c */
+static PyObject *memo_types(PyObject *module, PyObject *types); /* engine.c */
 static PyObject *load_binary(PyObject *module, PyObject *args);                             /* direct.c */
 
 #endif
