@@ -1,9 +1,9 @@
 """The engine's cache hit stays within the instructions it was measured at (issue 46):
 benchmarks/hit_instructions.py counts them exactly with callgrind on the stand-in, for k3 (3
 tensors) and w19 (19 arguments); each must stay under its ceiling, the count measured on
-2026-11-28 in the twenty-fourth session (d3: 2026-11-29, the twenty-fifth) (torch 2.13 CPU, Python 3.11, the README's
-constraints; tensors read by torch's C++ read, ttgen.runtime.tensor_read) and 5% for other
-builds.
+2026-11-28 in the twenty-fourth session (d3 on 2026-11-29, the twenty-fifth; torch 2.13 CPU,
+Python 3.11, the README's constraints; tensors read by torch's C++ read,
+ttgen.runtime.tensor_read) and 5% for other builds.
 
 Slow (each kernel runs a minute or more under valgrind) and skipped without valgrind.  A change
 that must cost instructions raises the ceiling here, with its measurement in RESULTS.md.
