@@ -30,13 +30,14 @@ from ttgen.runtime.launch import VERSION
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = f"""
-    import importlib, json, sys
+    import ctypes, importlib, json, sys, threading
     sys.path.insert(0, {str(REPO)!r})
     import ttgen.runtime, ttgen.runtime._native
     from tests.cases import EXAMPLES
     from tests.frames import body_of
 
-    names, python_hits = [], []
+    names, python_hits, gil = [], [], []
+    held = ctypes.c_int.in_dll(ctypes.CDLL("libcuda.so.1"), "stubcuda_last_launch_held_gil")
 
     def profile(frame, event, arg):
         if body_of(frame, event) is not None:
@@ -47,24 +48,34 @@ SCRIPT = f"""
         launcher = getattr(importlib.import_module(f"examples.generated.{{example.module}}_launch"), example.kernel)
         case = example.make(device="cpu", **example.options)
         kernel[case.grid](**case.kwargs)
+        jit_held = held.value
         launcher.run(**case.kwargs, grid=case.grid)
         sys.setprofile(profile)
         launcher.run(**case.kwargs, grid=case.grid, stream=None)
         sys.setprofile(None)
+        gil.append([jit_held, held.value])
         names.append(example.kernel)
     state = importlib.import_module("examples.generated.vector_add_launch")._add_kernel
     launch = next(iter(state.cache.values()))
     direct = type(launch) is ttgen.runtime._native.Direct  # not Triton's launcher
-    print(json.dumps({{"names": names, "direct": direct, "python_hits": python_hits}}))
+    waiting = threading.Event()
+    other = threading.Thread(target=waiting.wait)
+    other.start()
+    launcher.run(**case.kwargs, grid=case.grid)  # the last example's hit again, another thread alive
+    waiting.set()
+    other.join()
+    print(json.dumps({{"names": names, "direct": direct, "python_hits": python_hits, "gil": gil,
+                      "gil_beside_a_thread": held.value}}))
 """
 
 
 def _examples_launched(records: Any) -> tuple[dict[str, Any], list[tuple[str, Any, Any, Any]]]:
     """SCRIPT's report, and per example its three launches (the JIT's, run()'s miss, its hit),
-    each of that example's kernel."""
+    each of that example's kernel (the last example's hit beside a thread, last, the same as its
+    hit)."""
     info = json.loads(records.stdout.strip().splitlines()[-1])
     names = info["names"]
-    assert len(records) == 3 * len(names)
+    assert len(records) == 3 * len(names) + 1 and records[-1] == records[-2]
     launches = [(name, *records[3 * i: 3 * i + 3]) for i, name in enumerate(names)]
     for name, jit, _, _ in launches:
         assert jit.kernel == name
@@ -81,6 +92,10 @@ def test_ttgen_hands_the_driver_what_the_jit_hands_it(stubcuda_lib) -> None:  # 
     # The hits launched with ttgen's own cuLaunchKernelEx call, and no run() ran Python.
     assert info["direct"]
     assert info["python_hits"] == []
+    # Triton's launcher lets go of the GIL around every launch; a hit keeps it where no other
+    # thread could take it (the process's one thread), and lets go of it beside another thread.
+    assert info["gil"] == [[0, 1]] * len(launches)
+    assert info["gil_beside_a_thread"] == 0
 
 
 def test_a_kernel_compiled_for_hip_launches_through_triton_s_launcher(stubcuda_lib) -> None:  # noqa: F811
@@ -95,6 +110,7 @@ def test_a_kernel_compiled_for_hip_launches_through_triton_s_launcher(stubcuda_l
         assert miss == jit and hit == jit, f"{name}: ttgen's launch differs from the JIT's"
     assert not info["direct"]
     assert info["python_hits"] == []
+    assert info["gil"] == [[0, 0]] * len(launches) and info["gil_beside_a_thread"] == 0  # Triton's launcher
 
 
 AUTOTUNED = f"""

@@ -104,7 +104,22 @@
  * versions the log format above. */
 const int stubcuda_log_format_version = 1;
 
+/* Whether the thread that made the last launch (cuLaunchKernelEx or cuLaunchKernel) held
+ * Python's GIL then (PyGILState_Check, looked up in the process); -1 before any launch, or in a
+ * process without Python.  Tests read it (ctypes) to see who lets go of the GIL around a launch. */
+int stubcuda_last_launch_held_gil = -1;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int gil_held(void) {
+  static int (*check)(void);
+  static int looked;
+  if (!looked) {
+    check = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check");
+    looked = 1;
+  }
+  return check != NULL ? check() : -1;
+}
 
 /* --------------------------------------------------------------------------------------------
  * Fake handles.  Handles are pointers to these structs, but we never dereference a handle we
@@ -802,7 +817,9 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
                                   void **extra) {
   CUresult r = CUDA_SUCCESS;
+  int held = gil_held();
   pthread_mutex_lock(&g_lock);
+  stubcuda_last_launch_held_gil = held;
   StubFunction *fn = find_function(f);
   if (!fn || !fn->module->loaded) {
     r = CUDA_ERROR_INVALID_HANDLE;

@@ -19,7 +19,8 @@
  * The global and profile scratch pointers follow the arguments, both null: kernels that need
  * scratch memory keep Triton's launcher, which allocates it.  The launch is cuLaunchKernelEx
  * with the grid, block, shared memory and attributes Triton's launcher gives it (the stand-in
- * driver of tests/standins proves the bytes equal).
+ * driver of tests/standins proves the bytes equal), the GIL let go around it where another
+ * thread could take it (`others_may_wait`).
  *
  * 2. load_binary(name, cubin, shared, device) -> (module, function, n_regs, n_spills, n_max_threads)
  *
@@ -284,6 +285,23 @@ static int convert(Direct *self, char code, PyObject *value, uint64_t *slot) {
     }
 }
 
+/* Whether the launch must let go of the GIL, as Triton's launcher does around it, so that another
+ * thread runs Python meanwhile: only where another thread could take it.  A thread that waits
+ * for the GIL has a thread state (PyGILState_Ensure makes it before it waits), new ones go to the
+ * head of the interpreter's list: the caller's at its head and last, no other thread can take
+ * it, and letting go and taking it again (50-100 ns a launch on an H200's host, mutexes and a
+ * condition signalled) buys nothing.  (Reads of two pointers, neither followed: a thread state
+ * made meanwhile waits for the launch as it would for any call that holds the GIL.)  Builds
+ * without a GIL always detach, as Triton's launcher does. */
+static inline int others_may_wait(void) {
+#ifdef Py_GIL_DISABLED
+    return 1;
+#else
+    PyThreadState *me = PyThreadState_Get();
+    return PyInterpreterState_ThreadHead(PyThreadState_GetInterpreter(me)) != me || PyThreadState_Next(me) != NULL;
+#endif
+}
+
 /* The launch itself, as Triton's _launch makes it. */
 static int direct_launch(Direct *self, const unsigned grid[3], uint64_t stream, void **params) {
     if ((unsigned long long)grid[0] * grid[1] * grid[2] == 0)
@@ -319,9 +337,13 @@ static int direct_launch(Direct *self, const unsigned grid[3], uint64_t stream, 
                 self->name, "cuFuncSetAttribute") < 0)
         return -1;
     CUresult result;
-    Py_BEGIN_ALLOW_THREADS
-    result = cu.launch(&config, self->function, params, NULL);
-    Py_END_ALLOW_THREADS
+    if (others_may_wait()) {
+        Py_BEGIN_ALLOW_THREADS
+        result = cu.launch(&config, self->function, params, NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        result = cu.launch(&config, self->function, params, NULL);
+    }
     return cuda_ok(result, self->name, "cuLaunchKernelEx");
 }
 
