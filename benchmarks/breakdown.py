@@ -2,18 +2,25 @@
 
     python benchmarks/breakdown.py
 
-Builds the benchmark kernels with ttgen (3 and 64 tensors, the autotuned one), then times (ns
-per call, timeit, best of 5) the whole engine hit with literal keywords, the pieces it is made
-of called from Python (the launch alone with prepared pointers, the call and its keyword
-binding into a no-op, the launch state, the tensors' reads, the key and its lookup), and what
-a callable grid costs by itself; last, the driver's floor in a C loop and what a launcher adds
-around each cuLaunchKernel (the GIL released, cuLaunchKernelEx, the context query; ns per
-launch of a loop of 1,000, the loops in turn, the median of 101 rounds); and last, what torch's
-C++ read (ttgen.runtime.tensor_read, built first where it is not yet) buys against the DLPack
-exchange API: whole hits (one with a torch.nn.Parameter) and the reads alone, each both ways in
-turns in one process.  The engine runs the
-pieces in C without the calls between them, so the whole is less than the sum; the pieces say
-which share no change can remove.
+Builds the benchmark kernels with ttgen (3 and 64 tensors, the autotuned one, none), then:
+
+- the ladder: each launch path of the 3-tensor kernel and of the kernel of no argument, in
+  bursts of 100 launches synchronized between bursts, the paths in turns (launch_overhead.py's
+  method; the median of 200 bursts, ns a launch): the driver's floor in a C loop and what a
+  launcher adds around each cuLaunchKernel there (cuLaunchKernelEx, the context query, the GIL
+  let go), ttgen's `Direct` called from Python with prepared pointers, Triton's launcher with
+  int pointers, ``CompiledKernel.run``, run()'s hit and the dispatched ``kernel[grid]()``; then
+  the differences between rungs: what each step costs where the launches run.  (A launch timed
+  alone in a long loop, unsynchronized, measures the GPU's queue once it fills, not the host.)
+- the pieces of a hit that launch nothing, called from Python (ns per call, timeit, best of 5):
+  the call and its keyword binding into a no-op, the launch state, the tensors' reads, the key
+  and its lookup, the current stream, a callable grid by itself;
+- last, what torch's C++ read (ttgen.runtime.tensor_read, built first where it is not yet) buys
+  against the DLPack exchange API: whole hits (one with a torch.nn.Parameter) and the reads
+  alone, each both ways in turns in one process.
+
+The engine runs the pieces in C without the calls between them, so the whole is less than the
+sum; the pieces say which share no change can remove.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ from __future__ import annotations
 import statistics
 import sys
 import tempfile
-import time
 import timeit
 from collections.abc import Callable
 from pathlib import Path
@@ -58,37 +64,55 @@ def noop_call(count: int) -> Any:
 def rows_for(count: int) -> dict[str, str]:
     """The statements timed for the ``count``-tensor kernel (names bound in main's env)."""
     return {
-        f"{count} tensors: run() hit, real launch": f"call{count}(t{count}, n)",
-        f"{count} tensors: the launch alone (Direct, prepared pointers)": f"direct{count}(1, 1, 1, s, *p{count}, n, 1024)",
         f"{count} tensors: the call and keyword binding into a no-op": f"nop{count}(t{count}, n)",
         f"{count} tensors: the tensors' reads (TensorCheck)": f"L{count}.tensors(d, *t{count})",
         f"{count} tensors: key tuple + cache lookup, from Python": f"L{count}.cache.get(key{count})",
     }
 
 
-# The driver's floor (3 tensors) and what a launcher adds around its call, in a C loop
-# (launch_overhead.FLOOR_SOURCE's modes, in order).
-FLOOR_PARTS = (
-    "the driver's floor: cuLaunchKernel in a C loop",
-    "  with the GIL released around each launch",
-    "  cuLaunchKernelEx (no attribute) in its place",
-    "  cuLaunchKernelEx, the GIL released",
-    "  and cuCtxGetCurrent (as direct.c launches)",
+# The ladder's C loops: launch_overhead.FLOOR_SOURCE's modes, each a rung.
+FLOOR_MODES = {
+    "the driver's floor: cuLaunchKernel in a C loop": 0,
+    "  cuLaunchKernelEx (no attribute) in its place": 2,
+    "  and cuCtxGetCurrent (direct.c in a process of one thread)": 5,
+    "  and the GIL let go (Triton's launcher; direct.c beside a thread)": 4,
+}
+# The differences reported: (what it is, the rung above, the rung below).
+STEPS = (
+    ("cuLaunchKernelEx and the context query", "  and cuCtxGetCurrent (direct.c in a process of one thread)",
+     "the driver's floor: cuLaunchKernel in a C loop"),
+    ("the GIL let go and taken again", "  and the GIL let go (Triton's launcher; direct.c beside a thread)",
+     "  and cuCtxGetCurrent (direct.c in a process of one thread)"),
+    ("a call from Python (Direct) over its C loop", "Direct from Python, prepared pointers",
+     "  and cuCtxGetCurrent (direct.c in a process of one thread)"),
+    ("the engine's hit over Direct (binding, reads, key, state, stream)", "run() hit",
+     "Direct from Python, prepared pointers"),
+    ("Triton's launcher over Direct", "Triton's launcher, int pointers", "Direct from Python, prepared pointers"),
+    ("dispatch over run()", "kernel[(1,)]() dispatched", "run() hit"),
 )
 
 
-def floor_parts(loops: list[Callable[[int], None]], rounds: int = 101) -> dict[str, float]:
-    """ns per launch of each FLOOR_PARTS loop of 1,000 launches (``loops``, in that order): the
-    loops take turns, round by round, and each one's median over the rounds is reported (one
-    host stall moves no row)."""
-    times: list[list[float]] = [[] for _ in loops]
-    for _ in range(rounds):
-        for loop, found in zip(loops, times):
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            loop(1000)
-            found.append((time.perf_counter() - start) / 1000 * 1e9)
-    return {name: statistics.median(found) for name, found in zip(FLOOR_PARTS, times)}
+def ladder(compiled: Any, tensors: list[torch.Tensor], n: int | None, stream: int,
+           paths: dict[str, Callable[[], Any]], bursts: int = 200) -> dict[str, float]:
+    """ns per launch of the C loops of FLOOR_MODES for ``compiled`` and of each of ``paths`` (a
+    launch a call), in turns, in bursts of 100 synchronized between bursts."""
+    loops: dict[str, Callable[[int], Any]] = {
+        name: launch_overhead.floor_launches(compiled, tensors, n, stream, mode) for name, mode in FLOOR_MODES.items()}
+    loops.update({name: launch_overhead.repeated(path) for name, path in paths.items()})
+    return {name: us * 1e3 for name, us in launch_overhead.burst_times(loops, bursts).items()}
+
+
+def print_ladder(title: str, found: dict[str, float]) -> None:
+    print(f"\n{title} (ns a launch, bursts of 100, median of 200, in turns)")
+    for name, value in found.items():
+        print(f"  {name:66s} {value:8.0f}")
+    floor = found["the driver's floor: cuLaunchKernel in a C loop"]
+    for name, value in found.items():
+        if not name.startswith(" ") and name != "the driver's floor: cuLaunchKernel in a C loop":
+            print(f"  {name + ' / floor':66s} {value / floor:8.3f}")
+    for name, above, below in STEPS:
+        if above in found and below in found:
+            print(f"  step: {name:60s} {found[above] - found[below]:+8.0f}")
 
 
 def read_turns(rows: dict[str, str], env: dict[str, object], rounds: int = 201,
@@ -110,6 +134,38 @@ def read_turns(rows: dict[str, str], env: dict[str, object], rounds: int = 201,
     return {name: (statistics.median(api), statistics.median(ours)) for name, (api, ours) in times.items()}
 
 
+def ladders(env: dict[str, Any], stream: int) -> None:
+    """The ladder (see the module's docstring) of the 3-tensor kernel and of the kernel of none."""
+    import ttgen.dispatch
+
+    t3, direct3, p3, call3 = env["t3"], env["direct3"], env["p3"], env["call3"]
+    k3 = __import__("benchkernels.k3", fromlist=["_"]).k3
+    zero = __import__("benchkernels.zero", fromlist=["_"]).zero
+    run0 = __import__("benchgen.zero_launch", fromlist=["_"]).zero.run
+    run0(grid=(1,))
+    (direct0,) = __import__("benchgen.zero_launch", fromlist=["_"])._zero.cache.values()
+    compiled3, compiled0 = k3[(1,)](*t3, 1024, BLOCK=1024), zero[(1,)]()
+    native3, native0 = launch_overhead.native_launch(compiled3), launch_overhead.native_launch(compiled0)
+    launcher0, fn0, md0 = compiled0.run, compiled0.function, compiled0.packed_metadata
+    ttgen.dispatch.install()
+    try:
+        print_ladder("3 tensors", ladder(compiled3, t3, 1024, stream, {
+            "Direct from Python, prepared pointers": lambda: direct3(1, 1, 1, stream, p3[0], p3[1], p3[2], 1024, 1024),
+            "Triton's launcher, int pointers": lambda: native3(stream, *p3, 1024, 1024),
+            "run() hit": lambda: call3(t3, 1024),
+            "kernel[(1,)]() dispatched": lambda: k3[(1,)](t3[0], t3[1], t3[2], 1024, BLOCK=1024),
+        }))
+        print_ladder("no argument", ladder(compiled0, [], None, stream, {
+            "Direct from Python, prepared pointers": lambda: direct0(1, 1, 1, stream),
+            "Triton's launcher, int pointers": lambda: native0(stream),
+            "CompiledKernel.run": lambda: launcher0(1, 1, 1, stream, fn0, md0, None, None, None),
+            "run() hit": lambda: run0(grid=(1,)),
+            "kernel[(1,)]() dispatched": lambda: zero[(1,)](),
+        }))
+    finally:
+        ttgen.dispatch.uninstall()
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         launch_overhead.TENSOR_COUNTS = (3, 64)
@@ -126,10 +182,6 @@ def main() -> None:
             call(t, 1024)
             torch.cuda.synchronize()
             (key, direct), = launcher.cache.items()
-            if count == 3:
-                compiled = __import__("benchkernels.k3", fromlist=["_"]).k3[(1,)](*t, 1024, BLOCK=1024)
-                floors = [launch_overhead.floor_launches(compiled, t, 1024, stream, mode)
-                          for mode in range(len(FLOOR_PARTS))]
             nop = launch_overhead.literal_call("nop", count)
             nop.__globals__["nop"] = noop_call(count)
             env.update({f"call{count}": call, f"t{count}": t, f"L{count}": launcher, f"key{count}": key,
@@ -151,11 +203,11 @@ def main() -> None:
             "an empty statement": "pass",
         })
         env["gen3"] = __import__("benchgen.k3_launch", fromlist=["_"])
+        ladders(env, stream)
+        print()
         for name, stmt in rows.items():
-            number = 20_000 if "real launch" in name or "Direct" in name or "callable grid" in name else 100_000
+            number = 20_000 if "callable grid" in name else 100_000
             print(f"{name:62s} {ns(stmt, env, number):8.0f} ns", flush=True)
-        for name, value in floor_parts(floors).items():
-            print(f"{name:62s} {value:8.0f} ns", flush=True)
         said = tensor_read.build()
         if not tensor_read.address:
             print(f"torch's C++ read not compared: {said}")

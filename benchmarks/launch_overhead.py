@@ -77,42 +77,47 @@ FLOOR_SOURCE = r"""
 
 /* launches(function, count, grid_x, threads, shared, stream, pointers, n, scratch, mode=0):
  * cuLaunchKernel ``count`` times with the parameters Triton's launcher passes: the pointers, the
- * int32 n, then ``scratch`` null scratch pointers (global and profile scratch, appended by Triton
+ * int32 n (none where n is None: a kernel of no argument), then ``scratch`` null scratch pointers (global and profile scratch, appended by Triton
  * 3.6+).  ``mode`` adds, launch by launch, what a launcher adds around that call (breakdown.py
  * times each): 1 the GIL released around it; 2 cuLaunchKernelEx with no attribute in its place;
- * 3 both; 4 both and cuCtxGetCurrent before it (what ttgen's direct.c makes of a launch). */
+ * 3 both; 4 both and cuCtxGetCurrent before it (what Triton's launcher makes of a launch, and
+ * ttgen's direct.c beside another thread); 5 cuLaunchKernelEx and cuCtxGetCurrent, the GIL
+ * kept (direct.c in a process of one thread). */
 static PyObject *launches(PyObject *self, PyObject *args) {
     unsigned long long function, stream;
     long long count;
     unsigned int grid_x, threads, shared, scratch;
-    int n, mode = 0;
-    PyObject *pointers;
-    if (!PyArg_ParseTuple(args, "KLIIIKO!iI|i", &function, &count, &grid_x, &threads, &shared, &stream,
-                          &PyTuple_Type, &pointers, &n, &scratch, &mode))
+    int n = 0, mode = 0;
+    PyObject *pointers, *n_given;
+    if (!PyArg_ParseTuple(args, "KLIIIKO!OI|i", &function, &count, &grid_x, &threads, &shared, &stream,
+                          &PyTuple_Type, &pointers, &n_given, &scratch, &mode))
         return NULL;
-    Py_ssize_t given = PyTuple_GET_SIZE(pointers);
-    if (given + 1 + scratch > MOST) {
+    if (n_given != Py_None && (n = (int)PyLong_AsLong(n_given)) == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t given = PyTuple_GET_SIZE(pointers) + (n_given != Py_None);
+    if (given + scratch > MOST) {
         PyErr_SetString(PyExc_ValueError, "too many parameters");
         return NULL;
     }
     CUdeviceptr values[MOST], none = 0;
     void *params[MOST];
-    for (Py_ssize_t i = 0; i < given; i++) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pointers); i++) {
         values[i] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(pointers, i));
         if (PyErr_Occurred())
             return NULL;
         params[i] = &values[i];
     }
-    params[given] = &n;
+    if (n_given != Py_None)
+        params[given - 1] = &n;
     for (unsigned int i = 0; i < scratch; i++)
-        params[given + 1 + i] = &none;
+        params[given + i] = &none;
     CUlaunchConfig config = {grid_x, 1, 1, threads, 1, 1, shared, (CUstream)stream, NULL, 0};
     for (long long i = 0; i < count; i++) {
         CUresult result;
         CUcontext context;
-        if (mode == 4 && cuCtxGetCurrent(&context) != CUDA_SUCCESS)
+        if (mode >= 4 && cuCtxGetCurrent(&context) != CUDA_SUCCESS)
             return PyErr_Format(PyExc_RuntimeError, "cuCtxGetCurrent failed");
-        PyThreadState *saved = mode == 1 || mode >= 3 ? PyEval_SaveThread() : NULL;
+        PyThreadState *saved = mode == 1 || mode == 3 || mode == 4 ? PyEval_SaveThread() : NULL;
         if (mode >= 2)
             result = cuLaunchKernelEx(&config, (CUfunction)function, params, NULL);
         else
@@ -389,10 +394,10 @@ def floor_module() -> Any:
     )
 
 
-def floor_launches(compiled: Any, tensors: list[torch.Tensor], n: int, stream: int,
+def floor_launches(compiled: Any, tensors: list[torch.Tensor], n: int | None, stream: int,
                    mode: int = 0) -> Callable[[int], None]:
     """A burst of cuLaunchKernel calls in C for ``compiled`` (grid (1,)), as Triton launches it
-    (``mode``: with what FLOOR_SOURCE's ``launches`` says)."""
+    (``mode``: with what FLOOR_SOURCE's ``launches`` says; ``n`` None: a kernel of no argument)."""
     function = compiled.function  # the CUfunction handle, loaded by the kernel's first launch
     threads, shared = 32 * compiled.metadata.num_warps, compiled.metadata.shared
     pointers = tuple(t.data_ptr() for t in tensors)
