@@ -357,7 +357,7 @@ def cast(x: tl.tensor[tl.float32], out: tl.tensor[tl.float32], n: int, DTYPE: tl
 
 def test_the_memo_holds_a_tl_dtype_handed_in_and_asks_it_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """A tl.dtype handed in as a constexpr (Liger-Kernel hands ``torch_to_triton_dtype[X.dtype]``,
-    tl.float32, to its rms norm's backward) is held by the engine's memo of the last key: after
+    tl.float32, to its rms norm's backward) is held by the engine's memo of the last keys: after
     the hit it remembers, hits call no Python __hash__ or __eq__ of it (before, every hit built,
     hashed and compared the key through them: hit_instructions.py's d3, 11,387 -> 6,802
     instructions).  An equal dtype of another object misses the memo and still finds the entry;
@@ -384,3 +384,38 @@ def test_the_memo_holds_a_tl_dtype_handed_in_and_asks_it_nothing(monkeypatch: py
         run.__wrapped__(x=x, out=out, n=64, DTYPE=tl.float16, grid=(1,))  # another key, filed
         run(x=x, out=out, n=64, DTYPE=tl.float16, grid=(1,))
         assert len(state.cache) == 2 and len(recorder.calls) == 6
+
+
+def test_the_memo_holds_the_last_two_keys_a_kernel_is_called_with_in_turn(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A kernel called with two keys in turn (Liger-Kernel's rope: forward and backward by a
+    constexpr) finds both in the engine's memo: once both were hits, calls in turn build, hash
+    and compare no key (tl.dtype's __hash__ is never asked); a third key is found through the
+    cache and becomes the latest, the oldest forgotten; a change to the cache forgets both."""
+    import triton.language as tl
+
+    with launcher(tmp_path, "turnkernels", "cast", DTYPED, "turngen") as generated:
+        run, state = generated.cast.run, generated._cast
+        recorder = primed(monkeypatch, state)
+        x, out = torch.zeros(64, device=DEVICE), torch.zeros(64, device=DEVICE)
+        dtypes = (tl.float32, tl.float16, tl.bfloat16)
+        for dtype in dtypes:
+            run.__wrapped__(x=x, out=out, n=64, DTYPE=dtype, grid=(1,))  # the body: a miss, filed
+        asked: list[object] = []
+        hash_of = tl.dtype.__hash__
+        monkeypatch.setattr(tl.dtype, "__hash__", lambda self: asked.append(self) or hash_of(self))
+
+        def calls(*order: Any) -> list[object]:
+            del asked[:]
+            for dtype in order:
+                run(x=x, out=out, n=64, DTYPE=dtype, grid=(1,))
+            return list(asked)
+
+        assert calls(tl.float32, tl.float16) == [tl.float32, tl.float16]  # through the cache, remembered
+        assert calls(tl.float32, tl.float16, tl.float32, tl.float16) == []  # both the memo's
+        assert calls(tl.bfloat16) == [tl.bfloat16]  # a third: the cache's, now the latest
+        assert calls(tl.float16, tl.bfloat16) == []  # float16 was the latest but one
+        assert calls(tl.float32) == [tl.float32]  # forgotten: the oldest
+        key = next(iter(state.cache))
+        state.cache[key] = state.cache.pop(key)  # the cache changed: the memo holds nothing
+        assert calls(tl.float32, tl.bfloat16) == [tl.float32, tl.bfloat16]
+        assert len(recorder.calls) == 12

@@ -40,7 +40,7 @@ Stream = Union[int, "torch.cuda.Stream", None]
 POINTER_DTYPES = frozenset(keys.pointer_dtypes().values())
 
 # Values a constexpr may hold that never change while they live (a tl.dtype such as tl.float32,
-# which libraries hand in): the engine's memo of the last key holds them by reference (engine.c's
+# which libraries hand in): the engine's memo of the last keys holds them by reference (engine.c's
 # `memo_types`), else each hit would build, hash and compare the key through their Python
 # __hash__ and __eq__.
 _native.memo_types((tl.dtype,))

@@ -76,10 +76,11 @@
  * integer-like option value as its int; compile True while every compile option is None, else
  * their values, a dict as its sorted items), which
  * stays run()'s definition: the engine builds the very key that body builds, so both share
- * ``cache`` (and ``tuned``).  It remembers its last hit: a call whose key's items are the very
- * objects of that hit's, or ints and floats of their values (`Memo`: it holds no argument but
- * one of a type `memo_types` names), while the cache is unchanged (guard.c's `dict_version`),
- * takes that entry with no key tuple built, hashed or compared.  A call the engine cannot finish on its fast path (an argument a
+ * ``cache`` (and ``tuned``).  It remembers its last two hits of distinct keys (`LastHit`): a
+ * call whose key's items are the very objects of such a hit's, or ints and floats of their
+ * values (`Memo`: it holds no argument but one of a type `memo_types` names), while the cache
+ * is unchanged (guard.c's `dict_version`), takes that entry with no key tuple built, hashed or
+ * compared.  A call the engine cannot finish on its fast path (an argument a
  * test refuses, a tune-key or cache miss, a config's pre_hook, pre-run hooks, launch hooks, a
  * stream object, anything unusual in what a layer holds) runs the body, which explains, tunes
  * or launches slowly exactly as before; nothing the engine did is visible by then, except that
@@ -147,6 +148,23 @@ typedef struct {
     double f;
 } Memo;
 
+/* A hit's key as its items (`key_items`, held as `Memo` items) and the entry it found: a call
+ * whose items are the same, while the cache is unchanged since (its generation), finds that
+ * entry without building, hashing and comparing a key tuple.  The engine keeps the last
+ * LAST_HITS hits of distinct keys (a kernel called with two keys in turn, forward and backward
+ * as Liger-Kernel's rope, finds both). */
+typedef struct {
+    Memo *items;
+    PyObject **refs;                /* per item: the object a call's item is where it is that very
+                                     * one ('r', or NULL for no item), else `unheld` (never one) */
+    Py_ssize_t prefix;              /* the items before the first held by value ('i', 'f') */
+    PyObject *entry;                /* NULL: none held */
+    Py_ssize_t count;
+    uint64_t generation;
+} LastHit;
+
+enum { LAST_HITS = 2 };
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -172,16 +190,7 @@ typedef struct {
     int may_own;                    /* whether a hit may hold values of its own (`owned`): layers,
                                      * or a float constexpr that converts an int (`check_as_float`) */
     int sets_options;               /* a heuristic supplies a launch option (at count + its place) */
-    /* The last hit's key as its items (`key_items`, held as `Memo` items) and the entry it
-     * found: a call whose items are the same, while the cache is unchanged since (its
-     * generation), finds that entry without building, hashing and comparing a key tuple. */
-    Memo *memo;
-    PyObject **memo_refs;           /* per item: the object a call's item is where it is that very
-                                     * one ('r', or NULL for no item), else `unheld` (never one) */
-    Py_ssize_t memo_prefix;         /* the items before the first held by value ('i', 'f') */
-    PyObject *memo_entry;
-    Py_ssize_t memo_count;
-    uint64_t memo_generation;
+    LastHit last[LAST_HITS];        /* the memo: the latest first */
 } Engine;
 
 enum { KEY_MOST = 4 + OPTIONS + ON_STACK }; /* a key's items: state, [choice], options, [compile], [aligned], parts */
@@ -470,15 +479,15 @@ static PyObject *sorted_items(PyObject *value) {
     return sorted;
 }
 
-/* The memo forgotten (its references dropped). */
-static void forget(Engine *self) {
-    PyObject *entry = self->memo_entry;
+/* A hit of the memo forgotten (its references dropped). */
+static void forget(LastHit *hit) {
+    PyObject *entry = hit->entry;
     if (entry == NULL)
         return;
-    self->memo_entry = NULL;
-    for (Py_ssize_t i = 0; i < self->memo_count; i++)
-        if (self->memo[i].how == 'r')
-            Py_DECREF(self->memo[i].ref);
+    hit->entry = NULL;
+    for (Py_ssize_t i = 0; i < hit->count; i++)
+        if (hit->items[i].how == 'r')
+            Py_DECREF(hit->items[i].ref);
     Py_DECREF(entry);
 }
 
@@ -600,20 +609,39 @@ static inline int same_item(const Memo *m, PyObject *b) {
 /* An address no key item has: a memo's int or float item is compared by value alone. */
 static char unheld;
 
-static inline int same_items(const Engine *self, PyObject *const *items, Py_ssize_t count) {
+static inline int same_items(const LastHit *hit, PyObject *const *items, Py_ssize_t count) {
     Py_ssize_t i = 0; /* (the very objects: most items, compared at once up to the first held by value) */
-    if (memcmp(items, self->memo_refs, self->memo_prefix * sizeof(PyObject *)) == 0)
-        i = self->memo_prefix;
-    while (i < count && items[i] == self->memo_refs[i])
+    if (memcmp(items, hit->refs, hit->prefix * sizeof(PyObject *)) == 0)
+        i = hit->prefix;
+    while (i < count && items[i] == hit->refs[i])
         i++;
     for (; i < count; i++)
-        if (items[i] != self->memo_refs[i] && !same_item(&self->memo[i], items[i]))
+        if (items[i] != hit->refs[i] && !same_item(&hit->items[i], items[i]))
             return 0;
     return 1;
 }
 
-/* The memo: ``items`` and the ``entry`` they found, while the cache stays as it is now; only
- * where every item is one the memo can hold (`memo_item`). */
+/* The entry the memo holds for ``items`` (a new reference; that hit made the latest), or NULL. */
+static PyObject *recall(Engine *self, PyObject *const *items, Py_ssize_t count) {
+    uint64_t generation = dict_version(self->cache);
+    for (int k = 0; k < LAST_HITS; k++) {
+        LastHit *hit = &self->last[k];
+        if (hit->entry != NULL && count == hit->count && generation == hit->generation &&
+            same_items(hit, items, count)) {
+            if (k > 0) {
+                LastHit latest = *hit;
+                memmove(&self->last[1], &self->last[0], k * sizeof(LastHit));
+                self->last[0] = latest;
+            }
+            return Py_NewRef(self->last[0].entry);
+        }
+    }
+    return NULL;
+}
+
+/* The memo: ``items`` and the ``entry`` they found, while the cache stays as it is now, as its
+ * latest hit (the oldest forgotten); only where every item is one the memo can hold
+ * (`memo_item`). */
 static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyObject *entry) {
     if (!PyObject_TypeCheck(self->cache, &CacheType))
         return; /* (a plain dict tells no generation) */
@@ -625,17 +653,20 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
         if (made[i].how == 'r')
             Py_INCREF(made[i].ref);
     Py_INCREF(entry);
-    forget(self);
-    memcpy(self->memo, made, count * sizeof(Memo));
-    self->memo_prefix = count;
+    LastHit hit = self->last[LAST_HITS - 1]; /* (its arrays reused) */
+    forget(&hit);
+    memmove(&self->last[1], &self->last[0], (LAST_HITS - 1) * sizeof(LastHit));
+    memcpy(hit.items, made, count * sizeof(Memo));
+    hit.prefix = count;
     for (Py_ssize_t i = count - 1; i >= 0; i--) {
-        self->memo_refs[i] = made[i].how == 'r' ? made[i].ref : made[i].how == 0 ? NULL : (PyObject *)&unheld;
+        hit.refs[i] = made[i].how == 'r' ? made[i].ref : made[i].how == 0 ? NULL : (PyObject *)&unheld;
         if (made[i].how == 'i' || made[i].how == 'f')
-            self->memo_prefix = i;
+            hit.prefix = i;
     }
-    self->memo_count = count;
-    self->memo_entry = entry;
-    self->memo_generation = dict_version(self->cache);
+    hit.count = count;
+    hit.entry = entry;
+    hit.generation = dict_version(self->cache);
+    self->last[0] = hit;
 }
 
 /* memo_types(types): see the header. */
@@ -784,10 +815,7 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
     /* key = (*state, [choice], *options, [compile], [aligned], *parts), its items borrowed */
     PyObject *items[KEY_MOST];
     Py_ssize_t count = key_items(self, state, choice, options, compile, aligned, parts, items);
-    if (self->memo_entry != NULL && count == self->memo_count &&
-        dict_version(self->cache) == self->memo_generation && same_items(self, items, count)) {
-        launch_fn = Py_NewRef(self->memo_entry);
-    } else {
+    if ((launch_fn = recall(self, items, count)) == NULL) {
         key = key_tuple(items, count);
         if (key == NULL)
             goto failed;
@@ -1298,11 +1326,13 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     self->compiled = (Py_ssize_t)strlen(self->container);
-    self->memo = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(Memo));
-    self->memo_refs = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(PyObject *));
-    if (self->memo == NULL || self->memo_refs == NULL) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
+    for (int k = 0; k < LAST_HITS; k++) {
+        self->last[k].items = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(Memo));
+        self->last[k].refs = PyMem_Calloc(4 + OPTIONS + self->count, sizeof(PyObject *));
+        if (self->last[k].items == NULL || self->last[k].refs == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
     }
     if (read_layout(self) < 0) {
         Py_DECREF(self);
@@ -1313,10 +1343,13 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 }
 
 static int engine_traverse(Engine *self, visitproc visit, void *arg) {
-    for (Py_ssize_t i = 0; self->memo_entry != NULL && i < self->memo_count; i++)
-        if (self->memo[i].how == 'r')
-            Py_VISIT(self->memo[i].ref);
-    Py_VISIT(self->memo_entry);
+    for (int k = 0; k < LAST_HITS; k++) {
+        const LastHit *hit = &self->last[k];
+        for (Py_ssize_t i = 0; hit->entry != NULL && i < hit->count; i++)
+            if (hit->items[i].how == 'r')
+                Py_VISIT(hit->items[i].ref);
+        Py_VISIT(hit->entry);
+    }
     PyObject *fields[] = {self->plan, self->state, self->hooked, self->current_stream, self->tensors, self->cache,
                           self->hooks, self->dynamic_key, self->params_names, self->layers_data, self->containers,
                           self->layout, self->dict};
@@ -1331,7 +1364,8 @@ static int engine_clear(Engine *self) {
                            &self->containers, &self->layout, &self->dict};
     for (int i = 0; i < 13; i++)
         Py_CLEAR(*fields[i]);
-    forget(self);
+    for (int k = 0; k < LAST_HITS; k++)
+        forget(&self->last[k]);
     keywords_clear(&self->keywords);
     return 0;
 }
@@ -1346,8 +1380,10 @@ static void engine_dealloc(Engine *self) {
     }
     PyMem_Free(self->layers);
     PyMem_Free(self->aligned_at);
-    PyMem_Free(self->memo);
-    PyMem_Free(self->memo_refs);
+    for (int k = 0; k < LAST_HITS; k++) {
+        PyMem_Free(self->last[k].items);
+        PyMem_Free(self->last[k].refs);
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 static PyTypeObject EngineType = {

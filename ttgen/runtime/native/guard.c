@@ -21,7 +21,7 @@
  *
  * A launcher's dict of launch functions (a dict subclass), whose ``get`` misses a Guarded entry
  * whose guards do not hold: the generated run() body then takes the slow path through Triton.
- * Its `dict_version` changes whenever the dict does: the engine's memo of its last hit
+ * Its `dict_version` changes whenever the dict does: the engine's memo of its last hits
  * (engine.c) holds while it is unchanged.
  *
  * 3. `watch_dict(dict)` and `dict_version(dict)`: a number that changes whenever a dict
