@@ -31,9 +31,10 @@ error bar), so that one run gives the cost per checked dimension with an honest 
 shapes either side), which shows the floor of such a difference.
 ``--shapes-only`` runs that block alone (about a minute).
 ``--dispatch`` (issue 44) adds, after everything else, a block with ``ttgen.dispatch`` installed:
-``kernel[grid](*args)`` called by position as libraries call it, against ttgen's run(), Triton's
-``CompiledKernel.run`` and the JIT, for a kernel of no argument, 3 tensors annotated and
-unannotated, 19 arguments and 64 tensors.  The JIT is then timed through Triton's own ``run``
+``kernel[grid](a0, a1, ...)`` called by position as libraries call it, against ttgen's run(),
+Triton's ``CompiledKernel.run`` and the JIT, for a kernel of no argument, 3 tensors annotated and
+unannotated, 19 arguments and 64 tensors, every call with literal arguments (`dispatch_paths`;
+until the twenty-fifth session ``f(*args, **keywords)``, which cost ttgen's C callables more).  The JIT is then timed through Triton's own ``run``
 (``kernel[grid]`` is dispatched): without ``__getitem__``'s lambda, a bias in its favour.
 
 The kernels are written as kernel modules into a temporary folder, built with ttgen's CLI and
@@ -647,6 +648,30 @@ def zero():
 '''
 
 
+def dispatch_paths(kernel: Any, launcher: Any, triton_run: Any, compiled: Any, stream: int, args: list[Any],
+                   keywords: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """measure_dispatch's four paths for one kernel, each a function making its call with literal
+    arguments, as a call site writes it (``f(*args, **keywords)`` would cost a C callable that
+    takes keywords more than a Python one: CPython unpacks the dict into a vector call)."""
+    values = {f"a{i}": value for i, value in enumerate(args)} | {f"c{i}": v for i, v in enumerate(keywords.values())}
+    positional = [f"a{i}" for i in range(len(args))]
+    by_name = [f"{name}=c{i}" for i, name in enumerate(keywords)]
+    constants = [f"c{i}" for i, name in enumerate(keywords) if name in kernel.arg_names]
+    named = [f"{name}=a{i}" for i, name in enumerate(kernel.arg_names[:len(args)])] + by_name
+    source = "\n".join([
+        f"def jit(): triton_run({', '.join([*positional, 'grid=(1,)', 'warmup=False', *by_name])})",
+        "def compiled_run(): run(1, 1, 1, stream, fn, md, None, None, None"
+        f"{''.join(', ' + a for a in [*positional, *constants])})",
+        f"def ttgen(): launcher.run({', '.join([*named, 'grid=(1,)'])})",
+        f"def dispatch(): kernel[(1,)]({', '.join([*positional, *by_name])})",
+    ])
+    namespace: dict[str, Any] = values | {"triton_run": triton_run, "run": compiled.run, "stream": stream,
+                                          "fn": compiled.function, "md": compiled.packed_metadata,
+                                          "launcher": launcher, "kernel": kernel}
+    exec(source, namespace)
+    return {name: namespace[name] for name in ("jit", "compiled_run", "ttgen", "dispatch")}
+
+
 def measure_dispatch(bursts: int) -> dict[str, dict[str, float]]:
     """Dispatched ``kernel[grid](*args)`` against run(), CompiledKernel.run and the JIT (see the
     module's docstring), per kernel."""
@@ -674,17 +699,8 @@ def measure_dispatch(bursts: int) -> dict[str, dict[str, float]]:
     ttgen.dispatch.install()
     try:
         for name, (kernel, launcher, args, keywords) in cases.items():
-            params = dict(zip(kernel.arg_names, args)) | keywords
             compiled = live.triton_run(kernel)(*args, grid=(1,), warmup=False, **keywords)
-            triton_run = live.triton_run(kernel)
-            run, fn, md = compiled.run, compiled.function, compiled.packed_metadata
-            constants = [keywords[k] for k in kernel.arg_names if k in keywords]
-            paths = {
-                "jit": lambda: triton_run(*args, grid=(1,), warmup=False, **keywords),
-                "compiled_run": lambda: run(1, 1, 1, stream, fn, md, None, None, None, *args, *constants),
-                "ttgen": lambda: launcher.run(**params, grid=(1,)),
-                "dispatch": lambda: kernel[(1,)](*args, **keywords),
-            }
+            paths = dispatch_paths(kernel, launcher, live.triton_run(kernel), compiled, stream, args, keywords)
             for launch in paths.values():
                 launch()
             torch.cuda.synchronize()
