@@ -289,7 +289,7 @@ static int convert(Direct *self, char code, PyObject *value, uint64_t *slot) {
  * thread runs Python meanwhile: only where another thread could take it.  A thread that waits
  * for the GIL has a thread state (PyGILState_Ensure makes it before it waits), new ones go to the
  * head of the interpreter's list: the caller's at its head and last, no other thread can take
- * it, and letting go and taking it again (50-100 ns a launch on an H200's host, mutexes and a
+ * it, and letting go and taking it again (80-160 ns a launch on the H200 hosts, mutexes and a
  * condition signalled) buys nothing.  (Reads of two pointers, neither followed: a thread state
  * made meanwhile waits for the launch as it would for any call that holds the GIL.)  Builds
  * without a GIL always detach, as Triton's launcher does. */

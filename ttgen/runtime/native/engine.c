@@ -653,8 +653,13 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
         if (made[i].how == 'r')
             Py_INCREF(made[i].ref);
     Py_INCREF(entry);
-    LastHit hit = self->last[LAST_HITS - 1]; /* (its arrays reused) */
-    forget(&hit);
+    /* The oldest hit's arrays reused, its references dropped last, once the memo is whole again
+     * (a destructor they run may call the engine). */
+    LastHit hit = self->last[LAST_HITS - 1];
+    Memo dropped[KEY_MOST];
+    Py_ssize_t ndropped = hit.entry != NULL ? hit.count : 0;
+    PyObject *dropped_entry = hit.entry;
+    memcpy(dropped, hit.items, ndropped * sizeof(Memo));
     memmove(&self->last[1], &self->last[0], (LAST_HITS - 1) * sizeof(LastHit));
     memcpy(hit.items, made, count * sizeof(Memo));
     hit.prefix = count;
@@ -667,6 +672,10 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     hit.entry = entry;
     hit.generation = dict_version(self->cache);
     self->last[0] = hit;
+    for (Py_ssize_t i = 0; i < ndropped; i++)
+        if (dropped[i].how == 'r')
+            Py_DECREF(dropped[i].ref);
+    Py_XDECREF(dropped_entry);
 }
 
 /* memo_types(types): see the header. */
