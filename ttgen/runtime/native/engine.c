@@ -657,9 +657,8 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
      * (a destructor they run may call the engine). */
     LastHit hit = self->last[LAST_HITS - 1];
     Memo dropped[KEY_MOST];
-    Py_ssize_t ndropped = hit.entry != NULL ? hit.count : 0;
-    PyObject *dropped_entry = hit.entry;
-    memcpy(dropped, hit.items, ndropped * sizeof(Memo));
+    LastHit oldest = {dropped, NULL, 0, hit.entry, hit.entry != NULL ? hit.count : 0, 0};
+    memcpy(dropped, hit.items, oldest.count * sizeof(Memo));
     memmove(&self->last[1], &self->last[0], (LAST_HITS - 1) * sizeof(LastHit));
     memcpy(hit.items, made, count * sizeof(Memo));
     hit.prefix = count;
@@ -672,10 +671,7 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
     hit.entry = entry;
     hit.generation = dict_version(self->cache);
     self->last[0] = hit;
-    for (Py_ssize_t i = 0; i < ndropped; i++)
-        if (dropped[i].how == 'r')
-            Py_DECREF(dropped[i].ref);
-    Py_XDECREF(dropped_entry);
+    forget(&oldest);
 }
 
 /* memo_types(types): see the header. */
