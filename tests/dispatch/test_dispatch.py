@@ -170,18 +170,40 @@ def test_calls_as_triton_binds_them_go_through_the_launcher(kernels: ModuleType,
 
 
 def test_kernel_grid_holds_its_grid_and_nothing_after_the_call(kernels: ModuleType) -> None:
+    """``kernel[grid]`` holds its grid while it lives, and no argument after the call; the one of
+    a tuple of ints is kept for the next ``kernel[grid]`` (given out again where nothing else
+    holds it), and with it only that tuple: a grid function is held by nothing after its call."""
     x, y, out = _vectors()
     grid, alpha = (int("4"),), float("2.5")  # (objects of this test alone)
+    before = sys.getrefcount(grid)
     kernels.axpy[grid](x, y, out, 100, alpha, 32)
-    held = sys.getrefcount(grid), sys.getrefcount(x), sys.getrefcount(alpha)
-    launch = kernels.axpy[grid]
-    assert sys.getrefcount(grid) == held[0] + 1
+    held = sys.getrefcount(x), sys.getrefcount(alpha)
+    assert sys.getrefcount(grid) == before + 1  # (kept)
+    launch = kernels.axpy[grid]  # (the kept one, given out again)
+    assert sys.getrefcount(grid) == before + 1
     for _ in range(3):
         launch(x, y, out, 100, alpha, 32)
         launch(*(x, y, out, 100, alpha, 32))
     del launch
-    assert (sys.getrefcount(grid), sys.getrefcount(x), sys.getrefcount(alpha)) == held
-    assert _route(kernels.axpy).hits == 7
+    assert (sys.getrefcount(x), sys.getrefcount(alpha)) == held
+    kernels.axpy[(int("2"),)](x, y, out, 100, alpha, 64)  # (the kept one takes this grid)
+    assert sys.getrefcount(grid) == before
+    function = lambda meta: (4,)  # noqa: E731
+    kernels.axpy[function](x, y, out, 100, alpha, 32)
+    assert sys.getrefcount(function) == 2  # (ours, getrefcount's)
+    assert _route(kernels.axpy).hits == 9
+
+
+def test_a_kernel_grid_held_keeps_its_grid_while_others_are_made(kernels: ModuleType) -> None:
+    x, y, out, part = *_vectors(), torch.zeros(100, device=DEVICE)
+    whole = kernels.axpy[(4,)]  # (4 blocks of 32 cover 100; one covers 32)
+    kernels.axpy[(1,)](x, y, part, 100, 2.0, 32)
+    first = kernels.axpy[(1,)]
+    assert first is not whole
+    whole(x, y, out, 100, 2.0, 32)
+    torch.testing.assert_close(out, 2.0 * x + y)
+    torch.testing.assert_close(part[:32], (2.0 * x + y)[:32])
+    assert not part[32:].any()
 
 
 def test_decorators_in_either_order_supply_their_parameters(kernels: ModuleType) -> None:

@@ -10,7 +10,9 @@
  * ttgen.dispatch makes a kernel's ``__getitem__`` the bound method ``dispatch.at``, so that
  * ``kernel[grid]`` is one C call that returns a `DispatchAt`, a callable holding the grid that
  * calls the dispatch with the grid in front of its arguments (in the caller's spare slot where
- * the vectorcall protocol offers one, else in a copy).  ``positional`` has one entry per kernel parameter, in
+ * the vectorcall protocol offers one, else in a copy); the last one made with a tuple of ints is
+ * kept and given out again by the next ``kernel[grid]`` where nothing else holds it (`dispatch_at`).
+ * ``positional`` has one entry per kernel parameter, in
  * the kernel's order: the slot of run()'s keywords that an argument given in that position fills
  * (run() names the kernel's parameters as the kernel does), -1 where run() takes none (a
  * parameter a decorator supplies).  The arguments are bound as Triton's binder binds them: by
@@ -39,6 +41,7 @@ typedef struct {
     Py_ssize_t *required_upto; /* [i]: how many of the first i positions fill a slot with no default */
     Py_ssize_t required;       /* the slots with no default but the grid's */
     unsigned long long hits;
+    PyObject *last;            /* the last `DispatchAt` made, to be made again (see dispatch_at) */
 } Dispatch;
 
 /* The call bound into ``stack`` in run()'s slot order: 1 bound, 0 one for ``miss`` (with ``why``
@@ -177,8 +180,32 @@ static PyTypeObject DispatchAtType = {
     .tp_call = PyVectorcall_Call,
 };
 
-/* ``at(grid)``: ``kernel[grid]``, a `DispatchAt`. */
+/* Whether ``grid`` may stay held by a `DispatchAt` kept for the next ``kernel[grid]``: a tuple of
+ * ints, which holds nothing else alive (a grid function may hold a closure's tensors). */
+static int grid_kept(PyObject *grid) {
+    if (!PyTuple_CheckExact(grid) || PyTuple_GET_SIZE(grid) > 3)
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(grid); i++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(grid, i)))
+            return 0;
+    return 1;
+}
+
+/* ``at(grid)``: ``kernel[grid]``, a `DispatchAt`.  ``kernel[grid](...)`` drops it once called:
+ * the last one made with a tuple of ints is kept, and where nothing else holds it any more
+ * (a reference count of one: ours) it is given out again with the new grid, in place of a new
+ * object (the same object only where no one can tell; not in a free-threaded build, where
+ * another thread could take it meanwhile). */
 static PyObject *dispatch_at(PyObject *op, PyObject *grid) {
+    Dispatch *self = (Dispatch *)op;
+    int kept = grid_kept(grid);
+#ifndef Py_GIL_DISABLED
+    if (kept && self->last != NULL && Py_REFCNT(self->last) == 1) {
+        DispatchAt *last = (DispatchAt *)self->last;
+        Py_SETREF(last->grid, Py_NewRef(grid)); /* (a tuple of ints: its release runs no code) */
+        return Py_NewRef(last);
+    }
+#endif
     DispatchAt *at = PyObject_GC_New(DispatchAt, &DispatchAtType);
     if (at == NULL)
         return NULL;
@@ -186,6 +213,10 @@ static PyObject *dispatch_at(PyObject *op, PyObject *grid) {
     at->dispatch = Py_NewRef(op);
     at->grid = Py_NewRef(grid);
     PyObject_GC_Track(at);
+#ifndef Py_GIL_DISABLED
+    if (kept)
+        Py_XSETREF(self->last, Py_NewRef(at)); /* (one held elsewhere too: its holder keeps it) */
+#endif
     return (PyObject *)at;
 }
 
@@ -266,6 +297,7 @@ static int dispatch_traverse(Dispatch *self, visitproc visit, void *arg) {
     Py_VISIT(self->engine);
     Py_VISIT(self->miss);
     Py_VISIT(self->positional_data);
+    Py_VISIT(self->last);
     return 0;
 }
 
@@ -273,6 +305,7 @@ static int dispatch_clear(Dispatch *self) {
     Py_CLEAR(self->engine);
     Py_CLEAR(self->miss);
     Py_CLEAR(self->positional_data);
+    Py_CLEAR(self->last);
     return 0;
 }
 
