@@ -9,8 +9,9 @@ Builds the benchmark kernels with ttgen (3 and 64 tensors, the autotuned one, no
   method; the median of 200 bursts, ns a launch): the driver's floor in a C loop and what a
   launcher adds around each cuLaunchKernel there (cuLaunchKernelEx, the context query, the GIL
   let go), ttgen's `Direct` called from Python with prepared pointers, Triton's launcher with
-  int pointers, ``CompiledKernel.run``, run()'s hit and the dispatched ``kernel[grid]()``; then
-  the differences between rungs: what each step costs where the launches run.  (A launch timed
+  int pointers, ``CompiledKernel.run``, run()'s hit and the dispatched ``kernel[grid]()``, each
+  called with literal arguments from one function (a frame each); then the differences between
+  rungs: what each step costs where the launches run.  (A launch timed
   alone in a long loop, unsynchronized, measures the GPU's queue once it fills, not the host.)
 - the pieces of a hit that launch nothing, called from Python (ns per call, timeit, best of 5):
   the call and its keyword binding into a no-op, the launch state, the tensors' reads, the key
@@ -138,22 +139,23 @@ def ladders(env: dict[str, Any], stream: int) -> None:
     """The ladder (see the module's docstring) of the 3-tensor kernel and of the kernel of none."""
     import ttgen.dispatch
 
-    t3, direct3, p3, call3 = env["t3"], env["direct3"], env["p3"], env["call3"]
+    (t0, t1, t2), direct3, (q0, q1, q2) = env["t3"], env["direct3"], env["p3"]
+    run3 = __import__("benchgen.k3_launch", fromlist=["_"]).k3.run
     k3 = __import__("benchkernels.k3", fromlist=["_"]).k3
     zero = __import__("benchkernels.zero", fromlist=["_"]).zero
     run0 = __import__("benchgen.zero_launch", fromlist=["_"]).zero.run
     run0(grid=(1,))
     (direct0,) = __import__("benchgen.zero_launch", fromlist=["_"])._zero.cache.values()
-    compiled3, compiled0 = k3[(1,)](*t3, 1024, BLOCK=1024), zero[(1,)]()
+    compiled3, compiled0 = k3[(1,)](t0, t1, t2, 1024, BLOCK=1024), zero[(1,)]()
     native3, native0 = launch_overhead.native_launch(compiled3), launch_overhead.native_launch(compiled0)
     launcher0, fn0, md0 = compiled0.run, compiled0.function, compiled0.packed_metadata
     ttgen.dispatch.install()
     try:
-        print_ladder("3 tensors", ladder(compiled3, t3, 1024, stream, {
-            "Direct from Python, prepared pointers": lambda: direct3(1, 1, 1, stream, p3[0], p3[1], p3[2], 1024, 1024),
-            "Triton's launcher, int pointers": lambda: native3(stream, *p3, 1024, 1024),
-            "run() hit": lambda: call3(t3, 1024),
-            "kernel[(1,)]() dispatched": lambda: k3[(1,)](t3[0], t3[1], t3[2], 1024, BLOCK=1024),
+        print_ladder("3 tensors", ladder(compiled3, [t0, t1, t2], 1024, stream, {
+            "Direct from Python, prepared pointers": lambda: direct3(1, 1, 1, stream, q0, q1, q2, 1024, 1024),
+            "Triton's launcher, int pointers": lambda: native3(stream, q0, q1, q2, 1024, 1024),
+            "run() hit": lambda: run3(p0=t0, p1=t1, p2=t2, n=1024, BLOCK=1024, grid=(1,)),
+            "kernel[(1,)]() dispatched": lambda: k3[(1,)](t0, t1, t2, 1024, BLOCK=1024),
         }))
         print_ladder("no argument", ladder(compiled0, [], None, stream, {
             "Direct from Python, prepared pointers": lambda: direct0(1, 1, 1, stream),

@@ -434,27 +434,40 @@ def native_launch(compiled: Any) -> Callable[..., Any]:
     return lambda stream, *args: native(1, 1, 1, stream, fn, coop, pdl, md, None, None, None, None, None, ann, sig, args)
 
 
+def plain_paths(count: int, values: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """measure's paths for the kernel of ``count`` tensors, each a function making its call with
+    literal arguments, as a call site writes it, in one frame (``values``: the names they read:
+    ``t0``... the tensors, ``q0``... their pointers, ``n``, ``kernel``, ``run``, ``crun``, ``fn``,
+    ``md``, ``native``, ``stream``).  Until the twenty-sixth session run() was called through a
+    second function taking the tensors as a list (`literal_call`): a frame and ``count``
+    subscripts more than the other paths paid."""
+    t, q = [f"t{i}" for i in range(count)], [f"q{i}" for i in range(count)]
+    named = ", ".join(f"p{i}=t{i}" for i in range(count))
+    source = "\n".join([
+        f"def jit(): kernel[(1,)]({', '.join(t)}, n, BLOCK={BLOCK})",
+        f"def ttgen(): run({named}, n=n, BLOCK={BLOCK}, grid=(1,))",
+        f"def compiled_run(): crun(1, 1, 1, stream, fn, md, None, None, None, {', '.join(t)}, n, {BLOCK})",
+        f"def native_tensors(): native(stream, {', '.join(t)}, n, {BLOCK})",
+        f"def native_ptrs(): native(stream, {', '.join(q)}, n, {BLOCK})",
+    ])
+    namespace = dict(values)
+    exec(source, namespace)
+    return {name: namespace[name] for name in ("jit", "ttgen", "compiled_run", "native_tensors", "native_ptrs")}
+
+
 def measure(count: int, bursts: int) -> dict[str, float]:
     module = importlib.import_module(f"benchkernels.k{count}")
     generated = importlib.import_module(f"benchgen.k{count}_launch")
     kernel = getattr(module, f"k{count}")
     tensors = [torch.randn(BLOCK, device="cuda") for _ in range(count)]
     n = BLOCK
-    ttgen_call = literal_call(f"launcher.k{count}.run", count)
-    launcher_ns = {"launcher": generated}
-    ttgen_call.__globals__.update(launcher_ns)
     compiled = kernel[(1,)](*tensors, n, BLOCK=BLOCK)
     stream = torch.cuda.current_stream().cuda_stream
     native = native_launch(compiled)
-    ptrs = [t.data_ptr() for t in tensors]
-    run, fn, md = compiled.run, compiled.function, compiled.packed_metadata
-    paths: dict[str, Callable[[], Any]] = {
-        "jit": lambda: kernel[(1,)](*tensors, n, BLOCK=BLOCK),
-        "ttgen": lambda: ttgen_call(tensors, n),
-        "compiled_run": lambda: run(1, 1, 1, stream, fn, md, None, None, None, *tensors, n, BLOCK),
-        "native_tensors": lambda: native(stream, *tensors, n, BLOCK),
-        "native_ptrs": lambda: native(stream, *ptrs, n, BLOCK),
-    }
+    values = {f"t{i}": x for i, x in enumerate(tensors)} | {f"q{i}": x.data_ptr() for i, x in enumerate(tensors)}
+    paths = plain_paths(count, values | {
+        "n": n, "kernel": kernel, "run": getattr(generated, f"k{count}").run, "crun": compiled.run,
+        "fn": compiled.function, "md": compiled.packed_metadata, "native": native, "stream": stream})
     expected = sum(tensors[:-1], torch.zeros_like(tensors[0])) if count > 1 else torch.zeros_like(tensors[0])
     floor = floor_launches(compiled, tensors, n, stream)
     for name, burst in (("ttgen", repeated(paths["ttgen"])), ("the driver's floor", floor)):
