@@ -197,9 +197,9 @@ static int grid_kept(PyObject *grid) {
  * object (the same object only where no one can tell; not in a free-threaded build, where
  * another thread could take it meanwhile). */
 static PyObject *dispatch_at(PyObject *op, PyObject *grid) {
+#ifndef Py_GIL_DISABLED
     Dispatch *self = (Dispatch *)op;
     int kept = grid_kept(grid);
-#ifndef Py_GIL_DISABLED
     if (kept && self->last != NULL && Py_REFCNT(self->last) == 1) {
         DispatchAt *last = (DispatchAt *)self->last;
         Py_SETREF(last->grid, Py_NewRef(grid)); /* (a tuple of ints: its release runs no code) */
