@@ -178,6 +178,10 @@ typedef struct {
     Py_ssize_t compiled; /* compile options run() takes */
     Option option[OPTIONS];         /* where each launch option's value comes from */
     PyObject *option_default[OPTIONS]; /* each one's default (borrowed from layout) */
+    PyObject *const *unset;         /* run()'s defaults of the option slots (a call that sets none),
+                                     * NULL where `fast_options` must read them (see read_layout) */
+    PyObject *unset_options[OPTIONS]; /* the launch options then, normalized (`normalize`) */
+    int unset_plain;                /* whether those pass `options_plain` */
     Py_ssize_t compile_at, stream;  /* the slots of the first compile option and of ``stream`` */
     PyObject *omitted;              /* OMITTED (borrowed from layout) */
     int named;                      /* whether a parameter sets an option */
@@ -700,19 +704,13 @@ static inline int options_plain(const Engine *self, PyObject *const *options) {
     return PyBool_Check(options[self->options - 2]) && PyBool_Check(options[self->options - 1]);
 }
 
-/* `fast` with the launch and compile options' values in ``given_options``, in the key's order
- * (integer-like ones as ints); ``unset``: whether every compile option is None (most calls). */
-static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options, int unset) {
-    Py_ssize_t n = self->count, given = self->given;
-    PyObject *grid = args[given], *stream_arg = self->stream >= 0 ? args[self->stream] : Py_None;
-    PyObject *const *compiled = given_options + self->options;
-    TensorCheck *tc = (TensorCheck *)self->tensors;
-    /* The launch options as the body normalizes them (None: the default; 0 or 1: a bool; an
-     * integer-like value an int, by `fast`), then their types (as run()'s inline tests): a hit
-     * on an equal value of another type (4.0 for 4) must not launch. */
-    PyObject *options[OPTIONS];
+/* The launch options ``given`` as the body normalizes them, into ``options`` (None: the
+ * default; 0 or 1: a bool; an integer-like value an int, by `fast`); then whether their types
+ * pass (as run()'s inline tests): a hit on an equal value of another type (4.0 for 4) must not
+ * launch. */
+static int normalize(const Engine *self, PyObject *const *given, PyObject **options) {
     for (Py_ssize_t i = 0; i < self->options; i++) {
-        PyObject *value = given_options[i];
+        PyObject *value = given[i];
         int flag = i >= self->options - 2;
         if (value == Py_None)
             value = self->option_default[i];
@@ -724,7 +722,22 @@ static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given
         }
         options[i] = value;
     }
-    if (!options_plain(self, options) || PyList_GET_SIZE(self->hooks) != 0 || n > ON_STACK)
+    return options_plain(self, options);
+}
+
+/* `fast` with the launch and compile options' values in ``given_options``, in the key's order
+ * (integer-like ones as ints), or NULL where the call set none (run()'s defaults: ``unset``
+ * then, normalized once); ``unset``: whether every compile option is None (most calls). */
+static int fast_with(Engine *self, PyObject *const *args, PyObject *const *given_options, int unset) {
+    Py_ssize_t n = self->count, given = self->given;
+    PyObject *grid = args[given], *stream_arg = self->stream >= 0 ? args[self->stream] : Py_None;
+    PyObject *const *compiled = given_options != NULL ? given_options + self->options : NULL;
+    TensorCheck *tc = (TensorCheck *)self->tensors;
+    PyObject *options[OPTIONS];
+    if (given_options == NULL)
+        memcpy(options, self->unset_options, sizeof options);
+    if (!(given_options == NULL ? self->unset_plain : normalize(self, given_options, options)) ||
+        PyList_GET_SIZE(self->hooks) != 0 || n > ON_STACK)
         return 0;
     PyObject *state = Py_TYPE(self->state) == &LaunchStateType
         ? launch_state(self->state, NULL, 0, NULL) : PyObject_CallNoArgs(self->state);
@@ -1005,7 +1018,10 @@ static __attribute__((noinline)) int fast_named(Engine *self, PyObject *const *a
 static int fast(Engine *self, PyObject *const *args) {
     if (self->named)
         return fast_named(self, args);
-    return fast_options(self, args, args + self->given + 1);
+    PyObject *const *given = args + self->given + 1;
+    if (self->unset != NULL && memcmp(given, self->unset, (self->options + self->compiled) * sizeof(PyObject *)) == 0)
+        return fast_with(self, args, NULL, 1); /* (no option set: most calls) */
+    return fast_options(self, args, given);
 }
 
 /* run() on bound arguments: the fast path, else the body. */
@@ -1286,8 +1302,19 @@ static int read_layout(Engine *self) {
             self->named = 1;
         }
     }
-    if (ok && flags == end - self->compile_at - self->compiled)
+    if (ok && flags == end - self->compile_at - self->compiled) {
+        /* A call that sets no option (the options' slots follow the grid's, the compile options'
+         * theirs) takes `fast_options`'s way with nothing to convert and no compile option set. */
+        PyObject *const *unset = &PyTuple_GET_ITEM(self->keywords.defaults, self->given + 1);
+        int usable = !self->named;
+        for (Py_ssize_t i = 0; usable && i < self->options + self->compiled; i++)
+            usable = i < self->options ? !integer_like(self, i, unset[i]) : unset[i] == Py_None;
+        if (usable) {
+            self->unset = unset;
+            self->unset_plain = normalize(self, unset, self->unset_options);
+        }
         return 0;
+    }
     if (!PyErr_Occurred())
         PyErr_SetString(PyExc_ValueError, "layout: the launch options' slots, the first compile option's, stream's "
                                           "(the last) and OMITTED");
