@@ -410,6 +410,21 @@ def test_inf_nan_and_ints_at_float_parameters_hit_in_c_with_the_jit_s_bytes(stub
     assert (params[2], params[3], params[4]) == (b"\x00\x00\x80\xff", b"\x00\x00\x80\x7f", b"\xff\xfb")
 
 
+def test_options_set_or_not_hit_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
+    """A call that sets no option (the engine takes run()'s defaults as normalized once), one
+    with an integer-like option (a numpy int, read as its int) and one with others: each hits in
+    C and hands the driver the JIT's bytes."""
+    plain = "x=x, out=out, scale=3, wide=2**60 + 1"
+    results = compare_with_jit(stubcuda_lib, "special_floats", [
+        ("ints_for_floats_kernel", f"dict({plain})", "(1,)"),
+        ("ints_for_floats_kernel", f"dict({plain}, num_warps=__import__('numpy').int64(2))", "(1,)"),
+        ("ints_for_floats_kernel", f"dict({plain}, num_warps=8, num_stages=2)", "(1,)"),
+    ], tmp_path)
+    assert [result["python"] for result in results] == [0] * 3
+    blocks = [result["records"][result["marks"][3] - 1].block for result in results]
+    assert blocks == [(128, 1, 1), (64, 1, 1), (256, 1, 1)]
+
+
 def test_a_parameter_hits_in_c_with_the_jit_s_bytes(stubcuda_lib, tmp_path: Path) -> None:  # noqa: F811
     """A torch.nn.Parameter (a layer's weight) at a tensor parameter, read in C by torch's C++
     read (ttgen.runtime.tensor_read; the exchange API takes exactly torch.Tensor): the hit hands
