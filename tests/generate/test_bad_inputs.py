@@ -309,14 +309,19 @@ def test_an_interrupted_run_leaves_every_output_old_or_new(
         shutil.copytree(base / "old", out)
         started = time.time_ns()
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ttgen", str(base / "src"), "--out", str(out), "-q"],
+        process = subprocess.Popen(  # (-X faulthandler: a run that hangs shows where, below)
+            [sys.executable, "-X", "faulthandler", "-m", "ttgen", str(base / "src"), "--out", str(out), "-q"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         while process.poll() is None and out.stat().st_mtime_ns <= started:  # no file replaced yet
             time.sleep(0.0005)
         process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=60)
+        try:
+            stdout, stderr = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)  # (faulthandler prints every thread's stack)
+            stdout, stderr = process.communicate(timeout=30)
+            pytest.fail(f"the run went on 60 s after the signal; its threads then:\n{stderr}")
         assert "Traceback" not in stderr, stderr
         assert process.returncode in (0, 128 + signum), (process.returncode, stdout, stderr)
         assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
