@@ -282,9 +282,7 @@ def build(folder: Path, shapes_only: bool = False) -> None:
 def literal_call(target: str, count: int) -> Callable[[list[torch.Tensor], int], Any]:
     """A function calling ``target`` with literal keywords, as hand-written call sites do."""
     keywords = ", ".join(f"p{i}=t[{i}]" for i in range(count))
-    namespace: dict[str, Any] = {}
-    exec(f"def call(t, n):\n    {target}({keywords}, n=n, BLOCK={BLOCK}, grid=(1,))", namespace)
-    return namespace["call"]  # type: ignore[no-any-return]
+    return functions_of([f"def call(t, n): {target}({keywords}, n=n, BLOCK={BLOCK}, grid=(1,))"], {})["call"]
 
 
 def repeated(launch: Callable[[], Any]) -> Callable[[int], None]:
@@ -443,16 +441,21 @@ def plain_paths(count: int, values: dict[str, Any]) -> dict[str, Callable[[], An
     subscripts more than the other paths paid."""
     t, q = [f"t{i}" for i in range(count)], [f"q{i}" for i in range(count)]
     named = ", ".join(f"p{i}=t{i}" for i in range(count))
-    source = "\n".join([
+    return functions_of([
         f"def jit(): kernel[(1,)]({', '.join(t)}, n, BLOCK={BLOCK})",
         f"def ttgen(): run({named}, n=n, BLOCK={BLOCK}, grid=(1,))",
         f"def compiled_run(): crun(1, 1, 1, stream, fn, md, None, None, None, {', '.join(t)}, n, {BLOCK})",
         f"def native_tensors(): native(stream, {', '.join(t)}, n, {BLOCK})",
         f"def native_ptrs(): native(stream, {', '.join(q)}, n, {BLOCK})",
-    ])
-    namespace = dict(values)
-    exec(source, namespace)
-    return {name: namespace[name] for name in ("jit", "ttgen", "compiled_run", "native_tensors", "native_ptrs")}
+    ], values)
+
+
+def functions_of(lines: list[str], names: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    """The functions that ``lines`` define (a ``def`` each), made with ``names`` as their globals
+    (a copy), by name in the order defined."""
+    scope = dict(names)
+    exec("\n".join(lines), scope)
+    return {name: value for name, value in scope.items() if name not in names and name != "__builtins__"}
 
 
 def measure(count: int, bursts: int) -> dict[str, float]:
@@ -671,18 +674,14 @@ def dispatch_paths(kernel: Any, launcher: Any, triton_run: Any, compiled: Any, s
     by_name = [f"{name}=c{i}" for i, name in enumerate(keywords)]
     constants = [f"c{i}" for i, name in enumerate(keywords) if name in kernel.arg_names]
     named = [f"{name}=a{i}" for i, name in enumerate(kernel.arg_names[:len(args)])] + by_name
-    source = "\n".join([
+    return functions_of([
         f"def jit(): triton_run({', '.join([*positional, 'grid=(1,)', 'warmup=False', *by_name])})",
         "def compiled_run(): run(1, 1, 1, stream, fn, md, None, None, None"
         f"{''.join(', ' + a for a in [*positional, *constants])})",
         f"def ttgen(): launcher.run({', '.join([*named, 'grid=(1,)'])})",
         f"def dispatch(): kernel[(1,)]({', '.join([*positional, *by_name])})",
-    ])
-    namespace: dict[str, Any] = values | {"triton_run": triton_run, "run": compiled.run, "stream": stream,
-                                          "fn": compiled.function, "md": compiled.packed_metadata,
-                                          "launcher": launcher, "kernel": kernel}
-    exec(source, namespace)
-    return {name: namespace[name] for name in ("jit", "compiled_run", "ttgen", "dispatch")}
+    ], values | {"triton_run": triton_run, "run": compiled.run, "stream": stream, "fn": compiled.function,
+                 "md": compiled.packed_metadata, "launcher": launcher, "kernel": kernel})
 
 
 def measure_dispatch(bursts: int) -> dict[str, dict[str, float]]:
