@@ -71,25 +71,26 @@ def rows_for(count: int) -> dict[str, str]:
     }
 
 
+# The ladder's rungs, as printed (a C loop's indented under the floor).
+FLOOR = "the driver's floor: cuLaunchKernel in a C loop"
+EX = "  cuLaunchKernelEx (no attribute) in its place"
+CONTEXT = "  and cuCtxGetCurrent (direct.c in a process of one thread)"
+GIL = "  and the GIL let go (Triton's launcher; direct.c beside a thread)"
+DIRECT = "Direct from Python, prepared pointers"
+TRITON = "Triton's launcher, int pointers"
+RUN = "run() hit"
+DISPATCHED = "kernel[(1,)]() dispatched"
+
 # The ladder's C loops: launch_overhead.FLOOR_SOURCE's modes, each a rung.
-FLOOR_MODES = {
-    "the driver's floor: cuLaunchKernel in a C loop": 0,
-    "  cuLaunchKernelEx (no attribute) in its place": 2,
-    "  and cuCtxGetCurrent (direct.c in a process of one thread)": 5,
-    "  and the GIL let go (Triton's launcher; direct.c beside a thread)": 4,
-}
+FLOOR_MODES = {FLOOR: 0, EX: 2, CONTEXT: 5, GIL: 4}
 # The differences reported: (what it is, the rung above, the rung below).
 STEPS = (
-    ("cuLaunchKernelEx and the context query", "  and cuCtxGetCurrent (direct.c in a process of one thread)",
-     "the driver's floor: cuLaunchKernel in a C loop"),
-    ("the GIL let go and taken again", "  and the GIL let go (Triton's launcher; direct.c beside a thread)",
-     "  and cuCtxGetCurrent (direct.c in a process of one thread)"),
-    ("a call from Python (Direct) over its C loop", "Direct from Python, prepared pointers",
-     "  and cuCtxGetCurrent (direct.c in a process of one thread)"),
-    ("the engine's hit over Direct (binding, reads, key, state, stream)", "run() hit",
-     "Direct from Python, prepared pointers"),
-    ("Triton's launcher over Direct", "Triton's launcher, int pointers", "Direct from Python, prepared pointers"),
-    ("dispatch over run()", "kernel[(1,)]() dispatched", "run() hit"),
+    ("cuLaunchKernelEx and the context query", CONTEXT, FLOOR),
+    ("the GIL let go and taken again", GIL, CONTEXT),
+    ("a call from Python (Direct) over its C loop", DIRECT, CONTEXT),
+    ("the engine's hit over Direct (binding, reads, key, state, stream)", RUN, DIRECT),
+    ("Triton's launcher over Direct", TRITON, DIRECT),
+    ("dispatch over run()", DISPATCHED, RUN),
 )
 
 
@@ -107,9 +108,9 @@ def print_ladder(title: str, found: dict[str, float]) -> None:
     print(f"\n{title} (ns a launch, bursts of 100, median of 200, in turns)")
     for name, value in found.items():
         print(f"  {name:66s} {value:8.0f}")
-    floor = found["the driver's floor: cuLaunchKernel in a C loop"]
+    floor = found[FLOOR]
     for name, value in found.items():
-        if not name.startswith(" ") and name != "the driver's floor: cuLaunchKernel in a C loop":
+        if not name.startswith(" ") and name != FLOOR:
             print(f"  {name + ' / floor':66s} {value / floor:8.3f}")
     for name, above, below in STEPS:
         if above in found and below in found:
@@ -152,17 +153,17 @@ def ladders(env: dict[str, Any], stream: int) -> None:
     ttgen.dispatch.install()
     try:
         print_ladder("3 tensors", ladder(compiled3, [t0, t1, t2], 1024, stream, {
-            "Direct from Python, prepared pointers": lambda: direct3(1, 1, 1, stream, q0, q1, q2, 1024, 1024),
-            "Triton's launcher, int pointers": lambda: native3(stream, q0, q1, q2, 1024, 1024),
-            "run() hit": lambda: run3(p0=t0, p1=t1, p2=t2, n=1024, BLOCK=1024, grid=(1,)),
-            "kernel[(1,)]() dispatched": lambda: k3[(1,)](t0, t1, t2, 1024, BLOCK=1024),
+            DIRECT: lambda: direct3(1, 1, 1, stream, q0, q1, q2, 1024, 1024),
+            TRITON: lambda: native3(stream, q0, q1, q2, 1024, 1024),
+            RUN: lambda: run3(p0=t0, p1=t1, p2=t2, n=1024, BLOCK=1024, grid=(1,)),
+            DISPATCHED: lambda: k3[(1,)](t0, t1, t2, 1024, BLOCK=1024),
         }))
         print_ladder("no argument", ladder(compiled0, [], None, stream, {
-            "Direct from Python, prepared pointers": lambda: direct0(1, 1, 1, stream),
-            "Triton's launcher, int pointers": lambda: native0(stream),
+            DIRECT: lambda: direct0(1, 1, 1, stream),
+            TRITON: lambda: native0(stream),
             "CompiledKernel.run": lambda: launcher0(1, 1, 1, stream, fn0, md0, None, None, None),
-            "run() hit": lambda: run0(grid=(1,)),
-            "kernel[(1,)]() dispatched": lambda: zero[(1,)](),
+            RUN: lambda: run0(grid=(1,)),
+            DISPATCHED: lambda: zero[(1,)](),
         }))
     finally:
         ttgen.dispatch.uninstall()
