@@ -661,7 +661,7 @@ static void remember(Engine *self, PyObject *const *items, Py_ssize_t count, PyO
      * (a destructor they run may call the engine). */
     LastHit hit = self->last[LAST_HITS - 1];
     Memo dropped[KEY_MOST];
-    LastHit oldest = {dropped, NULL, 0, hit.entry, hit.entry != NULL ? hit.count : 0, 0};
+    LastHit oldest = {.items = dropped, .entry = hit.entry, .count = hit.entry != NULL ? hit.count : 0};
     memcpy(dropped, hit.items, oldest.count * sizeof(Memo));
     memmove(&self->last[1], &self->last[0], (LAST_HITS - 1) * sizeof(LastHit));
     memcpy(hit.items, made, count * sizeof(Memo));
